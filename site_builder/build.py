@@ -1,0 +1,255 @@
+"""The build in two phases: compute every comparison (or report every problem), then write.
+
+load → validate → select sides → frontier → match at targets → (narrate → chart → render) → write
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from site_builder.catalog import constants_for, hardware_name, load_hardware, load_models, model_name
+from site_builder.content import (
+    FILTER_KEYS,
+    SiteConfig,
+    Stub,
+    load_site_config,
+    load_stubs,
+)
+from site_builder.engine.compare import SideInput, compare_sequence
+from site_builder.loaders import load_results
+from site_builder.models import BenchmarkPoint, DatasetInfo, HardwareCatalog, ModelInfo
+from site_builder.numbers import sequence_label
+from site_builder.problems import InputError, ProblemLog, Severity
+from site_builder.results import ComparisonResult, DataSource, SideIdentity
+from site_builder.select import by_sequence, describe, pooling_label, select
+from site_builder.validate import drop_duplicates
+from site_builder.write import check_output_folder, write_site
+
+
+@dataclass(frozen=True)
+class Paths:
+    data: Path
+    content: Path
+    out: Path
+
+    @classmethod
+    def under(cls, root: Path, out: Path | None = None) -> Paths:
+        return cls(data=root / "data", content=root / "content", out=out or root / "site")
+
+
+@dataclass
+class SiteData:
+    """Everything phase 1 computed; phase 2 only turns it into files."""
+
+    config: SiteConfig
+    comparisons: list[ComparisonResult]
+    log: ProblemLog
+    point_count: int = 0
+    datasets: dict[str, DatasetInfo] = field(default_factory=dict)
+
+
+@dataclass
+class BuildReport:
+    pages: int
+    points: int
+    warnings: list[str]
+    notices: int
+    seconds: float
+    out: Path
+
+
+def _varied_keys(stub: Stub) -> list[str]:
+    a, b = stub.sides[0].filters, stub.sides[1].filters
+    return [k for k in FILTER_KEYS if a.get(k) != b.get(k)]
+
+
+def default_title(stub: Stub, catalog: HardwareCatalog, models: Mapping[str, ModelInfo]) -> str:
+    spec = stub.spec
+    a, b = (side.label for side in stub.sides)
+    gpu = hardware_name(catalog, stub.sides[0].hardware)
+    if spec.kind == "precision":
+        return f"{gpu}: {a} vs {b} Precision Comparison"
+    if spec.kind == "spec-decoding":
+        precision = f" {spec.precision.upper()}" if spec.precision else ""
+        return f"{gpu}{precision}: {a} vs {b} Speculative Decoding"
+    if spec.kind == "hardware":
+        precision = f" {spec.precision.upper()}" if spec.precision else ""
+        return f"{model_name(models, spec.model)}{precision}: {a} vs {b}"
+    return f"{model_name(models, spec.model)}: {a} vs {b}"
+
+
+def explain_empty(points: Sequence[BenchmarkPoint], filters: Mapping[str, object]) -> str:
+    """Which filter leaves nothing, and what values exist at that point instead."""
+    pool = list(points)
+    applied: dict[str, object] = {}
+    for key, wanted in filters.items():
+        narrowed = select(pool, {key: wanted})  # type: ignore[dict-item]
+        if not narrowed:
+            values = sorted(
+                {str(p.provenance.dataset if key == "dataset" else getattr(p.config, key)) for p in pool}
+            )
+            scope = describe(applied) or "all data"  # type: ignore[arg-type]
+            return f"no points with {key}={wanted} among {scope}; available: {', '.join(values) or 'none'}"
+        pool, applied[key] = narrowed, wanted
+    return "no points match"
+
+
+def compute_comparison(
+    stub: Stub,
+    points: Sequence[BenchmarkPoint],
+    catalog: HardwareCatalog,
+    models: Mapping[str, ModelInfo],
+    config: SiteConfig,
+    datasets: Mapping[str, DatasetInfo],
+    log: ProblemLog,
+) -> ComparisonResult | None:
+    spec = stub.spec
+    tier = spec.cost_tier or config.cost_tier or catalog.default_cost_tier
+    varied = _varied_keys(stub)
+    selected = []
+    for i, side in enumerate(stub.sides):
+        side_points = select(points, side.filters)
+        if not side_points:
+            log.add(stub.path, f"side '{side.label}'", f"sides[{i}]", explain_empty(points, side.filters))
+        selected.append(side_points)
+    if not all(selected):
+        return None
+    constants = [
+        constants_for(catalog, s.hardware, tier, config.constants, spec.constants) for s in stub.sides
+    ]
+    for c in constants:
+        missing = [n for n, v in (("cost", c.usd_per_gpu_hour), ("power", c.watts_all_in)) if v is None]
+        if missing:
+            log.add(
+                stub.path,
+                "",
+                "hardware",
+                f"no {' or '.join(missing)} constants for {c.hardware_name}: "
+                "those metrics are shown as unavailable",
+                Severity.WARNING,
+            )
+    groups = [by_sequence(side_points) for side_points in selected]
+    default = stub.sequence
+    for side, group in zip(stub.sides, groups, strict=True):
+        if default not in group:
+            have = ", ".join(sequence_label(*s) for s in sorted(group))
+            log.add(
+                stub.path,
+                "",
+                "sequence",
+                f"side '{side.label}' has no points at {spec.sequence}; it has {have}",
+                Severity.WARNING,
+            )
+    sequences = sorted(set(groups[0]) | set(groups[1]), key=lambda s: (s != default, s))
+    results = []
+    for isl, osl in sequences:
+        inputs = [
+            SideInput(
+                label=side.label,
+                filters=side.filters,
+                pooling=pooling_label(side.filters, varied),
+                hardware=side.hardware,
+                constants=c,
+                points=group.get((isl, osl), []),
+            )
+            for side, c, group in zip(stub.sides, constants, groups, strict=True)
+        ]
+        pinned = spec.targets if (isl, osl) == default else None
+        results.append(compare_sequence(isl, osl, sequence_label(isl, osl), inputs, pinned))
+    used = sorted({p.provenance.dataset for side_points in selected for p in side_points})
+    return ComparisonResult(
+        slug=stub.slug,
+        kind=spec.kind,
+        title=spec.title or default_title(stub, catalog, models),
+        model=spec.model,
+        model_name=model_name(models, spec.model),
+        hardware=sorted({s.hardware for s in stub.sides}),
+        default_sequence=sequence_label(*default),
+        cost_tier=tier,
+        sides=[SideIdentity(label=s.label, filters=s.filters) for s in stub.sides],
+        sequences=results,
+        constants=sorted(set(constants), key=lambda c: c.hardware),
+        data_sources=[_data_source(datasets[d]) for d in used],
+        notices=_notices(selected, [datasets[d] for d in used]),
+    )
+
+
+def _data_source(info: DatasetInfo) -> DataSource:
+    return DataSource(
+        dataset=info.id,
+        title=info.title,
+        source=info.source,
+        url=info.url,
+        licence=info.licence,
+        retrieved=info.retrieved,
+        published_values=info.published_values,
+    )
+
+
+def _notices(selected: Sequence[Sequence[BenchmarkPoint]], datasets: Sequence[DatasetInfo]) -> list[str]:
+    notices = []
+    if any(d.published_values for d in datasets):
+        notices.append(
+            "Some points are values another site published at its own targets (read off its table), "
+            "not raw measurements; curves between them are our interpolation of those values."
+        )
+    if any(p.interactivity_source == "derived" for side in selected for p in side):
+        notices.append(
+            "Some interactivities are derived as output tok/s ÷ concurrency because the source gives no TPOT."
+        )
+    return notices
+
+
+def compute_site(paths: Paths, log: ProblemLog) -> SiteData:
+    """Phase 1: load, validate, select and compute; raise InputError with every problem found."""
+    config = load_site_config(paths.content, log)
+    catalog = load_hardware(paths.data / "hardware.yaml", log)
+    models = load_models(paths.data / "models.yaml", log)
+    loaded = load_results(paths.data, log)
+    points = drop_duplicates(loaded.points, log)
+    stubs = load_stubs(paths.content, log)
+    if not stubs and not log.errors:
+        log.add(paths.content.as_posix(), "", "", "no comparison stubs (*.md) found", Severity.WARNING)
+    comparisons = []
+    if catalog is not None:
+        for stub in stubs:
+            result = compute_comparison(stub, points, catalog, models, config, loaded.datasets, log)
+            if result is not None:
+                comparisons.append(result)
+    if log.errors:
+        raise InputError(log.errors)
+    return SiteData(config, comparisons, log, len(points), loaded.datasets)
+
+
+def comparison_json(result: ComparisonResult) -> bytes:
+    return (json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def render_files(site: SiteData) -> dict[str, bytes]:
+    """Phase 2 input: every output file's bytes, computed before anything touches the disk."""
+    files: dict[str, bytes] = {}
+    for result in site.comparisons:
+        files[f"{result.slug}/comparison.json"] = comparison_json(result)
+    return files
+
+
+def build(paths: Paths, strict: bool = False) -> BuildReport:
+    started = time.perf_counter()
+    log = ProblemLog()
+    check_output_folder(paths.out)
+    site = compute_site(paths, log)
+    if strict and log.warnings:
+        raise InputError(log.warnings)
+    write_site(paths.out, render_files(site))
+    return BuildReport(
+        pages=len(site.comparisons),
+        points=site.point_count,
+        warnings=[str(w) for w in log.warnings],
+        notices=len(log.notices),
+        seconds=time.perf_counter() - started,
+        out=paths.out,
+    )

@@ -1,0 +1,145 @@
+"""`build-site`: a thin command over the pipeline; exit 0 on success, 1 on bad input, 2 on usage."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from site_builder import __version__
+from site_builder.build import Paths, build
+from site_builder.importer import ImportRefused, import_published, import_results
+from site_builder.models import DatasetInfo
+from site_builder.numbers import parse_sequence_label
+from site_builder.problems import InputError, Problem
+from site_builder.write import OutputError
+
+COMMANDS = ("build", "import", "import-published")
+
+
+def _print_problems(problems: Sequence[Problem], stream: object = sys.stderr) -> None:
+    for problem in problems:
+        print(problem, file=stream)  # type: ignore[call-overload]
+
+
+def _dataset_args(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("attribution (kept with the data and shown on every page)")
+    group.add_argument("--id", required=True, help="dataset id, e.g. inferencex-dsr1")
+    group.add_argument("--title", required=True)
+    group.add_argument("--source", required=True, help="where the numbers come from")
+    group.add_argument("--url")
+    group.add_argument("--licence")
+    group.add_argument("--retrieved", help="date the source was captured")
+    group.add_argument("--notes-file", type=Path, help="a text file whose content becomes the notes")
+    group.add_argument("-o", "--out", type=Path, required=True, help="native JSON file to create")
+
+
+def _dataset(args: argparse.Namespace, published: bool) -> DatasetInfo:
+    notes = args.notes_file.read_text(encoding="utf-8").strip() if args.notes_file else None
+    return DatasetInfo(
+        id=args.id,
+        title=args.title,
+        source=args.source,
+        url=args.url,
+        licence=args.licence,
+        retrieved=args.retrieved,
+        notes=notes,
+        published_values=published,
+    )
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="build-site", description=__doc__)
+    root.add_argument("--version", action="version", version=f"build-site {__version__}")
+    commands = root.add_subparsers(dest="command")
+
+    b = commands.add_parser("build", help="build the site (the default command)")
+    b.add_argument("--root", type=Path, default=Path("."), help="project folder (default: .)")
+    b.add_argument("--data", type=Path, help="data folder (default: ROOT/data)")
+    b.add_argument("--content", type=Path, help="content folder (default: ROOT/content)")
+    b.add_argument("-o", "--out", type=Path, help="output folder (default: ROOT/site)")
+    b.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    b.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+
+    i = commands.add_parser("import", help="import result files into the native format")
+    i.add_argument("sources", type=Path, nargs="+", help="result files in any supported format")
+    _dataset_args(i)
+
+    p = commands.add_parser("import-published", help="import a published page's table as points")
+    p.add_argument("page", type=Path, help="text of the published comparison page")
+    p.add_argument("--model", required=True)
+    p.add_argument("--hardware", required=True)
+    p.add_argument("--precision")
+    p.add_argument("--spec-method", default="unknown")
+    p.add_argument("--sequence", default="1k/1k")
+    p.add_argument("--vary", choices=("precision", "spec_method", "hardware"), required=True)
+    p.add_argument("--side", action="append", required=True, metavar="LABEL=VALUE")
+    _dataset_args(p)
+    return root
+
+
+def _build(args: argparse.Namespace) -> int:
+    paths = Paths.under(args.root, args.out)
+    paths = Paths(data=args.data or paths.data, content=args.content or paths.content, out=paths.out)
+    report = build(paths, strict=args.strict)
+    for warning in report.warnings:
+        print(warning, file=sys.stderr)
+    if not args.quiet:
+        print(
+            f"Built {report.pages} comparison pages from {report.points} points into {report.out} "
+            f"in {report.seconds:.2f} s ({len(report.warnings)} warnings, {report.notices} notices)"
+        )
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    count, log = import_results(args.sources, _dataset(args, published=False), args.out)
+    _print_problems(log.warnings)
+    print(f"Imported {count} points into {args.out} ({len(log.notices)} notices)")
+    return 0
+
+
+def _import_published(args: argparse.Namespace) -> int:
+    isl, osl = parse_sequence_label(args.sequence)
+    identity = {
+        "model": args.model,
+        "hardware": args.hardware,
+        "framework": "unknown",
+        "precision": args.precision,
+        "spec_method": args.spec_method,
+        "isl": isl,
+        "osl": osl,
+    }
+    sides = dict(side.split("=", 1) for side in args.side)
+    count = import_published(
+        args.page,
+        _dataset(args, published=True),
+        {k: v for k, v in identity.items() if v is not None},
+        args.vary,
+        sides,
+        args.out,
+    )
+    print(f"Imported {count} published values into {args.out}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if not arguments or (arguments[0] not in COMMANDS and arguments[0] not in ("-h", "--help", "--version")):
+        arguments.insert(0, "build")
+    args = parser().parse_args(arguments)
+    handlers = {"build": _build, "import": _import, "import-published": _import_published}
+    try:
+        return handlers[args.command](args)
+    except InputError as exc:
+        _print_problems(exc.problems)
+        print(f"build-site: {len(exc.problems)} problem(s); nothing was written", file=sys.stderr)
+        return 1
+    except (OutputError, ImportRefused, ValueError, OSError) as exc:
+        print(f"build-site: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""Stubs: one Markdown file with YAML front matter per comparison page, and the site config."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from site_builder.loaders.native import suggest
+from site_builder.models import ConstantOverride, CostTier
+from site_builder.numbers import parse_sequence_label
+from site_builder.problems import ProblemLog
+
+Kind = Literal["precision", "spec-decoding", "hardware", "custom"]
+FilterValue = str | bool | list[str]
+FILTER_KEYS = ("model", "hardware", "precision", "spec_method", "framework", "disagg", "dataset")
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+
+
+class SideSpec(BaseModel):
+    """One side: a label and the filters that narrow the page's common filters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = Field(min_length=1)
+    model: str | None = None
+    hardware: str | None = None
+    precision: str | None = None
+    spec_method: str | None = None
+    framework: str | list[str] | None = None
+    disagg: bool | None = None
+    dataset: str | None = None
+
+
+class StubSpec(BaseModel):
+    """The front matter of a comparison stub (docs/authoring.md explains every field)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Kind
+    title: str | None = None
+    summary: str | None = None
+    slug: str | None = Field(default=None, pattern=SLUG_PATTERN)
+    model: str
+    hardware: str | None = None
+    precision: str | None = None
+    spec_method: str | None = None
+    framework: str | list[str] | None = None
+    disagg: bool | None = None
+    dataset: str | None = None
+    sequence: str = "1k/1k"
+    sides: list[SideSpec] = Field(min_length=2, max_length=2)
+    targets: list[float] | None = Field(default=None, min_length=1, max_length=6)
+    cost_tier: CostTier | None = None
+    constants: dict[str, ConstantOverride] = Field(default_factory=dict)
+    draft: bool = False
+
+    @field_validator("sequence")
+    @classmethod
+    def _sequence(cls, value: str) -> str:
+        parse_sequence_label(value)
+        return value
+
+    @field_validator("targets")
+    @classmethod
+    def _targets(cls, value: list[float] | None) -> list[float] | None:
+        if value is not None and any(not (0 < t < 1e6) for t in value):
+            raise ValueError("targets are interactivities in tok/s/user, each greater than 0")
+        return value
+
+    @model_validator(mode="after")
+    def _sides_have_hardware(self) -> StubSpec:
+        for side in self.sides:
+            if not (side.hardware or self.hardware):
+                raise ValueError(f"side '{side.label}' has no hardware: set it on the page or the side")
+        if self.sides[0].label == self.sides[1].label:
+            raise ValueError("the two sides need different labels")
+        return self
+
+
+class SiteConfig(BaseModel):
+    """content/site.yaml: site-wide settings an operator may change."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = "LLM inference comparisons"
+    description: str = "Matched-interactivity comparisons of LLM inference benchmarks."
+    site_url: str | None = None
+    cost_tier: CostTier | None = None
+    constants: dict[str, ConstantOverride] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ResolvedSide:
+    label: str
+    filters: dict[str, FilterValue]
+
+    @property
+    def hardware(self) -> str:
+        value = self.filters["hardware"]
+        assert isinstance(value, str)
+        return value
+
+
+@dataclass(frozen=True)
+class Stub:
+    """A stub after validation: what the build needs to compute and render its page."""
+
+    path: str
+    slug: str
+    spec: StubSpec
+    body: str
+    sides: tuple[ResolvedSide, ResolvedSide]
+
+    @property
+    def sequence(self) -> tuple[int, int]:
+        return parse_sequence_label(self.spec.sequence)
+
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.DOTALL)
+
+
+def split_front_matter(text: str) -> tuple[str, str] | None:
+    match = _FRONT_MATTER.match(text)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def _key_lines(front: str) -> dict[str, int]:
+    """Line (1-based, in the file) of each top-level key, for error messages."""
+    lines: dict[str, int] = {}
+    for n, line in enumerate(front.splitlines(), 2):
+        match = re.match(r"^([A-Za-z_][\w-]*)\s*:", line)
+        if match:
+            lines.setdefault(match.group(1), n)
+    return lines
+
+
+def resolve_sides(spec: StubSpec) -> tuple[ResolvedSide, ResolvedSide]:
+    common = {k: getattr(spec, k) for k in FILTER_KEYS if getattr(spec, k) is not None}
+    resolved = []
+    for side in spec.sides:
+        filters: dict[str, FilterValue] = dict(common)
+        filters.update({k: getattr(side, k) for k in FILTER_KEYS if getattr(side, k) is not None})
+        resolved.append(ResolvedSide(side.label, filters))
+    return resolved[0], resolved[1]
+
+
+def read_stub(path: Path, display: str, log: ProblemLog) -> Stub | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        log.add(display, "", "", f"cannot read: {exc}")
+        return None
+    parts = split_front_matter(text)
+    if parts is None:
+        log.add(display, "line 1", "", "no front matter: a stub starts with '---', YAML, then '---'")
+        return None
+    front, body = parts
+    try:
+        data = yaml.safe_load(front)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 2}" if mark is not None else ""
+        log.add(display, where, "", f"front matter is not valid YAML: {exc}")
+        return None
+    if not isinstance(data, dict):
+        log.add(display, "line 2", "", "front matter must be a mapping of keys to values")
+        return None
+    try:
+        spec = StubSpec.model_validate(data)
+    except ValidationError as exc:
+        lines = _key_lines(front)
+        for err in exc.errors():
+            loc = [str(p) for p in err["loc"]]
+            field_name = ".".join(loc)
+            top = loc[0] if loc else ""
+            where = f"line {lines[top]}" if top in lines else ""
+            message = err["msg"]
+            if err["type"] == "extra_forbidden":
+                choices = list(StubSpec.model_fields if len(loc) == 1 else SideSpec.model_fields)
+                message = "unknown field" + suggest(loc[-1], choices)
+            log.add(display, where, field_name, message)
+        return None
+    slug = spec.slug or path.stem
+    if not re.match(SLUG_PATTERN, slug):
+        log.add(display, "", "slug", f"'{slug}' is not a valid slug (lowercase letters, digits, '-')")
+        return None
+    return Stub(path=display, slug=slug, spec=spec, body=body, sides=resolve_sides(spec))
+
+
+def load_stubs(content_dir: Path, log: ProblemLog) -> list[Stub]:
+    stubs: list[Stub] = []
+    seen: dict[str, str] = {}
+    for path in sorted(content_dir.glob("*.md")):
+        display = f"{content_dir.name}/{path.name}"
+        stub = read_stub(path, display, log)
+        if stub is None:
+            continue
+        if stub.slug in seen:
+            log.add(display, "", "slug", f"slug '{stub.slug}' is already used by {seen[stub.slug]}")
+            continue
+        seen[stub.slug] = display
+        if not stub.spec.draft:
+            stubs.append(stub)
+    return stubs
+
+
+def load_site_config(content_dir: Path, log: ProblemLog) -> SiteConfig:
+    path = content_dir / "site.yaml"
+    if not path.is_file():
+        return SiteConfig()
+    display = f"{content_dir.name}/site.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return SiteConfig.model_validate(data)
+    except yaml.YAMLError as exc:
+        log.add(display, "", "", f"not valid YAML: {exc}")
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"])
+            message = err["msg"]
+            if err["type"] == "extra_forbidden":
+                message = "unknown field" + suggest(str(err["loc"][-1]), list(SiteConfig.model_fields))
+            log.add(display, "", loc, message)
+    return SiteConfig()

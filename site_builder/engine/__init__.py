@@ -1,0 +1,1 @@
+"""Pure computation: frontiers, interpolation, matched-interactivity metrics. No I/O here."""

@@ -1,0 +1,208 @@
+"""Bring outside results into the project's own native format, keeping their attribution.
+
+Two sources: any result file the loaders read (InferenceX, vLLM, SGLang, native), and the text of
+a published comparison page, whose table gives values at its own targets.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from site_builder.loaders import load_file
+from site_builder.loaders.common import LATENCY_STATS
+from site_builder.loaders.native import NATIVE_FORMAT, NATIVE_VERSION
+from site_builder.models import BenchmarkPoint, DatasetInfo
+from site_builder.problems import InputError, ProblemLog
+
+
+class ImportRefused(Exception):
+    pass
+
+
+def native_record(point: BenchmarkPoint) -> dict[str, Any]:
+    """A point as one native record: identity, measurements in the native units, provenance."""
+    c = point.config
+    record: dict[str, Any] = {
+        "model": c.model,
+        "hardware": c.hardware,
+        "framework": c.framework,
+        "precision": c.precision,
+        "spec_method": c.spec_method,
+        "disagg": c.disagg,
+        "multinode": c.multinode,
+        "tp": c.tp,
+        "ep": c.ep,
+        "pp": c.pp,
+        "dp_attention": c.dp_attention,
+    }
+    for role, group in (("prefill", c.prefill), ("decode", c.decode)):
+        if group is not None:
+            for key in ("tp", "ep", "workers", "gpus", "dp_attention"):
+                record[f"{role}_{key}"] = getattr(group, key)
+    record.update(
+        {
+            "gpu_count": c.gpu_count,
+            "isl": point.isl,
+            "osl": point.osl,
+            "concurrency": point.concurrency,
+            "throughput_per_gpu": point.throughput_per_gpu,
+            "output_throughput_per_gpu": point.output_throughput_per_gpu,
+            "input_throughput_per_gpu": point.input_throughput_per_gpu,
+        }
+    )
+    if point.interactivity_source != "tpot":
+        record["interactivity"] = point.interactivity
+    for metric in ("ttft", "tpot", "itl", "e2el"):
+        stats = getattr(point, metric)
+        if stats is None:
+            continue
+        for stat, attr in LATENCY_STATS.items():
+            value = getattr(stats, attr)
+            if value is not None:
+                record[f"{stat}_{metric}_ms"] = value * 1000.0
+    if point.power is not None:
+        record["avg_power_w"] = point.power.avg_watts_per_gpu
+        record["joules_per_total_token"] = point.power.joules_per_total_token
+        record["joules_per_output_token"] = point.power.joules_per_output_token
+    prov = point.provenance
+    record.update({"date": prov.date, "run_url": prov.run_url, "image": prov.image, "note": prov.note})
+    return {k: v for k, v in record.items() if v is not None}
+
+
+def native_document(dataset: DatasetInfo, points: Sequence[BenchmarkPoint]) -> str:
+    document = {
+        "format": NATIVE_FORMAT,
+        "version": NATIVE_VERSION,
+        "dataset": dataset.model_dump(exclude_none=True),
+        "points": [native_record(p) for p in points],
+    }
+    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
+
+def _write_new(out: Path, text: str) -> None:
+    if out.exists():
+        raise ImportRefused(f"{out} exists; the importer never overwrites a file (remove it or choose -o)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("x", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def import_results(sources: Sequence[Path], dataset: DatasetInfo, out: Path) -> tuple[int, ProblemLog]:
+    """Load result files of any supported format and write them as one native file."""
+    log = ProblemLog()
+    points: list[BenchmarkPoint] = []
+    for source in sources:
+        points.extend(load_file(source, log).points)
+    if log.errors:
+        raise InputError(log.errors)
+    relabelled = [
+        p.model_copy(
+            update={
+                "provenance": p.provenance.model_copy(
+                    update={
+                        "dataset": dataset.id,
+                        "note": p.provenance.note
+                        or f"imported from {p.provenance.source_file}, {p.provenance.record}",
+                    }
+                )
+            }
+        )
+        for p in points
+    ]
+    _write_new(out, native_document(dataset, relabelled))
+    return len(relabelled), log
+
+
+# -- published comparison pages -----------------------------------------------------------------
+
+_CELL = re.compile(r"([A-Za-z][A-Za-z0-9.\- ]*?):\s*[~$]?\s*(\d+(?:\.\d+)?)")
+_TARGET = re.compile(r"\bat (\d+(?:\.\d+)?) tok/s/user", re.IGNORECASE)
+_ROWS = {"throughput": "Throughput (tok/s/gpu)", "concurrency": "Concurrency"}
+
+
+def parse_published_table(text: str) -> tuple[list[float], dict[str, dict[str, list[float]]]]:
+    """Targets (from the prose, in order) and {row: {side label: values}} from a page's text.
+
+    Reads both the Markdown table layout (`| Throughput (tok/s/gpu) | FP4:1064.0INT4:495.8 | …`)
+    and the one-cell-a-line layout of a copied page.
+    """
+    targets: list[float] = []
+    for match in _TARGET.finditer(text):
+        value = float(match.group(1))
+        if value not in targets:
+            targets.append(value)
+    lines = [line.strip() for line in text.splitlines()]
+    table: dict[str, dict[str, list[float]]] = {}
+    for row, title in _ROWS.items():
+        cells: list[str] = []
+        for i, line in enumerate(lines):
+            if line.startswith(f"| {title} |"):
+                cells = [c.strip() for c in line.strip("|").split("|")[1:]]
+                break
+            if line == title:
+                cells = lines[i + 1 : i + 1 + len(targets)]
+                break
+        if not cells:
+            raise ValueError(f"no '{title}' row in the page text")
+        values: dict[str, list[float]] = {}
+        for cell in cells:
+            for label, number in _CELL.findall(cell):
+                values.setdefault(label.strip(), []).append(float(number))
+        table[row] = values
+    if len(targets) < 1:
+        raise ValueError("no targets ('at N tok/s/user') in the page text")
+    for row, values in table.items():
+        for label, numbers in values.items():
+            if len(numbers) != len(targets):
+                raise ValueError(f"row {row}, side {label}: {len(numbers)} values for {len(targets)} targets")
+    return targets, table
+
+
+def published_points(
+    text: str,
+    identity: Mapping[str, Any],
+    vary: str,
+    sides: Mapping[str, str],
+) -> list[dict[str, Any]]:
+    """Native records for a page's table: one per side and target, at the target's interactivity."""
+    targets, table = parse_published_table(text)
+    records = []
+    for label, value in sides.items():
+        if label not in table["throughput"]:
+            raise ValueError(f"side '{label}' is not in the table (it has {', '.join(table['throughput'])})")
+        for i, target in enumerate(targets):
+            record = dict(identity)
+            record[vary] = value
+            record.update(
+                {
+                    "interactivity": target,
+                    "throughput_per_gpu": table["throughput"][label][i],
+                    "concurrency": int(table["concurrency"][label][i]),
+                    "note": f"{label} at {target:g} tok/s/user as published in the page's table",
+                }
+            )
+            records.append(record)
+    return records
+
+
+def import_published(
+    page: Path,
+    dataset: DatasetInfo,
+    identity: Mapping[str, Any],
+    vary: str,
+    sides: Mapping[str, str],
+    out: Path,
+) -> int:
+    records = published_points(page.read_text(encoding="utf-8"), identity, vary, sides)
+    document = {
+        "format": NATIVE_FORMAT,
+        "version": NATIVE_VERSION,
+        "dataset": dataset.model_dump(exclude_none=True),
+        "points": records,
+    }
+    _write_new(out, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+    return len(records)

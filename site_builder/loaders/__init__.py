@@ -1,0 +1,343 @@
+"""Load every result file under a folder into validated points, detecting formats by their keys.
+
+Problems in any file are collected, never raised one at a time, so a single run tells the user
+everything that is wrong.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from site_builder.loaders import inferencex, native, serving
+from site_builder.loaders.common import PointDraft, RecordContext, date_from_stamp, finish_point
+from site_builder.models import BenchmarkPoint, DatasetInfo, Provenance
+from site_builder.problems import ProblemLog
+
+RESULT_SUFFIXES = (".json", ".jsonl", ".csv")
+DATASET_FILE = "_dataset.yaml"
+FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
+FORMATS = ("native", "inferencex-api", "inferencex-agg", "vllm", "sglang")
+
+
+@dataclass
+class LoadResult:
+    points: list[BenchmarkPoint] = field(default_factory=list)
+    datasets: dict[str, DatasetInfo] = field(default_factory=dict)
+    formats: dict[str, str] = field(default_factory=dict)
+    log: ProblemLog = field(default_factory=ProblemLog)
+
+
+def detect_record(record: Mapping[str, Any]) -> str | None:
+    """Which format one object is in, judged by its keys alone."""
+    keys = set(record)
+    if "metrics" in keys and "hardware" in keys:
+        return "inferencex-api"
+    if "tput_per_gpu" in keys and "hw" in keys:
+        return "inferencex-agg"
+    if "server_info" in keys or "total_output_tokens_retokenized" in keys:
+        return "sglang"
+    if "max_concurrency" in keys and ("total_token_throughput" in keys or "output_throughput" in keys):
+        return "vllm"
+    if "aiperf_version" in keys or ("schema_version" in keys and "input_config" in keys):
+        return "aiperf"
+    if native.looks_native_columns(list(keys)):
+        return "native"
+    return None
+
+
+def _is_metadata_file(path: Path) -> bool:
+    name = path.name
+    return (
+        name in FOLDER_METADATA
+        or name == DATASET_FILE
+        or bool(re.search(r"\.meta\.(ya?ml|json)$", name))
+        or name.endswith(".pytorch.json")
+        or name in ("warmup.json", "summary.json")
+    )
+
+
+def result_files(root: Path) -> Iterator[Path]:
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts):
+            yield path
+
+
+def _read_structured(path: Path, log: ProblemLog, display: str) -> Any:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            if path.suffix == ".json":
+                return json.load(handle)
+            return yaml.safe_load(handle)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as exc:
+        log.add(display, "", "", f"cannot read: {exc}")
+        return None
+
+
+class _FileLoader:
+    """Loads one file; knows its display name, dataset and (for raw formats) metadata."""
+
+    def __init__(self, path: Path, root: Path, display: str, result: LoadResult) -> None:
+        self.path, self.root, self.display, self.result = path, root, display, result
+        self.log = result.log
+        self.dataset: DatasetInfo | None = None
+
+    def load(self) -> None:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.log.add(self.display, "", "", f"cannot read: {exc}")
+            return
+        if self.path.suffix == ".csv":
+            self._csv(text)
+            return
+        try:
+            document: Any = json.loads(text)
+            records = self._json_records(document)
+        except json.JSONDecodeError as whole_error:
+            records = self._jsonl_records(text, whole_error)
+        if records is not None:
+            self._records(records)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _json_records(self, document: Any) -> list[tuple[str, Any]] | None:
+        if isinstance(document, Mapping) and document.get("format") == native.NATIVE_FORMAT:
+            return self._native_envelope(document)
+        if isinstance(document, list):
+            return [(f"record {i}", row) for i, row in enumerate(document, 1)]
+        if isinstance(document, Mapping):
+            return [("", document)]
+        self.log.add(self.display, "", "", "unknown format: expected a JSON object or array")
+        return None
+
+    def _jsonl_records(self, text: str, whole_error: json.JSONDecodeError) -> list[tuple[str, Any]] | None:
+        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+        if len(lines) < 2:
+            self.log.add(self.display, "", "", f"not valid JSON: {whole_error}")
+            return None
+        records: list[tuple[str, Any]] = []
+        for n, line in lines:
+            try:
+                records.append((f"line {n}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                self.log.add(self.display, f"line {n}", "", f"not valid JSON: {exc}")
+        return records
+
+    def _native_envelope(self, document: Mapping[str, Any]) -> list[tuple[str, Any]] | None:
+        version = document.get("version")
+        if version != native.NATIVE_VERSION:
+            self.log.add(
+                self.display,
+                "",
+                "version",
+                f"unsupported version {version!r} (this build reads version {native.NATIVE_VERSION})",
+            )
+            return None
+        for key in document:
+            if key not in ("format", "version", "dataset", "points"):
+                self.log.add(
+                    self.display,
+                    "",
+                    key,
+                    "unknown field" + native.suggest(key, ["format", "version", "dataset", "points"]),
+                )
+        try:
+            self.dataset = DatasetInfo.model_validate(document.get("dataset"))
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(p) for p in ("dataset", *err["loc"]))
+                self.log.add(self.display, "", loc, err["msg"])
+            return None
+        points = document.get("points")
+        if not isinstance(points, list):
+            self.log.add(self.display, "", "points", "missing or not a list")
+            return None
+        return [(f"record {i}", row) for i, row in enumerate(points, 1)]
+
+    def _csv(self, text: str) -> None:
+        reader = csv.DictReader(text.splitlines())
+        columns = list(reader.fieldnames or [])
+        if not native.looks_native_columns(columns):
+            self.log.add(
+                self.display,
+                "line 1",
+                "",
+                "unknown format: a CSV needs the native columns "
+                f"({', '.join(native.REQUIRED_COLUMNS)}); found {', '.join(columns) or 'none'}",
+            )
+            return
+        rows = [
+            (f"line {n}", {k: v for k, v in row.items() if k is not None and v != ""})
+            for n, row in enumerate(reader, 2)
+        ]
+        self._records(rows, forced="native")
+
+    # -- records -----------------------------------------------------------------------------
+
+    def _records(self, records: list[tuple[str, Any]], forced: str | None = None) -> None:
+        dataset = self.dataset or self._dataset_for_file()
+        if dataset is None:
+            return
+        self.result.datasets.setdefault(dataset.id, dataset)
+        seen_formats: set[str] = set()
+        for label, row in records:
+            ctx = RecordContext(self.display, label, self.log)
+            if not isinstance(row, Mapping):
+                ctx.error("", "not an object")
+                continue
+            kind = forced or ("native" if self.dataset else detect_record(row))
+            if kind is None:
+                ctx.error(
+                    "",
+                    "unknown format: not a native, InferenceX, vLLM or SGLang result "
+                    f"(keys: {', '.join(sorted(map(str, row))[:12])})",
+                )
+                continue
+            if kind == "aiperf":
+                ctx.error(
+                    "",
+                    "AIPerf profile exports are recognised but not supported yet; "
+                    "convert them to the native format (docs/data-format.md)",
+                )
+                continue
+            if kind == "inferencex-agg" and inferencex.is_agentic(row):
+                ctx.notice("scenario_type", "agentic (AgentX) row skipped: not a fixed ISL/OSL point")
+                continue
+            seen_formats.add(kind)
+            draft = self._draft(kind, row, ctx)
+            if draft is None:
+                continue
+            point = finish_point(draft, ctx, self._provenance(dataset, label, row, draft))
+            if point is not None:
+                self.result.points.append(point)
+        self.result.formats[self.display] = ", ".join(sorted(seen_formats)) or "none"
+
+    def _draft(self, kind: str, row: Mapping[str, Any], ctx: RecordContext) -> PointDraft | None:
+        if kind == "native":
+            return native.record(row, ctx)
+        if kind == "inferencex-api":
+            return inferencex.api_row(row, ctx)
+        if kind == "inferencex-agg":
+            return inferencex.agg_row(row, ctx, self.path.name)
+        loaded = self._metadata()
+        if loaded is None:
+            return None
+        meta, meta_name = loaded
+        if kind == "vllm":
+            return serving.vllm_result(row, meta, meta_name, ctx)
+        return serving.sglang_result(row, meta, meta_name, ctx)
+
+    def _provenance(
+        self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], draft: PointDraft
+    ) -> Provenance:
+        meta = self._metadata_cache[0] if getattr(self, "_metadata_cache", None) else None
+        date = row.get("date") if isinstance(row.get("date"), str) else None
+        return Provenance(
+            dataset=dataset.id,
+            source_file=self.display,
+            record=label or "whole file",
+            date=(meta.date if meta and meta.date else None) or date_from_stamp(date),
+            run_url=(meta.run_url if meta else None) or _text(row.get("run_url")),
+            image=(meta.image if meta else None) or _text(row.get("image")),
+            note=(meta.note if meta else None) or _text(row.get("note")),
+        )
+
+    # -- side files ----------------------------------------------------------------------------
+
+    def _metadata(self) -> tuple[serving.RunMetadata, str] | None:
+        if hasattr(self, "_metadata_cache"):
+            return self._metadata_cache
+        self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
+        stem = self.path.name.rsplit(".", 1)[0]
+        candidates = [self.path.with_name(f"{stem}.meta{ext}") for ext in (".yaml", ".yml", ".json")]
+        candidates += [self.path.with_name(name) for name in FOLDER_METADATA]
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            self.log.add(
+                self.display,
+                "",
+                "",
+                "a raw benchmark result needs a metadata file beside it "
+                f"({stem}.meta.yaml or _meta.yaml) naming hardware, precision, framework, "
+                "GPU count or TP, and ISL/OSL (docs/data-format.md)",
+            )
+            return None
+        meta_display = _display(found, self.root)
+        data = _read_structured(found, self.log, meta_display)
+        if data is None:
+            return None
+        try:
+            self._metadata_cache = (serving.RunMetadata.model_validate(data), meta_display)
+        except ValidationError as exc:
+            for err in exc.errors():
+                field_name = ".".join(str(p) for p in err["loc"])
+                hint = native.suggest(field_name, list(serving.RunMetadata.model_fields))
+                msg = "unknown field" + hint if err["type"] == "extra_forbidden" else err["msg"]
+                self.log.add(meta_display, "", field_name, msg)
+        return self._metadata_cache
+
+    def _dataset_for_file(self) -> DatasetInfo | None:
+        folder = self.path.parent
+        while True:
+            candidate = folder / DATASET_FILE
+            if candidate.is_file():
+                data = _read_structured(candidate, self.log, _display(candidate, self.root))
+                if data is None:
+                    return None
+                try:
+                    return DatasetInfo.model_validate(data)
+                except ValidationError as exc:
+                    for err in exc.errors():
+                        self.log.add(
+                            _display(candidate, self.root),
+                            "",
+                            ".".join(str(p) for p in err["loc"]),
+                            err["msg"],
+                        )
+                    return None
+            if folder == self.root or folder.parent == folder:
+                break
+            folder = folder.parent
+        relative = self.path.relative_to(self.root).with_suffix("").as_posix()
+        slug = re.sub(r"[^a-z0-9._-]+", "-", relative.lower()).strip("-.") or "results"
+        return DatasetInfo(id=slug, title=self.path.name, source=f"result file {self.display}")
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return (root.parent / path.relative_to(root)).as_posix() if root.name else path.as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def load_results(root: Path, log: ProblemLog | None = None) -> LoadResult:
+    """Every result file under `root` (recursively), in sorted order."""
+    result = LoadResult(log=log or ProblemLog())
+    if not root.is_dir():
+        result.log.add(root.as_posix(), "", "", "results folder does not exist")
+        return result
+    for path in result_files(root):
+        if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
+            continue
+        _FileLoader(path, root, _display(path, root), result).load()
+    return result
+
+
+def load_file(path: Path, log: ProblemLog | None = None) -> LoadResult:
+    """One file on its own (the importer's entry point)."""
+    result = LoadResult(log=log or ProblemLog())
+    _FileLoader(path, path.parent, path.as_posix(), result).load()
+    return result

@@ -1,0 +1,163 @@
+"""InferenceX rows: dashboard API rows, `agg_*.json` aggregates and `agg_bmk.json` arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from site_builder.loaders.common import (
+    LATENCY_METRICS,
+    LATENCY_STATS,
+    PointDraft,
+    RecordContext,
+    normalise_framework,
+    normalise_model,
+    parse_bool,
+    parse_number,
+    sequence_from_name,
+)
+
+THROUGHPUT_FIELDS = {
+    "throughput_per_gpu": "tput_per_gpu",
+    "output_throughput_per_gpu": "output_tput_per_gpu",
+    "input_throughput_per_gpu": "input_tput_per_gpu",
+}
+POWER_FIELDS = {
+    "avg_power_w": "avg_power_w",
+    "joules_per_total_token": "joules_per_total_token",
+    "joules_per_output_token": "joules_per_output_token",
+}
+
+
+def _latencies(draft: PointDraft, metrics: Mapping[str, Any], prefix: str, ctx: RecordContext) -> None:
+    """InferenceX aggregates hold latency in seconds under `{stat}_{metric}`."""
+    for metric in LATENCY_METRICS:
+        for stat in LATENCY_STATS:
+            key = f"{stat}_{metric}"
+            if key not in metrics or metrics[key] is None:
+                continue
+            try:
+                draft.add_latency(metric, stat, parse_number(metrics[key]))
+            except ValueError as exc:
+                ctx.warning(prefix + key, f"ignored: {exc}")
+    if "median_tpot" in metrics:
+        draft.set("median_tpot_s", metrics["median_tpot"], prefix + "median_tpot")
+    elif "median_intvty" in metrics:
+        draft.set("interactivity", metrics["median_intvty"], prefix + "median_intvty")
+
+
+def _flag(row: Mapping[str, Any], key: str, ctx: RecordContext) -> bool:
+    try:
+        return parse_bool(row.get(key, False))
+    except ValueError as exc:
+        ctx.error(key, str(exc))
+        return False
+
+
+def _topology(draft: PointDraft, row: Mapping[str, Any], ctx: RecordContext, *, api: bool) -> None:
+    """Parallelism and the GPU count that per-GPU figures divide by (never EP)."""
+    disagg = _flag(row, "disagg", ctx)
+    multinode = _flag(row, "is_multinode", ctx)
+    _, implied_disagg = normalise_framework(str(row.get("framework", "")))
+    disagg = disagg or bool(implied_disagg)
+    draft.set("disagg", disagg, "disagg")
+    draft.set("multinode", multinode, "is_multinode")
+    metrics = row.get("metrics", row) if api else row
+    if not disagg and not multinode:
+        tp_key = "prefill_tp" if api else "tp"
+        prefix = "metrics." if api else ""
+        draft.set("tp", row.get(tp_key), tp_key)
+        draft.set("ep", row.get("prefill_ep" if api else "ep"), "prefill_ep" if api else "ep")
+        dpa_key = "prefill_dp_attention" if api else "dp_attention"
+        draft.set("dp_attention", row.get(dpa_key), dpa_key)
+        draft.set("pp", metrics.get("pp"), prefix + "pp")
+        try:
+            tp = int(parse_number(row[tp_key]))
+            pp = int(parse_number(metrics.get("pp") or 1))
+            pcp = int(parse_number(metrics.get("pcp_size") or 1))
+            draft.set("gpu_count", tp * pp * pcp, tp_key)
+        except (KeyError, ValueError):
+            ctx.error(tp_key, "missing or not a number: single-node rows need the TP size")
+        return
+    for role in ("prefill", "decode"):
+        draft.set(f"{role}_tp", row.get(f"{role}_tp"), f"{role}_tp")
+        draft.set(f"{role}_ep", row.get(f"{role}_ep"), f"{role}_ep")
+        draft.set(f"{role}_workers", row.get(f"{role}_num_workers"), f"{role}_num_workers")
+        draft.set(f"{role}_gpus", row.get(f"num_{role}_gpu"), f"num_{role}_gpu")
+        draft.set(f"{role}_dp_attention", row.get(f"{role}_dp_attention"), f"{role}_dp_attention")
+    if not multinode:
+        ctx.notice(
+            "is_multinode",
+            "disaggregated row without multinode topology (an early-2025 layout): its per-GPU "
+            "figures are used as published and its GPU count is left unknown",
+        )
+        return
+    try:
+        prefill = int(parse_number(row["num_prefill_gpu"]))
+        decode = int(parse_number(row["num_decode_gpu"]))
+    except (KeyError, ValueError):
+        ctx.error("num_prefill_gpu", "missing or not a number: multinode rows need GPU counts")
+        return
+    draft.set("gpu_count", prefill + decode, "num_prefill_gpu")
+    draft.set("output_gpu_count", decode or prefill + decode, "num_decode_gpu")
+
+
+def _common(draft: PointDraft, row: Mapping[str, Any], ctx: RecordContext) -> None:
+    framework = row.get("framework")
+    draft.set("framework", framework, "framework")
+    draft.set("precision", row.get("precision"), "precision")
+    draft.set("isl", row.get("isl"), "isl")
+    draft.set("osl", row.get("osl"), "osl")
+    draft.set("concurrency", row.get("conc"), "conc")
+
+
+def api_row(row: Mapping[str, Any], ctx: RecordContext) -> PointDraft:
+    """A row of the dashboard's `/api/v1/benchmarks`: per-GPU metrics in `metrics{}`."""
+    draft = PointDraft()
+    draft.set("model", normalise_model(row.get("model"), None), "model")
+    draft.set("hardware", row.get("hardware"), "hardware")
+    _common(draft, row, ctx)
+    draft.set("spec_method", row.get("spec_method"), "spec_method")
+    metrics = row.get("metrics")
+    if not isinstance(metrics, Mapping):
+        ctx.error("metrics", "missing or not an object")
+        return draft
+    _topology(draft, row, ctx, api=True)
+    draft.take(metrics, THROUGHPUT_FIELDS, "metrics.")
+    _latencies(draft, metrics, "metrics.", ctx)
+    draft.take(metrics, POWER_FIELDS, "metrics.")
+    return draft
+
+
+def agg_row(row: Mapping[str, Any], ctx: RecordContext, file_name: str) -> PointDraft:
+    """An `agg_*.json` object written by InferenceX's process_result (any schema generation)."""
+    draft = PointDraft()
+    prefix = row.get("infmax_model_prefix") or row.get("model_prefix")
+    model = normalise_model(prefix, row.get("model"))
+    model_field = "infmax_model_prefix" if prefix else "model"
+    if model is None and row.get("model"):
+        ctx.error("model", f"unknown model path {row.get('model')!r} and no infmax_model_prefix")
+    draft.set("model", model, model_field)
+    draft.set("hardware", row.get("hw"), "hw")
+    _common(draft, row, ctx)
+    if row.get("isl") is None or row.get("osl") is None:
+        seq = sequence_from_name(file_name)
+        if seq:
+            draft.set("isl", seq[0], "isl")
+            draft.set("osl", seq[1], "osl")
+            ctx.notice("isl", f"no isl/osl in the row; {seq[0]}/{seq[1]} taken from the file name")
+    if "spec_decoding" in row:
+        draft.set("spec_method", row.get("spec_decoding"), "spec_decoding")
+    elif row.get("mtp"):
+        draft.set("spec_method", "mtp", "mtp")
+    _topology(draft, row, ctx, api=False)
+    draft.take(row, THROUGHPUT_FIELDS)
+    _latencies(draft, row, "", ctx)
+    if row.get("power_valid") in (1, True, "1") and row.get("power_metric_schema_version") == 2:
+        draft.take(row, POWER_FIELDS)
+    return draft
+
+
+def is_agentic(row: Mapping[str, Any]) -> bool:
+    """AgentX rows are not fixed-ISL/OSL points; the builder keeps them out."""
+    return "scenario_type" in row or "num_requests_successful" in row

@@ -1,0 +1,191 @@
+"""Raw client results: vLLM / InferenceX `benchmark_serving` JSON and SGLang `bench_serving` JSONL.
+
+These files say how fast the deployment was but not what it was: hardware, GPU count, precision
+and the rest come from a small metadata file beside them (docs/data-format.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from site_builder.loaders.common import (
+    PointDraft,
+    RecordContext,
+    add_latencies_ms,
+    normalise_model,
+    parse_number,
+)
+
+MIN_COMPLETED_SHARE = 0.95
+
+
+class RunMetadata(BaseModel):
+    """The facts a raw result file lacks; written by a person, so unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = None
+    hardware: str
+    framework: str | None = None
+    precision: str
+    spec_method: str | None = None
+    disagg: bool = False
+    tp: int | None = Field(default=None, gt=0)
+    ep: int | None = Field(default=None, gt=0)
+    pp: int = Field(default=1, gt=0)
+    pcp: int = Field(default=1, gt=0)
+    dp_attention: bool | None = None
+    prefill_gpus: int | None = Field(default=None, gt=0)
+    decode_gpus: int | None = Field(default=None, ge=0)
+    gpu_count: int | None = Field(default=None, gt=0)
+    isl: int | None = Field(default=None, gt=0)
+    osl: int | None = Field(default=None, gt=0)
+    concurrency: int | None = Field(default=None, gt=0)
+    date: str | None = None
+    run_url: str | None = None
+    image: str | None = None
+    note: str | None = None
+
+    def gpus(self) -> tuple[int | None, int | None]:
+        """(all GPUs, GPUs that produce output tokens), counted as InferenceX does: never EP."""
+        if self.gpu_count:
+            return self.gpu_count, self.gpu_count
+        if self.prefill_gpus is not None and self.decode_gpus is not None:
+            total = self.prefill_gpus + self.decode_gpus
+            return total, self.decode_gpus or total
+        if self.tp:
+            n = self.tp * self.pp * self.pcp
+            return n, n
+        return None, None
+
+
+def _completion_check(raw: Mapping[str, Any], ctx: RecordContext) -> None:
+    """The InferenceX client writes the file before failing a run; catch such runs here."""
+    completed, prompts = raw.get("completed"), raw.get("num_prompts")
+    if isinstance(completed, int | float) and isinstance(prompts, int | float) and prompts > 0:
+        share = completed / prompts
+        if share < MIN_COMPLETED_SHARE:
+            ctx.error("completed", f"only {completed} of {prompts} requests completed ({share:.0%})")
+    failed = raw.get("failed")
+    has_counts = isinstance(failed, int | float) and isinstance(completed, int | float)
+    if has_counts and completed > 0 and failed / (failed + completed) > 1 - MIN_COMPLETED_SHARE:
+        ctx.error("failed", f"{failed} requests failed")
+
+
+def _identity(draft: PointDraft, meta: RunMetadata, meta_name: str) -> None:
+    draft.set("hardware", meta.hardware, f"{meta_name}: hardware")
+    draft.set("precision", meta.precision, f"{meta_name}: precision")
+    draft.set("disagg", meta.disagg, f"{meta_name}: disagg")
+    draft.set("tp", meta.tp, f"{meta_name}: tp")
+    draft.set("ep", meta.ep, f"{meta_name}: ep")
+    draft.set("pp", meta.pp if meta.pp > 1 else None, f"{meta_name}: pp")
+    draft.set("dp_attention", meta.dp_attention, f"{meta_name}: dp_attention")
+    draft.set("prefill_gpus", meta.prefill_gpus, f"{meta_name}: prefill_gpus")
+    draft.set("decode_gpus", meta.decode_gpus, f"{meta_name}: decode_gpus")
+
+
+def _per_gpu(
+    draft: PointDraft,
+    raw: Mapping[str, Any],
+    total_key: str,
+    gpus: tuple[int | None, int | None],
+    ctx: RecordContext,
+    meta_name: str,
+) -> None:
+    total_gpus, output_gpus = gpus
+    if not total_gpus or not output_gpus:
+        ctx.error(
+            f"{meta_name}: gpu_count",
+            "missing: give gpu_count, tp (and pp), or "
+            "prefill_gpus and decode_gpus so throughput can be divided per GPU",
+        )
+        return
+    draft.set("gpu_count", total_gpus, f"{meta_name}: gpu_count")
+    draft.set("output_gpu_count", output_gpus, f"{meta_name}: decode_gpus")
+    for ours, key, n in (
+        ("throughput_per_gpu", total_key, total_gpus),
+        ("output_throughput_per_gpu", "output_throughput", output_gpus),
+    ):
+        if raw.get(key) is None:
+            continue
+        try:
+            draft.set(ours, parse_number(raw[key]) / n, key)
+        except ValueError as exc:
+            ctx.error(key, str(exc))
+
+
+def vllm_result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
+    """One `benchmark_serving` / `vllm bench serve` result (also a sweep's `run=N.json`)."""
+    draft = PointDraft()
+    model = meta.model or normalise_model(None, raw.get("model_id"))
+    draft.set("model", model, f"{meta_name}: model")
+    if model is None:
+        ctx.error(
+            f"{meta_name}: model",
+            f"missing: model_id {raw.get('model_id')!r} is not a "
+            "known model, so the metadata file must name the model key",
+        )
+    draft.set("framework", meta.framework or raw.get("backend"), f"{meta_name}: framework")
+    draft.set("spec_method", meta.spec_method, f"{meta_name}: spec_method")
+    _identity(draft, meta, meta_name)
+    draft.set("isl", meta.isl, f"{meta_name}: isl")
+    draft.set("osl", meta.osl, f"{meta_name}: osl")
+    draft.set("concurrency", raw.get("max_concurrency") or meta.concurrency, "max_concurrency")
+    _completion_check(raw, ctx)
+    _per_gpu(draft, raw, "total_token_throughput", meta.gpus(), ctx, meta_name)
+    add_latencies_ms(draft, raw, ctx)
+    return draft
+
+
+def sglang_result(
+    raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext
+) -> PointDraft:
+    """One line of SGLang `bench_serving` JSONL."""
+    draft = PointDraft()
+    info = raw.get("server_info") if isinstance(raw.get("server_info"), Mapping) else {}
+    assert isinstance(info, Mapping)
+    model = meta.model or normalise_model(None, info.get("model_path"))
+    draft.set("model", model, f"{meta_name}: model")
+    if model is None:
+        ctx.error(
+            f"{meta_name}: model",
+            f"missing: server_info.model_path "
+            f"{info.get('model_path')!r} is not a known model; name the model key",
+        )
+    draft.set("framework", meta.framework or "sglang", f"{meta_name}: framework")
+    algorithm = info.get("speculative_algorithm")
+    draft.set("spec_method", meta.spec_method or algorithm, "server_info.speculative_algorithm")
+    if meta.tp is None and isinstance(info.get("tp_size"), int):
+        meta = meta.model_copy(update={"tp": info["tp_size"], "ep": info.get("ep_size")})
+        if meta.dp_attention is None and "enable_dp_attention" in info:
+            meta = meta.model_copy(update={"dp_attention": bool(info["enable_dp_attention"])})
+    _identity(draft, meta, meta_name)
+    draft.set("isl", meta.isl or raw.get("random_input_len"), "random_input_len")
+    draft.set("osl", meta.osl or raw.get("random_output_len"), "random_output_len")
+    draft.set("concurrency", raw.get("max_concurrency") or meta.concurrency, "max_concurrency")
+    _completion_check(raw, ctx)
+    total_key = "total_throughput"
+    if raw.get(total_key) is None and raw.get("input_throughput") is not None:
+        try:
+            raw = {
+                **raw,
+                total_key: parse_number(raw["input_throughput"]) + parse_number(raw.get("output_throughput")),
+            }
+        except ValueError as exc:
+            ctx.error("input_throughput", str(exc))
+    _per_gpu(draft, raw, total_key, meta.gpus(), ctx, meta_name)
+    add_latencies_ms(draft, raw, ctx, names={"e2el": "e2e_latency"})
+    return draft
+
+
+def run_date(raw: Mapping[str, Any], meta: RunMetadata) -> str | None:
+    if meta.date:
+        return meta.date
+    stamp = raw.get("date")
+    if isinstance(stamp, str) and re.fullmatch(r"\d{8}-\d{6}", stamp):
+        return f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}"
+    return None

@@ -1,0 +1,218 @@
+"""The data every stage passes on: benchmark points, hardware constants, comparison results.
+
+Units are fixed here once: latency in seconds, throughput in tok/s per GPU, interactivity in
+tok/s/user, power in watts per GPU.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from site_builder.numbers import sequence_label
+
+CostTier = Literal["hyperscaler", "neocloud", "rental"]
+InteractivitySource = Literal["tpot", "stated", "derived"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class WorkerGroup(Frozen):
+    """One role (prefill or decode) of a disaggregated deployment."""
+
+    tp: int | None = None
+    ep: int | None = None
+    workers: int | None = None
+    gpus: int | None = None
+    dp_attention: bool | None = None
+
+
+class Configuration(Frozen):
+    """What was served and how: everything that identifies a curve, bar the workload."""
+
+    model: str
+    hardware: str
+    framework: str
+    precision: str
+    spec_method: str = "none"
+    disagg: bool = False
+    multinode: bool = False
+    tp: int | None = None
+    ep: int | None = None
+    pp: int | None = None
+    dp_attention: bool | None = None
+    prefill: WorkerGroup | None = None
+    decode: WorkerGroup | None = None
+    gpu_count: int | None = Field(
+        default=None, description="All GPUs of the deployment (prefill + decode when disaggregated)"
+    )
+
+    def parallelism_label(self) -> str:
+        """Short human label: 'TP8 EP8 DPA' or 'P 2×TP4 + D 1×TP8'."""
+
+        def group(prefix: str, g: WorkerGroup) -> str:
+            parts = []
+            if g.workers:
+                parts.append(f"{g.workers}×")
+            parts.append(f"TP{g.tp}" if g.tp else "TP?")
+            if g.ep and g.ep > 1:
+                parts.append(f" EP{g.ep}")
+            if g.dp_attention:
+                parts.append(" DPA")
+            return f"{prefix} " + "".join(parts)
+
+        if self.disagg and self.prefill and self.decode:
+            return group("P", self.prefill) + " + " + group("D", self.decode)
+        parts = [f"TP{self.tp}" if self.tp else "TP?"]
+        if self.pp and self.pp > 1:
+            parts.append(f"PP{self.pp}")
+        if self.ep and self.ep > 1:
+            parts.append(f"EP{self.ep}")
+        if self.dp_attention:
+            parts.append("DPA")
+        return " ".join(parts)
+
+    def label(self) -> str:
+        """One line naming the configuration for hover text and provenance tables."""
+        if self.framework == "unknown":
+            return "configuration not published"
+        mode = "disagg" if self.disagg else "agg"
+        spec = "" if self.spec_method == "none" else f", {self.spec_method.upper()}"
+        gpus = f", {self.gpu_count} GPUs" if self.gpu_count else ""
+        return f"{self.framework} {self.parallelism_label()} ({mode}{spec}{gpus})"
+
+
+class LatencyStats(Frozen):
+    """Statistics of one latency metric, in seconds."""
+
+    mean: float | None = None
+    median: float | None = None
+    std: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    p99_9: float | None = None
+
+
+class Power(Frozen):
+    """Measured GPU power during the run, where the source has a valid measurement."""
+
+    avg_watts_per_gpu: float
+    joules_per_total_token: float | None = None
+    joules_per_output_token: float | None = None
+
+
+class Provenance(Frozen):
+    """Where a point came from, so every figure on a page can be traced back."""
+
+    dataset: str
+    source_file: str
+    record: str
+    date: str | None = None
+    run_url: str | None = None
+    image: str | None = None
+    note: str | None = None
+
+
+class BenchmarkPoint(Frozen):
+    """One serving configuration at one concurrency on one workload."""
+
+    config: Configuration
+    isl: int = Field(gt=0)
+    osl: int = Field(gt=0)
+    concurrency: int = Field(gt=0)
+    throughput_per_gpu: float = Field(description="Total (input + output) tok/s per GPU")
+    output_throughput_per_gpu: float | None = None
+    input_throughput_per_gpu: float | None = None
+    interactivity: float = Field(description="tok/s/user = 1000 / median TPOT in ms")
+    interactivity_source: InteractivitySource = "tpot"
+    ttft: LatencyStats | None = None
+    tpot: LatencyStats | None = None
+    itl: LatencyStats | None = None
+    e2el: LatencyStats | None = None
+    power: Power | None = None
+    provenance: Provenance
+
+    @field_validator("throughput_per_gpu", "interactivity")
+    @classmethod
+    def _finite_positive(cls, value: float) -> float:
+        if not math.isfinite(value) or value <= 0:
+            raise ValueError("must be a finite number greater than 0")
+        return value
+
+    @property
+    def sequence(self) -> str:
+        return sequence_label(self.isl, self.osl)
+
+
+class HardwareSpec(BaseModel):
+    """Constants of one GPU: all-in power and owning cost by tier."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    vendor: str | None = None
+    architecture: str | None = None
+    watts_all_in: float | None = Field(default=None, gt=0)
+    usd_per_gpu_hour: dict[CostTier, float] = Field(default_factory=dict)
+
+
+class HardwareCatalog(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str
+    source_url: str | None = None
+    as_of: str
+    default_cost_tier: CostTier = "hyperscaler"
+    gpus: dict[str, HardwareSpec]
+
+
+class ModelInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+
+
+class ConstantOverride(BaseModel):
+    """A site's or page's own value for a GPU's constants, with where it came from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    watts_all_in: float | None = Field(default=None, gt=0)
+    usd_per_gpu_hour: float | None = Field(default=None, gt=0)
+    source: str | None = None
+    as_of: str | None = None
+
+
+class AppliedConstants(Frozen):
+    """The constants one page used for one GPU, as printed on that page."""
+
+    hardware: str
+    hardware_name: str
+    cost_tier: CostTier
+    usd_per_gpu_hour: float | None
+    watts_all_in: float | None
+    source: str
+    as_of: str
+
+
+class DatasetInfo(BaseModel):
+    """Attribution of a set of points: shown in every page's provenance."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    title: str
+    source: str
+    url: str | None = None
+    licence: str | None = None
+    retrieved: str | None = None
+    notes: str | None = None
+    published_values: bool = Field(
+        default=False,
+        description="True when the points are values a page published (read off its table), not measurements",
+    )

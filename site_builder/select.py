@@ -1,0 +1,58 @@
+"""Select each side's points from the pool, by the filters its stub declares."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+from site_builder.content import FilterValue
+from site_builder.models import BenchmarkPoint
+
+NARROWING_KEYS = ("framework", "disagg", "spec_method")
+
+
+def _value(point: BenchmarkPoint, key: str) -> str | bool:
+    if key == "dataset":
+        return point.provenance.dataset
+    value: str | bool = getattr(point.config, key)
+    return value
+
+
+def matches(point: BenchmarkPoint, filters: Mapping[str, FilterValue]) -> bool:
+    for key, wanted in filters.items():
+        have = _value(point, key)
+        if isinstance(wanted, list):
+            if have not in wanted:
+                return False
+        elif isinstance(wanted, str) and isinstance(have, str):
+            if have.lower() != wanted.lower():
+                return False
+        elif have != wanted:
+            return False
+    return True
+
+
+def select(points: Iterable[BenchmarkPoint], filters: Mapping[str, FilterValue]) -> list[BenchmarkPoint]:
+    return [p for p in points if matches(p, filters)]
+
+
+def by_sequence(points: Sequence[BenchmarkPoint]) -> dict[tuple[int, int], list[BenchmarkPoint]]:
+    groups: dict[tuple[int, int], list[BenchmarkPoint]] = defaultdict(list)
+    for point in points:
+        groups[(point.isl, point.osl)].append(point)
+    return dict(groups)
+
+
+def pooling_label(filters: Mapping[str, FilterValue], varied: Iterable[str]) -> str:
+    """'best available' unless a filter narrows the pool beyond what the page compares."""
+    varied_keys = set(varied)
+    narrowing = [
+        f"{k}={','.join(v) if isinstance(v, list) else v}"
+        for k, v in filters.items()
+        if k in NARROWING_KEYS and k not in varied_keys
+    ]
+    return "narrowed: " + "; ".join(narrowing) if narrowing else "best available"
+
+
+def describe(filters: Mapping[str, FilterValue]) -> str:
+    return ", ".join(f"{k}={','.join(v) if isinstance(v, list) else v}" for k, v in filters.items())
