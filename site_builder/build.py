@@ -5,7 +5,6 @@ load → validate → select sides → frontier → match at targets → (narrat
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from site_builder.models import BenchmarkPoint, DatasetInfo, HardwareCatalog, Mo
 from site_builder.numbers import sequence_label
 from site_builder.problems import InputError, ProblemLog, Severity
 from site_builder.results import ComparisonResult, DataSource, SideIdentity
-from site_builder.select import by_sequence, describe, pooling_label, select
+from site_builder.select import PointIndex, by_sequence, describe, pooling_label, select
 from site_builder.validate import drop_duplicates
 from site_builder.write import check_output_folder, write_site
 
@@ -100,7 +99,7 @@ def explain_empty(points: Sequence[BenchmarkPoint], filters: Mapping[str, object
 
 def compute_comparison(
     stub: Stub,
-    points: Sequence[BenchmarkPoint],
+    index: PointIndex,
     catalog: HardwareCatalog,
     models: Mapping[str, ModelInfo],
     config: SiteConfig,
@@ -112,9 +111,10 @@ def compute_comparison(
     varied = _varied_keys(stub)
     selected = []
     for i, side in enumerate(stub.sides):
-        side_points = select(points, side.filters)
+        side_points = index.select(side.filters)
         if not side_points:
-            log.add(stub.path, f"side '{side.label}'", f"sides[{i}]", explain_empty(points, side.filters))
+            reason = explain_empty(index.points, side.filters)
+            log.add(stub.path, f"side '{side.label}'", f"sides[{i}]", reason)
         selected.append(side_points)
     if not all(selected):
         return None
@@ -215,9 +215,10 @@ def compute_site(paths: Paths, log: ProblemLog) -> SiteData:
     if not stubs and not log.errors:
         log.add(paths.content.as_posix(), "", "", "no comparison stubs (*.md) found", Severity.WARNING)
     comparisons = []
+    index = PointIndex(points)
     if catalog is not None:
         for stub in stubs:
-            result = compute_comparison(stub, points, catalog, models, config, loaded.datasets, log)
+            result = compute_comparison(stub, index, catalog, models, config, loaded.datasets, log)
             if result is not None:
                 comparisons.append(result)
     if log.errors:
@@ -226,7 +227,7 @@ def compute_site(paths: Paths, log: ProblemLog) -> SiteData:
 
 
 def comparison_json(result: ComparisonResult) -> bytes:
-    return (json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n").encode()
+    return result.model_dump_json(indent=1).encode() + b"\n"
 
 
 def render_files(site: SiteData) -> dict[str, bytes]:

@@ -18,9 +18,9 @@ from site_builder.write import OutputError
 COMMANDS = ("build", "import", "import-published")
 
 
-def _print_problems(problems: Sequence[Problem], stream: object = sys.stderr) -> None:
+def _print_problems(problems: Sequence[Problem]) -> None:
     for problem in problems:
-        print(problem, file=stream)  # type: ignore[call-overload]
+        print(problem, file=sys.stderr)
 
 
 def _dataset_args(parser: argparse.ArgumentParser) -> None:

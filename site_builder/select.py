@@ -36,6 +36,24 @@ def select(points: Iterable[BenchmarkPoint], filters: Mapping[str, FilterValue])
     return [p for p in points if matches(p, filters)]
 
 
+class PointIndex:
+    """Points bucketed by (model, hardware), so a side filters its bucket, not the whole pool."""
+
+    def __init__(self, points: Sequence[BenchmarkPoint]) -> None:
+        self.points = list(points)
+        self._buckets: dict[tuple[str, str], list[BenchmarkPoint]] = defaultdict(list)
+        for point in self.points:
+            self._buckets[(point.config.model.lower(), point.config.hardware.lower())].append(point)
+
+    def select(self, filters: Mapping[str, FilterValue]) -> list[BenchmarkPoint]:
+        model, hardware = filters.get("model"), filters.get("hardware")
+        if isinstance(model, str) and isinstance(hardware, str):
+            pool: Sequence[BenchmarkPoint] = self._buckets.get((model.lower(), hardware.lower()), [])
+        else:
+            pool = self.points
+        return select(pool, filters)
+
+
 def by_sequence(points: Sequence[BenchmarkPoint]) -> dict[tuple[int, int], list[BenchmarkPoint]]:
     groups: dict[tuple[int, int], list[BenchmarkPoint]] = defaultdict(list)
     for point in points:

@@ -89,6 +89,8 @@ class _FileLoader:
         self.path, self.root, self.display, self.result = path, root, display, result
         self.log = result.log
         self.dataset: DatasetInfo | None = None
+        self._metadata_loaded = False
+        self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
 
     def load(self) -> None:
         try:
@@ -213,11 +215,12 @@ class _FileLoader:
                 ctx.notice("scenario_type", "agentic (AgentX) row skipped: not a fixed ISL/OSL point")
                 continue
             seen_formats.add(kind)
+            errors_before = len(self.log.errors)
             draft = self._draft(kind, row, ctx)
             if draft is None:
                 continue
             point = finish_point(draft, ctx, self._provenance(dataset, label, row, draft))
-            if point is not None:
+            if point is not None and len(self.log.errors) == errors_before:
                 self.result.points.append(point)
         self.result.formats[self.display] = ", ".join(sorted(seen_formats)) or "none"
 
@@ -239,7 +242,7 @@ class _FileLoader:
     def _provenance(
         self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], draft: PointDraft
     ) -> Provenance:
-        meta = self._metadata_cache[0] if getattr(self, "_metadata_cache", None) else None
+        meta = self._metadata_cache[0] if self._metadata_cache else None
         date = row.get("date") if isinstance(row.get("date"), str) else None
         return Provenance(
             dataset=dataset.id,
@@ -254,9 +257,9 @@ class _FileLoader:
     # -- side files ----------------------------------------------------------------------------
 
     def _metadata(self) -> tuple[serving.RunMetadata, str] | None:
-        if hasattr(self, "_metadata_cache"):
+        if self._metadata_loaded:
             return self._metadata_cache
-        self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
+        self._metadata_loaded = True
         stem = self.path.name.rsplit(".", 1)[0]
         candidates = [self.path.with_name(f"{stem}.meta{ext}") for ext in (".yaml", ".yml", ".json")]
         candidates += [self.path.with_name(name) for name in FOLDER_METADATA]
@@ -317,8 +320,9 @@ def _text(value: Any) -> str | None:
 
 
 def _display(path: Path, root: Path) -> str:
+    """The path as the user knows it: from the data folder's name down (data/results/x.csv)."""
     try:
-        return (root.parent / path.relative_to(root)).as_posix() if root.name else path.as_posix()
+        return (Path(root.name) / path.relative_to(root)).as_posix()
     except ValueError:
         return path.as_posix()
 

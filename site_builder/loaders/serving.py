@@ -71,9 +71,11 @@ def _completion_check(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         if share < MIN_COMPLETED_SHARE:
             ctx.error("completed", f"only {completed} of {prompts} requests completed ({share:.0%})")
     failed = raw.get("failed")
-    has_counts = isinstance(failed, int | float) and isinstance(completed, int | float)
-    if has_counts and completed > 0 and failed / (failed + completed) > 1 - MIN_COMPLETED_SHARE:
-        ctx.error("failed", f"{failed} requests failed")
+    if not (isinstance(failed, int | float) and isinstance(completed, int | float)):
+        return
+    attempted = failed + completed
+    if attempted > 0 and failed / attempted > 1 - MIN_COMPLETED_SHARE:
+        ctx.error("failed", f"{failed} of {attempted} requests failed")
 
 
 def _identity(draft: PointDraft, meta: RunMetadata, meta_name: str) -> None:

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LAB_CSV = """model,hardware,framework,precision,spec_method,tp,gpu_count,isl,osl,concurrency,throughput_per_gpu,median_tpot_ms,date
+dsr1,h200,sglang,fp8,none,8,8,1024,1024,4,300.0,10.0,2026-09-01
+dsr1,h200,sglang,fp8,none,8,8,1024,1024,16,900.0,20.0,2026-09-01
+dsr1,h200,sglang,fp8,none,8,8,1024,1024,64,1800.0,40.0,2026-09-01
+dsr1,h200,sglang,fp4,none,8,8,1024,1024,4,450.0,9.0,2026-09-02
+dsr1,h200,sglang,fp4,none,8,8,1024,1024,16,1400.0,16.0,2026-09-02
+dsr1,h200,sglang,fp4,none,8,8,1024,1024,64,2900.0,30.0,2026-09-02
+dsr1,h200,sglang,fp4,none,8,8,1024,8192,16,1000.0,15.0,2026-09-02
+"""
+
+STUB = """---
+kind: precision
+model: dsr1
+hardware: h200
+sides:
+  - {label: FP4, precision: fp4}
+  - {label: FP8, precision: fp8}
+---
+A small comparison for tests.
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A tiny project: the real catalogs, one CSV of lab points, one stub."""
+    (tmp_path / "data" / "results").mkdir(parents=True)
+    (tmp_path / "content").mkdir()
+    for name in ("hardware.yaml", "models.yaml"):
+        shutil.copy(ROOT / "data" / name, tmp_path / "data" / name)
+    (tmp_path / "data" / "results" / "lab.csv").write_text(LAB_CSV)
+    (tmp_path / "content" / "h200-fp4-vs-fp8.md").write_text(STUB)
+    return tmp_path

@@ -1,0 +1,211 @@
+"""build-site end to end: outputs, exit codes, atomic swap, nothing of the user's overwritten."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from site_builder import write
+from site_builder.cli import main
+from site_builder.write import MARKER
+
+
+def build(project: Path, *extra: str) -> int:
+    return main(["build", "--root", str(project), "-q", *extra])
+
+
+def read_tree(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def test_builds_comparison_json(project: Path) -> None:
+    assert build(project) == 0
+    data = json.loads((project / "site" / "h200-fp4-vs-fp8" / "comparison.json").read_text())
+    assert data["schema_version"] == 1 and data["slug"] == "h200-fp4-vs-fp8" and data["kind"] == "precision"
+    assert data["title"] == "H200: FP4 vs FP8 Precision Comparison"
+    assert data["model_name"] == "DeepSeek-R1-0528" and data["default_sequence"] == "1k/1k"
+    assert [s["sequence"] for s in data["sequences"]] == ["1k/1k", "1k/8k"]
+    one_k = data["sequences"][0]
+    # FP8 spans 25–100, FP4 33.3–111.1: band 33.3–100 → targets 50, 67, 83
+    assert one_k["band"]["display_lo"] == 34 and one_k["band"]["display_hi"] == 100
+    assert one_k["targets"] == [50.0, 67.0, 83.0]
+    first = one_k["results"][0]["sides"][0]
+    assert first["measured"] and set(first) >= {
+        "throughput_per_gpu",
+        "cost_per_million_tokens",
+        "tokens_per_sec_per_mw",
+        "joules_per_token",
+        "concurrency",
+        "brackets",
+    }
+    assert first["brackets"][0]["configuration"] == "sglang TP8 (agg, 8 GPUs)"
+    assert data["constants"][0]["usd_per_gpu_hour"] == 1.41 and data["constants"][0]["watts_all_in"] == 1730
+    eight_k = data["sequences"][1]
+    assert not eight_k["band"]["overlap"] and eight_k["results"] == []
+    assert (project / "site" / MARKER).is_file()
+
+
+def test_two_builds_are_byte_identical(project: Path) -> None:
+    assert build(project) == 0
+    first = read_tree(project / "site")
+    assert build(project) == 0
+    assert read_tree(project / "site") == first
+
+
+def test_bad_input_exits_nonzero_names_the_place_and_writes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert build(project) == 0
+    before = read_tree(project / "site")
+    csv = project / "data" / "results" / "lab.csv"
+    csv.write_text(csv.read_text() + "dsr1,h200,sglang,fp8,none,8,8,1024,1024,128,-1,50.0,2026-09-03\n")
+    (project / "content" / "broken.md").write_text("---\nkind: precision\nmodle: dsr1\n---\n")
+    assert build(project) == 1
+    err = capsys.readouterr().err
+    assert "data/results/lab.csv, line 9, field 'throughput_per_gpu': must be greater than 0" in err
+    assert "content/broken.md, line 3, field 'modle': unknown field (did you mean 'model'?)" in err
+    assert "nothing was written" in err and "Traceback" not in err
+    assert read_tree(project / "site") == before
+
+
+def test_failed_write_leaves_the_previous_site(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert build(project) == 0
+    before = read_tree(project / "site")
+    original = Path.write_bytes
+
+    def failing(self: Path, data: bytes) -> int:
+        if self.name == "comparison.json":
+            raise OSError("disk full")
+        return original(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", failing)
+    assert build(project) == 1
+    monkeypatch.undo()
+    assert read_tree(project / "site") == before
+    assert [p.name for p in project.iterdir() if p.name.startswith(".site")] == []
+
+
+def test_refuses_to_replace_a_folder_it_did_not_write(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = project / "site"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my own notes")
+    assert build(project) == 1
+    assert "refusing to replace it" in capsys.readouterr().err
+    assert (mine / "notes.txt").read_text() == "my own notes"
+
+
+def test_write_site_rejects_paths_outside(tmp_path: Path) -> None:
+    with pytest.raises(write.OutputError):
+        write.write_site(tmp_path / "out", {"../escape.txt": b"x"})
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def test_stub_pointing_at_missing_data_says_what_exists(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stub = project / "content" / "h200-fp4-vs-fp8.md"
+    stub.write_text(stub.read_text().replace("precision: fp8}", "precision: int4}"))
+    assert build(project) == 1
+    err = capsys.readouterr().err
+    assert "side 'FP8'" in err and "no points with precision=int4" in err and "available: fp4, fp8" in err
+
+
+def test_strict_mode_fails_on_warnings(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    csv = project / "data" / "results" / "lab.csv"
+    csv.write_text(csv.read_text() + "dsr1,h200,sglang,fp8,none,8,8,1024,1024,64,1700.0,41.0,2026-08-01\n")
+    assert build(project) == 0  # a duplicate is a warning
+    assert "duplicate point" in capsys.readouterr().err
+    assert build(project, "--strict") == 1
+
+
+def test_gpu_without_constants_shows_metrics_unavailable(project: Path) -> None:
+    csv = project / "data" / "results" / "lab.csv"
+    csv.write_text(csv.read_text().replace("h200", "tpuv7"))
+    stub = project / "content" / "h200-fp4-vs-fp8.md"
+    stub.write_text(stub.read_text().replace("hardware: h200", "hardware: tpuv7"))
+    assert build(project) == 0
+    data = json.loads((project / "site" / "h200-fp4-vs-fp8" / "comparison.json").read_text())
+    m = data["sequences"][0]["results"][0]["sides"][0]
+    assert m["measured"] and m["throughput_per_gpu"] > 0
+    assert (
+        m["cost_per_million_tokens"] is None
+        and "no hyperscaler cost" in m["unavailable"]["cost_per_million_tokens"]
+    )
+
+
+def test_site_and_page_constant_overrides(project: Path) -> None:
+    (project / "content" / "site.yaml").write_text(
+        "constants:\n  h200: {usd_per_gpu_hour: 2.0, source: site deal}\n"
+    )
+    assert build(project) == 0
+    data = json.loads((project / "site" / "h200-fp4-vs-fp8" / "comparison.json").read_text())
+    assert data["constants"][0]["usd_per_gpu_hour"] == 2.0 and data["constants"][0]["source"] == "site deal"
+    assert data["constants"][0]["watts_all_in"] == 1730
+    stub = project / "content" / "h200-fp4-vs-fp8.md"
+    stub.write_text(
+        stub.read_text().replace(
+            "hardware: h200\n", "hardware: h200\nconstants:\n  h200: {watts_all_in: 1500}\n"
+        )
+    )
+    assert build(project) == 0
+    data = json.loads((project / "site" / "h200-fp4-vs-fp8" / "comparison.json").read_text())
+    assert data["constants"][0]["usd_per_gpu_hour"] == 2.0 and data["constants"][0]["watts_all_in"] == 1500
+
+
+def test_pinned_targets_and_not_measured(project: Path) -> None:
+    stub = project / "content" / "h200-fp4-vs-fp8.md"
+    stub.write_text(stub.read_text().replace("sides:", "targets: [30, 60, 105]\nsides:"))
+    assert build(project) == 0
+    data = json.loads((project / "site" / "h200-fp4-vs-fp8" / "comparison.json").read_text())
+    results = data["sequences"][0]["results"]
+    assert [r["interactivity"] for r in results] == [30.0, 60.0, 105.0]
+    assert not results[0]["sides"][0]["measured"]  # FP4 starts at 33.3
+    assert results[0]["sides"][1]["measured"]
+    assert results[2]["sides"][0]["measured"] and not results[2]["sides"][1]["measured"]
+    assert data["sequences"][1]["targets_pinned"] is False
+
+
+def test_import_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = Path(__file__).parent / "fixtures" / "native" / "typed-in.csv"
+    out = tmp_path / "out.json"
+    args = ["import", str(source), "-o", str(out), "--id", "lab", "--title", "Lab", "--source", "notebook"]
+    assert main(args) == 0
+    document = json.loads(out.read_text())
+    assert document["format"] == "site-builder-points" and len(document["points"]) == 3
+    assert document["dataset"] == {
+        "id": "lab",
+        "title": "Lab",
+        "source": "notebook",
+        "published_values": False,
+    }
+    out.write_text("mine")
+    assert main(args) == 1
+    assert "never overwrites" in capsys.readouterr().err and out.read_text() == "mine"
+
+
+def test_import_round_trip_keeps_every_number(tmp_path: Path) -> None:
+    from site_builder.loaders import load_file
+
+    source = Path(__file__).parent / "fixtures" / "agg" / "agg_bmk.json"
+    out = tmp_path / "native.json"
+    assert main(["import", str(source), "-o", str(out), "--id", "x", "--title", "X", "--source", "s"]) == 0
+    before, after = load_file(source).points, load_file(out).points
+    assert len(before) == len(after) == 2
+    for a, b in zip(before, after, strict=True):
+        assert a.config == b.config and (a.isl, a.osl, a.concurrency) == (b.isl, b.osl, b.concurrency)
+        assert a.throughput_per_gpu == b.throughput_per_gpu
+        assert b.interactivity == pytest.approx(a.interactivity, rel=1e-14)
+        assert a.power == b.power
+
+
+def test_cli_help_and_default_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    assert "import-published" in capsys.readouterr().out

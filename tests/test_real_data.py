@@ -1,0 +1,174 @@
+"""The real DeepSeek-R1 data: our pipeline against an independent implementation of DESIGN.md."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from site_builder.build import Paths, compute_site
+from site_builder.catalog import constants_for, load_hardware
+from site_builder.engine.compare import SideInput, compare_sequence
+from site_builder.loaders import load_file
+from site_builder.problems import ProblemLog
+from tests import reference_impl as ref
+
+ROOT = Path(__file__).resolve().parents[1]
+RAW = ROOT.parent / "shared" / "real-data" / "inferencex-api-dsr1" / "benchmarks.json"
+IMPORTED = ROOT / "data" / "results" / "inferencex-dsr1.json"
+pytestmark = pytest.mark.skipif(not RAW.is_file(), reason="shared/real-data is not beside the project")
+
+METRICS = (
+    "throughput_per_gpu",
+    "cost_per_million_tokens",
+    "tokens_per_sec_per_mw",
+    "joules_per_token",
+    "concurrency_interpolated",
+)
+
+
+def raw_rows() -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads(RAW.read_text())
+    return rows
+
+
+def pairs() -> list[tuple[str, str, int, int, str, str]]:
+    """Every FP4-vs-FP8 and MTP-vs-none pair in the file: (kind, hw, isl, osl, a, b)."""
+    groups: dict[tuple[str, int, int], set[tuple[str, str]]] = defaultdict(set)
+    for r in raw_rows():
+        groups[(r["hardware"], r["isl"], r["osl"])].add((r["precision"], r["spec_method"]))
+    found = []
+    for (hw, isl, osl), keys in sorted(groups.items()):
+        precisions = {p for p, _ in keys}
+        if {"fp4", "fp8"} <= precisions:
+            found.append(("precision", hw, isl, osl, "fp4", "fp8"))
+        for precision in sorted(precisions):
+            specs = {s for p, s in keys if p == precision}
+            if {"mtp", "none"} <= specs:
+                found.append((f"spec:{precision}", hw, isl, osl, "mtp", "none"))
+    return found
+
+
+def test_there_are_many_pairs() -> None:
+    assert len(pairs()) >= 40
+
+
+def _side_rows(kind: str, hw: str, isl: int, osl: int, value: str) -> list[dict[str, Any]]:
+    rows = [r for r in raw_rows() if r["hardware"] == hw and r["isl"] == isl and r["osl"] == osl]
+    if kind == "precision":
+        return [r for r in rows if r["precision"] == value]
+    precision = kind.split(":")[1]
+    return [r for r in rows if r["precision"] == precision and r["spec_method"] == value]
+
+
+@pytest.mark.parametrize("pair", pairs(), ids=lambda p: "-".join(map(str, p)))
+def test_matches_independent_implementation(pair: tuple[str, str, int, int, str, str]) -> None:
+    kind, hw, isl, osl, a, b = pair
+    log = ProblemLog()
+    points = load_file(IMPORTED, log).points
+    catalog = load_hardware(ROOT / "data" / "hardware.yaml", log)
+    assert catalog is not None
+    const = constants_for(catalog, hw, "hyperscaler")
+    assert const.usd_per_gpu_hour is not None and const.watts_all_in is not None
+
+    def ours(value: str) -> list[Any]:
+        sel = [p for p in points if p.config.hardware == hw and (p.isl, p.osl) == (isl, osl)]
+        if kind == "precision":
+            return [p for p in sel if p.config.precision == value]
+        return [p for p in sel if p.config.precision == kind.split(":")[1] and p.config.spec_method == value]
+
+    sides = [SideInput(v, {}, "best available", hw, const, ours(v)) for v in (a, b)]
+    fa, fb = (ref.frontier(_side_rows(kind, hw, isl, osl, v)) for v in (a, b))
+    expected_band = ref.band(fa, fb)
+    # probe the default targets plus a spread of points across both frontiers' ranges
+    probes: list[float] = []
+    if expected_band:
+        probes += [float(t) for t in ref.targets(expected_band)]
+    for f in (fa, fb):
+        lo, hi = ref.x_of(f[0]), ref.x_of(f[-1])
+        probes += [lo + k / 10 * (hi - lo) for k in range(11)]
+    probes += [ref.x_of(fa[0]) - 1.0, ref.x_of(fa[-1]) + 1.0]
+    result = compare_sequence(isl, osl, "x", sides, probes)
+    default = compare_sequence(isl, osl, "x", sides)
+
+    assert default.band.overlap == (expected_band is not None)
+    if expected_band:
+        assert (default.band.lo, default.band.hi) == pytest.approx(expected_band, rel=1e-12)
+        assert default.targets == [float(t) for t in ref.targets(expected_band)]
+    for side_result, f in zip(result.sides, (fa, fb), strict=True):
+        assert [k.interactivity for k in side_result.frontier] == pytest.approx(
+            [ref.x_of(r) for r in f], rel=1e-12
+        )
+        assert [k.throughput_per_gpu for k in side_result.frontier] == [ref.y_of(r) for r in f]
+    for target in result.results:
+        for m, f in zip(target.sides, (fa, fb), strict=True):
+            expected = ref.metrics(f, target.interactivity, const.usd_per_gpu_hour, const.watts_all_in)
+            if expected is None:
+                assert not m.measured and m.reason and "not measured" in m.reason
+                continue
+            assert m.measured
+            for name in METRICS:
+                assert getattr(m, name) == pytest.approx(expected[name], rel=1e-9), name
+            assert m.concurrency == expected["concurrency"]
+
+
+def test_every_frontier_knot_is_a_measured_point_of_the_file() -> None:
+    site = compute_site(Paths.under(ROOT, ROOT / "unused-out"), ProblemLog())
+    measured = {
+        (
+            r["hardware"],
+            r["framework"],
+            r["precision"],
+            r["spec_method"],
+            r["conc"],
+            r["isl"],
+            r["osl"],
+            r["metrics"]["tput_per_gpu"],
+            r["date"],
+            r["run_url"],
+        )
+        for r in raw_rows()
+    }
+    checked = 0
+    for comparison in site.comparisons:
+        for sequence in comparison.sequences:
+            for side in sequence.sides:
+                for knot in side.frontier:
+                    if knot.dataset != "inferencex-dsr1":
+                        continue
+                    key = (
+                        knot.hardware,
+                        knot.framework,
+                        knot.precision,
+                        knot.spec_method,
+                        knot.concurrency,
+                        sequence.isl,
+                        sequence.osl,
+                        knot.throughput_per_gpu,
+                        knot.date,
+                        knot.run_url,
+                    )
+                    assert key in measured, key
+                    checked += 1
+    assert checked >= 20
+
+
+def test_stub_page_matches_independent_implementation() -> None:
+    site = compute_site(Paths.under(ROOT, ROOT / "unused-out"), ProblemLog())
+    page = next(c for c in site.comparisons if c.slug == "mi355x-fp4-vs-fp8-dsr1")
+    seq = page.sequences[0]
+    assert seq.sequence == "1k/1k" and page.default_sequence == "1k/1k"
+    fa, fb = (ref.frontier(_side_rows("precision", "mi355x", 1024, 1024, v)) for v in ("fp4", "fp8"))
+    b = ref.band(fa, fb)
+    assert b is not None and seq.targets == [float(t) for t in ref.targets(b)]
+    assert (seq.band.display_lo, seq.band.display_hi) == (32, 136)
+    for target in seq.results:
+        for m, f in zip(target.sides, (fa, fb), strict=True):
+            expected = ref.metrics(f, target.interactivity, 1.48, 2650.0)
+            assert expected is not None
+            assert m.throughput_per_gpu == pytest.approx(expected["throughput_per_gpu"], rel=1e-9)
+            assert m.cost_per_million_tokens == pytest.approx(expected["cost_per_million_tokens"], rel=1e-9)
+            assert m.concurrency == expected["concurrency"]
