@@ -33,6 +33,8 @@ def generate(root: Path, models: int, engines: int, concurrencies: int, seed: in
     (root / "content").mkdir()
     for name in ("hardware.yaml", "models.yaml"):
         shutil.copy(ROOT / "data" / name, root / "data" / name)
+    shutil.copytree(ROOT / "templates", root / "templates")
+    shutil.copytree(ROOT / "docs", root / "docs")
     points = stubs = 0
     for m in range(models):
         model = f"model{m}"
@@ -94,7 +96,7 @@ def main() -> None:
         t0 = time.perf_counter()
         site = compute_site(paths, ProblemLog())
         t1 = time.perf_counter()
-        files = render_files(site)
+        files = render_files(site, paths)
         t2 = time.perf_counter()
         write_site(paths.out, files)
         t3 = time.perf_counter()

@@ -6,7 +6,7 @@ load → validate → select sides → frontier → match at targets → (narrat
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,11 +18,13 @@ from site_builder.content import (
     load_site_config,
     load_stubs,
 )
+from site_builder.discover import discover_pages
 from site_builder.engine.compare import SideInput, compare_sequence
 from site_builder.loaders import load_results
 from site_builder.models import BenchmarkPoint, DatasetInfo, HardwareCatalog, ModelInfo
 from site_builder.numbers import sequence_label
 from site_builder.problems import InputError, ProblemLog, Severity
+from site_builder.render import PageSource, SiteRenderer, page_url, points_csv, related_pages, table_csv
 from site_builder.results import ComparisonResult, DataSource, SideIdentity
 from site_builder.select import PointIndex, by_sequence, describe, pooling_label, select
 from site_builder.validate import drop_duplicates
@@ -34,10 +36,18 @@ class Paths:
     data: Path
     content: Path
     out: Path
+    templates: Path
+    docs: Path
 
     @classmethod
     def under(cls, root: Path, out: Path | None = None) -> Paths:
-        return cls(data=root / "data", content=root / "content", out=out or root / "site")
+        return cls(
+            data=root / "data",
+            content=root / "content",
+            out=out or root / "site",
+            templates=root / "templates",
+            docs=root / "docs",
+        )
 
 
 @dataclass
@@ -45,10 +55,15 @@ class SiteData:
     """Everything phase 1 computed; phase 2 only turns it into files."""
 
     config: SiteConfig
-    comparisons: list[ComparisonResult]
+    pages: list[PageSource]
     log: ProblemLog
+    catalog: HardwareCatalog
     point_count: int = 0
     datasets: dict[str, DatasetInfo] = field(default_factory=dict)
+
+    @property
+    def comparisons(self) -> list[ComparisonResult]:
+        return [page.comparison for page in self.pages]
 
 
 @dataclass
@@ -204,9 +219,11 @@ def _notices(selected: Sequence[Sequence[BenchmarkPoint]], datasets: Sequence[Da
     return notices
 
 
-def compute_site(paths: Paths, log: ProblemLog) -> SiteData:
+def compute_site(paths: Paths, log: ProblemLog, site_url: str | None = None) -> SiteData:
     """Phase 1: load, validate, select and compute; raise InputError with every problem found."""
     config = load_site_config(paths.content, log)
+    if site_url is not None:
+        config = config.model_copy(update={"site_url": site_url})
     catalog = load_hardware(paths.data / "hardware.yaml", log)
     models = load_models(paths.data / "models.yaml", log)
     loaded = load_results(paths.data, log)
@@ -214,38 +231,90 @@ def compute_site(paths: Paths, log: ProblemLog) -> SiteData:
     stubs = load_stubs(paths.content, log)
     if not stubs and not log.errors:
         log.add(paths.content.as_posix(), "", "", "no comparison stubs (*.md) found", Severity.WARNING)
-    comparisons = []
+    generated = discover_pages(points, loaded.datasets, stubs) if config.auto_pages else []
+    pages = []
     index = PointIndex(points)
     if catalog is not None:
-        for stub in stubs:
+        for stub in [*stubs, *generated]:
             result = compute_comparison(stub, index, catalog, models, config, loaded.datasets, log)
             if result is not None:
-                comparisons.append(result)
-    if log.errors:
+                source = "auto" if stub in generated else stub.path
+                pages.append(PageSource(result, stub.body, source))
+    if log.errors or catalog is None:
         raise InputError(log.errors)
-    return SiteData(config, comparisons, log, len(points), loaded.datasets)
+    return SiteData(config, pages, log, catalog, len(points), loaded.datasets)
 
 
 def comparison_json(result: ComparisonResult) -> bytes:
     return result.model_dump_json(indent=1).encode() + b"\n"
 
 
-def render_files(site: SiteData) -> dict[str, bytes]:
+Progress = Callable[[int, int], None]
+
+
+def render_files(site: SiteData, paths: Paths, progress: Progress | None = None) -> dict[str, bytes]:
     """Phase 2 input: every output file's bytes, computed before anything touches the disk."""
-    files: dict[str, bytes] = {}
-    for result in site.comparisons:
-        files[f"{result.slug}/comparison.json"] = comparison_json(result)
+    renderer = SiteRenderer(paths.templates, site.config, site.catalog, paths.docs)
+    files: dict[str, bytes] = {
+        ".nojekyll": b"",
+        "robots.txt": renderer.robots(),
+        "404.html": renderer.not_found_page(),
+    }
+    files.update(renderer.assets())
+    pages = sorted(site.pages, key=lambda p: p.comparison.slug)
+    titles = {p.comparison.slug: p.comparison.title for p in pages}
+    related = related_pages([p.comparison for p in pages], titles)
+    entries = []
+    for done, page in enumerate(pages, 1):
+        comparison = page.comparison
+        narrative = renderer.narrative(comparison)
+        prefix = f"{comparison.slug}/"
+        files[prefix + "index.html"] = renderer.comparison_page(page, narrative, related(comparison))
+        files[prefix + "comparison.json"] = comparison_json(comparison)
+        files[prefix + "table.csv"] = table_csv(comparison)
+        files[prefix + "points.csv"] = points_csv(comparison)
+        names = " vs ".join(dict.fromkeys(hardware_name(site.catalog, h) for h in comparison.hardware))
+        entries.append(
+            {
+                "kind": comparison.kind,
+                "group": f"{comparison.model_name} · {names}",
+                "title": comparison.title,
+                "href": page_url(comparison.slug),
+                "summary": narrative.summary,
+                "auto": page.source == "auto",
+                "sequences": [s.sequence for s in comparison.sequences],
+                "published": any(d.published_values for d in comparison.data_sources),
+            }
+        )
+        if progress:
+            progress(done, len(pages))
+    entries.sort(key=lambda e: (e["kind"], e["group"], e["title"]))
+    files["index.html"] = renderer.index_page(entries)
+    methodology = renderer.methodology_page()
+    if methodology is not None:
+        files["methodology/index.html"] = methodology
+    sitemap = renderer.sitemap([p.comparison.slug for p in pages])
+    if sitemap is not None:
+        files["sitemap.xml"] = sitemap
     return files
 
 
-def build(paths: Paths, strict: bool = False) -> BuildReport:
+def build(
+    paths: Paths,
+    strict: bool = False,
+    site_url: str | None = None,
+    progress: Progress | None = None,
+) -> BuildReport:
     started = time.perf_counter()
     log = ProblemLog()
     check_output_folder(paths.out)
-    site = compute_site(paths, log)
+    if not (paths.templates / "comparison.html").is_file():
+        log.add(paths.templates.as_posix(), "", "", "no templates here (comparison.html is missing)")
+        raise InputError(log.errors)
+    site = compute_site(paths, log, site_url)
     if strict and log.warnings:
         raise InputError(log.warnings)
-    write_site(paths.out, render_files(site))
+    write_site(paths.out, render_files(site, paths, progress))
     return BuildReport(
         pages=len(site.comparisons),
         points=site.point_count,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from site_builder import __version__
@@ -59,6 +59,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--data", type=Path, help="data folder (default: ROOT/data)")
     b.add_argument("--content", type=Path, help="content folder (default: ROOT/content)")
     b.add_argument("-o", "--out", type=Path, help="output folder (default: ROOT/site)")
+    b.add_argument("--templates", type=Path, help="templates folder (default: ROOT/templates)")
+    b.add_argument("--site-url", help="absolute URL the site is served from (sitemap, canonical links)")
     b.add_argument("--strict", action="store_true", help="treat warnings as errors")
     b.add_argument("-q", "--quiet", action="store_true", help="print only problems")
 
@@ -81,8 +83,14 @@ def parser() -> argparse.ArgumentParser:
 
 def _build(args: argparse.Namespace) -> int:
     paths = Paths.under(args.root, args.out)
-    paths = Paths(data=args.data or paths.data, content=args.content or paths.content, out=paths.out)
-    report = build(paths, strict=args.strict)
+    paths = Paths(
+        data=args.data or paths.data,
+        content=args.content or paths.content,
+        out=paths.out,
+        templates=args.templates or paths.templates,
+        docs=paths.docs,
+    )
+    report = build(paths, strict=args.strict, site_url=args.site_url, progress=_progress(args.quiet))
     for warning in report.warnings:
         print(warning, file=sys.stderr)
     if not args.quiet:
@@ -91,6 +99,19 @@ def _build(args: argparse.Namespace) -> int:
             f"in {report.seconds:.2f} s ({len(report.warnings)} warnings, {report.notices} notices)"
         )
     return 0
+
+
+def _progress(quiet: bool) -> Callable[[int, int], None] | None:
+    """A one-line counter on an interactive terminal, for builds long enough to want one."""
+    if quiet or not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        if total >= 50 and (done % 25 == 0 or done == total):
+            end = "\n" if done == total else ""
+            print(f"\rrendering pages: {done}/{total}", end=end, file=sys.stderr, flush=True)
+
+    return show
 
 
 def _import(args: argparse.Namespace) -> int:

@@ -33,7 +33,7 @@ class SideSpec(BaseModel):
     spec_method: str | None = None
     framework: str | list[str] | None = None
     disagg: bool | None = None
-    dataset: str | None = None
+    dataset: str | list[str] | None = None
 
 
 class StubSpec(BaseModel):
@@ -51,7 +51,7 @@ class StubSpec(BaseModel):
     spec_method: str | None = None
     framework: str | list[str] | None = None
     disagg: bool | None = None
-    dataset: str | None = None
+    dataset: str | list[str] | None = None
     sequence: str = "1k/1k"
     sides: list[SideSpec] = Field(min_length=2, max_length=2)
     targets: list[float] | None = Field(default=None, min_length=1, max_length=6)
@@ -89,7 +89,8 @@ class SiteConfig(BaseModel):
 
     title: str = "LLM inference comparisons"
     description: str = "Matched-interactivity comparisons of LLM inference benchmarks."
-    site_url: str | None = None
+    site_url: str | None = Field(default=None, pattern=r"^https?://")
+    auto_pages: bool = True
     cost_tier: CostTier | None = None
     constants: dict[str, ConstantOverride] = Field(default_factory=dict)
 
@@ -106,6 +107,12 @@ class ResolvedSide:
         return value
 
 
+def _hashable(value: FilterValue) -> str | bool | tuple[str, ...]:
+    if isinstance(value, list):
+        return tuple(sorted(v.lower() for v in value))
+    return value.lower() if isinstance(value, str) else value
+
+
 @dataclass(frozen=True)
 class Stub:
     """A stub after validation: what the build needs to compute and render its page."""
@@ -119,6 +126,15 @@ class Stub:
     @property
     def sequence(self) -> tuple[int, int]:
         return parse_sequence_label(self.spec.sequence)
+
+    def identity(self) -> tuple[object, ...]:
+        """What the page compares, whatever its labels or datasets: a stub with the same identity
+        as a generated page takes that page over."""
+        sides = sorted(
+            tuple(sorted((k, _hashable(v)) for k, v in side.filters.items() if k != "dataset"))
+            for side in self.sides
+        )
+        return (self.spec.kind, *sides)
 
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.DOTALL)

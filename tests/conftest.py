@@ -31,11 +31,12 @@ A small comparison for tests.
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A tiny project: the real catalogs, one CSV of lab points, one stub."""
+    """A tiny project: the real catalogs and templates, one CSV of lab points, one stub."""
     (tmp_path / "data" / "results").mkdir(parents=True)
     (tmp_path / "content").mkdir()
     for name in ("hardware.yaml", "models.yaml"):
         shutil.copy(ROOT / "data" / name, tmp_path / "data" / name)
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
     (tmp_path / "data" / "results" / "lab.csv").write_text(LAB_CSV)
     (tmp_path / "content" / "h200-fp4-vs-fp8.md").write_text(STUB)
     return tmp_path

@@ -1,0 +1,107 @@
+"""Pages the data implies: every precision pair per model and GPU, every speculative-decoding
+method against none per model, GPU and precision. Stubs take over pages of the same identity."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+
+from site_builder.content import SideSpec, Stub, StubSpec, resolve_sides
+from site_builder.models import BenchmarkPoint, DatasetInfo
+from site_builder.numbers import sequence_label
+
+PRECISION_ORDER = ("fp4", "int4", "fp8", "bf16", "fp16")
+
+
+def _slug(*parts: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
+
+
+def _precision_rank(precision: str) -> tuple[int, str]:
+    order = PRECISION_ORDER.index(precision) if precision in PRECISION_ORDER else len(PRECISION_ORDER)
+    return order, precision
+
+
+def _auto_stub(slug: str, spec: StubSpec) -> Stub:
+    return Stub(path="(generated)", slug=slug, spec=spec, body="", sides=resolve_sides(spec))
+
+
+def discover_pages(
+    points: Sequence[BenchmarkPoint], datasets: Mapping[str, DatasetInfo], stubs: Sequence[Stub]
+) -> list[Stub]:
+    """Generated stubs for comparable pairs that share a workload, minus those a stub covers."""
+    measured = [p for p in points if not datasets[p.provenance.dataset].published_values]
+    workloads: dict[tuple[str, str, str, str], set[tuple[int, int]]] = defaultdict(set)
+    sources: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for p in measured:
+        c = p.config
+        workloads[(c.model, c.hardware, c.precision, c.spec_method)].add((p.isl, p.osl))
+        sources[(c.model, c.hardware)].add(p.provenance.dataset)
+    taken_identities = {stub.identity() for stub in stubs}
+    taken_slugs = {stub.slug for stub in stubs}
+    found: list[Stub] = []
+
+    def add(slug: str, spec: StubSpec) -> None:
+        stub = _auto_stub(slug, spec)
+        if stub.identity() in taken_identities or slug in taken_slugs:
+            return
+        taken_identities.add(stub.identity())
+        taken_slugs.add(slug)
+        found.append(stub)
+
+    pairs: dict[tuple[str, str], dict[str, set[tuple[int, int]]]] = defaultdict(lambda: defaultdict(set))
+    for (model, hardware, precision, _spec), seqs in workloads.items():
+        pairs[(model, hardware)][precision] |= seqs
+    for (model, hardware), by_precision in sorted(pairs.items()):
+        dataset = sorted(sources[(model, hardware)])
+        for a, b in combinations(sorted(by_precision, key=_precision_rank), 2):
+            shared = by_precision[a] & by_precision[b]
+            if not shared:
+                continue
+            sequence = "1k/1k" if (1024, 1024) in shared else _label(min(shared))
+            add(
+                _slug(hardware, a, "vs", b, model),
+                StubSpec(
+                    kind="precision",
+                    model=model,
+                    hardware=hardware,
+                    dataset=dataset,
+                    sequence=sequence,
+                    sides=[SideSpec(label=a.upper(), precision=a), SideSpec(label=b.upper(), precision=b)],
+                ),
+            )
+        for precision in sorted(by_precision, key=_precision_rank):
+            methods = {
+                s: seqs
+                for (m, h, p, s), seqs in workloads.items()
+                if (m, h, p) == (model, hardware, precision)
+            }
+            if "none" not in methods:
+                continue
+            for method in sorted(set(methods) - {"none", "unknown"}):
+                shared = methods[method] & methods["none"]
+                if not shared:
+                    continue
+                sequence = "1k/1k" if (1024, 1024) in shared else _label(min(shared))
+                add(
+                    _slug(hardware, precision, method, "vs-off", model),
+                    StubSpec(
+                        kind="spec-decoding",
+                        model=model,
+                        hardware=hardware,
+                        precision=precision,
+                        dataset=dataset,
+                        sequence=sequence,
+                        sides=[
+                            SideSpec(label=method.upper(), spec_method=method),
+                            SideSpec(label="Off", spec_method="none"),
+                        ],
+                    ),
+                )
+    return found
+
+
+def _label(sequence: tuple[int, int]) -> str:
+    return sequence_label(*sequence)

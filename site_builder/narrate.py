@@ -1,0 +1,378 @@
+"""Generated prose: three paragraphs, a one-line result and the caveats that apply to a page.
+
+Pure functions of a computed comparison. Wording follows DESIGN.md: true comparatives ("costs 52%
+less", "2.09× as much", "+115%"), "essentially tied" within 1%, templates chosen by a stable hash
+of the page identity so a rebuild gives the same words, and no template twice on one page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from site_builder.numbers import fixed
+from site_builder.results import ComparisonResult, MetricsAtTarget, SequenceResult, SideResult
+
+TIE_TOLERANCE = 0.01
+
+KIND_NAMES = {
+    "precision": "Precision Comparison",
+    "spec-decoding": "Speculative Decoding",
+    "hardware": "Hardware Comparison",
+    "custom": "Comparison",
+}
+
+
+@dataclass(frozen=True)
+class Narrative:
+    eyebrow: str
+    lede: str
+    summary: str
+    paragraphs: list[str]
+    caveats: list[str]
+
+
+def stable_choice(key: str, count: int, picks: int) -> list[int]:
+    """`picks` distinct indices in range(count), fixed by `key` (not by Python's salted hash)."""
+    digest = hashlib.sha256(key.encode()).digest()
+    pool = list(range(count))
+    chosen = []
+    for i in range(picks):
+        index = digest[i] % len(pool)
+        chosen.append(pool.pop(index))
+    return chosen
+
+
+def tput_text(value: float) -> str:
+    return fixed(value, 0)
+
+
+def cost_text(value: float) -> str:
+    return "$" + fixed(value, 2)
+
+
+def ratio_text(ratio: float) -> str:
+    return fixed(ratio, 2) + "×"
+
+
+def percent_text(fraction: float) -> str:
+    return fixed(fraction * 100, 0) + "%"
+
+
+def is_tie(a: float, b: float) -> bool:
+    return abs(a - b) <= TIE_TOLERANCE * max(abs(a), abs(b))
+
+
+def throughput_comparison(labels: Sequence[str], a: float, b: float) -> str:
+    """'FP4 delivers 2.15× the tok/s/GPU of INT4 (+115%)', or a tie."""
+    if is_tie(a, b):
+        return f"{labels[0]} and {labels[1]} are essentially tied on tok/s/GPU"
+    (hi_label, hi), (lo_label, lo) = sorted(zip(labels, (a, b), strict=True), key=lambda p: -p[1])
+    ratio = hi / lo
+    return f"{hi_label} delivers {ratio_text(ratio)} the tok/s/GPU of {lo_label} (+{percent_text(ratio - 1)})"
+
+
+def cost_comparison(labels: Sequence[str], a: float, b: float, form: int = 0) -> str:
+    """'FP4 costs 52% less per token than INT4' or 'INT4 costs 2.09× as much per token as FP4'.
+
+    Never "N% cheaper" with N ≥ 100: a saving is 1 − cheap/expensive, always below 100%.
+    """
+    if is_tie(a, b):
+        return f"{labels[0]} and {labels[1]} are essentially tied on cost per token"
+    (cheap_label, cheap), (dear_label, dear) = sorted(zip(labels, (a, b), strict=True), key=lambda p: p[1])
+    saving_rounds_to_all = percent_text(1 - cheap / dear) == "100%"
+    if form % 2 == 0 and not saving_rounds_to_all:
+        return f"{cheap_label} costs {percent_text(1 - cheap / dear)} less per token than {dear_label}"
+    return f"{dear_label} costs {ratio_text(dear / cheap)} as much per token as {cheap_label}"
+
+
+def band_phrase(sequence: SequenceResult, target: float) -> str:
+    band = sequence.band
+    if not band.overlap or band.lo is None or band.hi is None:
+        return "Where the two frontiers do not overlap"
+    span = f"{band.display_lo}–{band.display_hi} tok/s/user band"
+    if target < band.lo or target > band.hi:
+        return f"Outside the {span}"
+    position = (target - band.lo) / (band.hi - band.lo) if band.hi > band.lo else 0.5
+    if position < 0.375:
+        return f"Near the low end of the {span}"
+    if position < 0.625:
+        return f"Around the middle of the {span}"
+    return f"Toward the upper edge of the {span}"
+
+
+# Each template gets: band, t (target), where (model and GPU), A/B labels, a/b throughput and
+# cost texts, and the comparison sentence.
+PAIR_TEMPLATES = (
+    "{band}, at {t} tok/s/user on {where}: {A} runs {a_tput} tok/s/GPU at {a_cost} per million "
+    "tokens, {B} runs {b_tput} at {b_cost}. {compare}.",
+    "{A} posts {a_tput} tok/s/GPU for {a_cost} per million tokens at {t} tok/s/user on {where}; "
+    "{B} posts {b_tput} tok/s/GPU for {b_cost}. {band} ({t} tok/s/user), {compare}.",
+    "Throughput at {t} tok/s/user on {where}: {A} hits {a_tput} tok/s/GPU, {B} hits {b_tput}. "
+    "Per-million-token costs land at {a_cost} and {b_cost} respectively. {compare}.",
+    "At {t} tok/s/user ({band_lower}) on {where}, {A} delivers {a_tput} tok/s/GPU at {a_cost}/M "
+    "tokens; {B} delivers {b_tput} tok/s/GPU at {b_cost}/M. {compare}.",
+    "Matched at {t} tok/s/user on {where}, {A} serves {a_tput} tok/s/GPU and {B} {b_tput}, which puts "
+    "a million tokens at {a_cost} against {b_cost}. {compare}.",
+)
+CLOSERS = {
+    "precision": (
+        "Precision changes model quality as well as speed: check accuracy results before choosing.",
+        "Lower precision trades some accuracy for throughput; the cost figures say nothing about quality.",
+        "Quantization-level accuracy differences are not part of these numbers.",
+        "A faster precision is only cheaper if its accuracy is good enough for the workload.",
+    ),
+    "spec-decoding": (
+        "Draft-token acceptance decides whether speculative decoding helps at a given concurrency.",
+        "Speculative decoding spends compute on draft tokens to save decoding steps; the payoff "
+        "depends on sequence length and batch size.",
+        "Gains from speculative decoding vary by workload and by how well the draft model predicts.",
+        "Acceptance rates differ between engines, so part of a gap can be the engine, not the method.",
+    ),
+    "hardware": (
+        "Cost and energy use each GPU's own constants, printed below.",
+        "Per-GPU figures hide how many GPUs each deployment needs: see the concurrency row.",
+        "The faster GPU is only cheaper per token if its hourly cost grows more slowly than its throughput.",
+        "Both sides pool their best available configuration, which may differ in engine and parallelism.",
+    ),
+    "custom": (
+        "Each side pools the configurations its filters select.",
+        "See the provenance section for the configurations behind each number.",
+        "Numbers are interpolated along each side's measured frontier.",
+        "Cost and energy use the constants printed below.",
+    ),
+}
+
+
+def _metric_texts(m: MetricsAtTarget) -> tuple[str, str]:
+    assert m.throughput_per_gpu is not None
+    cost = (
+        cost_text(m.cost_per_million_tokens) if m.cost_per_million_tokens is not None else "an unknown cost"
+    )
+    return tput_text(m.throughput_per_gpu), cost
+
+
+def _one_side_paragraph(
+    sequence: SequenceResult, labels: Sequence[str], sides: Sequence[MetricsAtTarget], t: str, where: str
+) -> str:
+    measured = [(label, m) for label, m in zip(labels, sides, strict=True) if m.measured]
+    missing = [
+        (label, s) for label, s, m in zip(labels, sequence.sides, sides, strict=True) if not m.measured
+    ]
+    gaps = "; ".join(_range_text(label, s) for label, s in missing)
+    if not measured:
+        return (
+            f"At {t} tok/s/user on {where} neither side was measured ({gaps}), so there is no matched number."
+        )
+    label, m = measured[0]
+    tput, cost = _metric_texts(m)
+    return (
+        f"At {t} tok/s/user on {where} only {label} was measured: {tput} tok/s/GPU at {cost} per million "
+        f"tokens. {gaps[0].upper() + gaps[1:]}, so there is no matched number for it here."
+    )
+
+
+def _range_text(label: str, side: SideResult) -> str:
+    if side.interactivity_range is None:
+        return f"{label} has no measured points on this workload"
+    lo, hi = side.interactivity_range
+    return f"{label}'s frontier spans {fixed(lo, 0)}–{fixed(hi, 0)} tok/s/user"
+
+
+def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: str) -> list[str]:
+    labels = [s.label for s in comparison.sides]
+    key = f"{comparison.slug}|{sequence.sequence}"
+    templates = stable_choice(key, len(PAIR_TEMPLATES), min(len(sequence.results), len(PAIR_TEMPLATES)))
+    forms = stable_choice(key + "|form", 2, 1)
+    closers = CLOSERS[comparison.kind]
+    closer_order = stable_choice(key + "|closer", len(closers), min(len(sequence.results), len(closers)))
+    result = []
+    for i, target in enumerate(sequence.results):
+        t = (
+            fixed(target.interactivity, 0)
+            if target.interactivity == int(target.interactivity)
+            else (fixed(target.interactivity, 1))
+        )
+        a, b = target.sides
+        if not (a.measured and b.measured):
+            result.append(_one_side_paragraph(sequence, labels, target.sides, t, where))
+            continue
+        assert a.throughput_per_gpu is not None and b.throughput_per_gpu is not None
+        a_tput, a_cost = _metric_texts(a)
+        b_tput, b_cost = _metric_texts(b)
+        compare = throughput_comparison(labels, a.throughput_per_gpu, b.throughput_per_gpu)
+        if a.cost_per_million_tokens is not None and b.cost_per_million_tokens is not None:
+            form = forms[0] + i
+            cost = cost_comparison(labels, a.cost_per_million_tokens, b.cost_per_million_tokens, form)
+            compare = f"{cost}; {compare}"
+        band = band_phrase(sequence, target.interactivity)
+        template = PAIR_TEMPLATES[templates[i % len(templates)]]
+        text = template.format(
+            band=band,
+            band_lower=band[0].lower() + band[1:],
+            t=t,
+            where=where,
+            A=labels[0],
+            B=labels[1],
+            a_tput=a_tput,
+            b_tput=b_tput,
+            a_cost=a_cost,
+            b_cost=b_cost,
+            compare=compare,
+        )
+        if i < len(closer_order):
+            text += " " + closers[closer_order[i]]
+        result.append(text)
+    return result
+
+
+def _join(items: Sequence[str]) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _method_text(methods: Sequence[str]) -> str:
+    named = [("no speculative decoding" if m == "none" else m.upper()) for m in methods]
+    return _join(named)
+
+
+def where_text(comparison: ComparisonResult, hardware_names: Sequence[str]) -> str:
+    gpus = " vs ".join(dict.fromkeys(hardware_names))
+    return f"{comparison.model_name} ({gpus})"
+
+
+def eyebrow(comparison: ComparisonResult, hardware_names: Sequence[str]) -> str:
+    gpus = " vs ".join(dict.fromkeys(hardware_names))
+    return f"{comparison.model_name} · {gpus} · {KIND_NAMES[comparison.kind]}"
+
+
+def lede(comparison: ComparisonResult, hardware_names: Sequence[str], architectures: Sequence[str]) -> str:
+    a, b = (s.label for s in comparison.sides)
+    gpu = " and ".join(
+        f"{name} ({arch})" if arch else name
+        for name, arch in dict.fromkeys(zip(hardware_names, architectures, strict=True))
+    )
+    what = {
+        "precision": f"How {a} and {b} precision affect {comparison.model_name} inference on {gpu}",
+        "spec-decoding": f"Speculative decoding, {a} against {b}, for {comparison.model_name} on {gpu}",
+        "hardware": f"{a} against {b} serving {comparison.model_name}",
+        "custom": f"{a} against {b} serving {comparison.model_name} on {gpu}",
+    }[comparison.kind]
+    return (
+        f"{what}: throughput per GPU, cost per million tokens, energy and concurrency compared at "
+        "matched interactivity (tok/s per user), with the measurements behind every number."
+    )
+
+
+def summary(comparison: ComparisonResult, sequence: SequenceResult) -> str:
+    """The one-line result: the middle target's throughput comparison, or why there is none."""
+    labels = [s.label for s in comparison.sides]
+    if not sequence.band.overlap:
+        return f"No overlap at {sequence.sequence}: the two sides were measured at different interactivities."
+    matched = [r for r in sequence.results if all(m.measured for m in r.sides)]
+    if not matched:
+        return f"No target at {sequence.sequence} where both sides were measured."
+    middle = matched[len(matched) // 2]
+    a, b = middle.sides
+    assert a.throughput_per_gpu is not None and b.throughput_per_gpu is not None
+    t = fixed(middle.interactivity, 0)
+    compared = throughput_comparison(labels, a.throughput_per_gpu, b.throughput_per_gpu)
+    return f"{compared} at {t} tok/s/user ({sequence.sequence})."
+
+
+def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
+    """The notes that apply to this page's data, naming the engines and methods involved."""
+    notes: list[str] = []
+    pooled = []
+    for side in sequence.sides:
+        if not side.frontier:
+            continue
+        engines = _join(side.engines)
+        methods = _method_text(side.spec_methods)
+        modes = _join(["aggregated" if m == "agg" else "disaggregated" for m in side.modes])
+        how = (
+            "pools the best available configurations"
+            if side.pooling == "best available"
+            else (f"is {side.pooling}")
+        )
+        if side.engines == ["unknown"]:
+            pooled.append(f"{side.label}: the published values do not say which engine or configuration")
+        else:
+            pooled.append(f"{side.label} {how}: its frontier uses {engines} ({methods}; {modes})")
+    if pooled:
+        notes.append(
+            "Each side's curve is the frontier of every configuration it selects, so it may mix engines, "
+            "speculative decoding and deployment modes. " + "; ".join(pooled) + "."
+        )
+    spec_sides = [s for s in sequence.sides if any(m != "none" for m in s.spec_methods)]
+    engines_with_spec = sorted({e for s in spec_sides for e in s.engines} - {"unknown"})
+    if comparison.kind == "spec-decoding" or (spec_sides and len(engines_with_spec) > 1):
+        notes.append(
+            "Speculative-decoding acceptance rates differ between inference engines"
+            + (f" (here: {_join(engines_with_spec)})" if engines_with_spec else "")
+            + ", so points from different engines are not directly comparable: part of a gap at matched "
+            "interactivity can come from the engine rather than the method."
+        )
+    if any("disagg" in s.modes for s in sequence.sides):
+        notes.append(
+            "Disaggregated deployments (separate prefill and decode workers) are counted per GPU over all "
+            "their GPUs, prefill and decode together; their concurrency is that of the whole deployment."
+        )
+    for constants in comparison.constants:
+        parts = []
+        if constants.usd_per_gpu_hour is not None:
+            parts.append(
+                f"${fixed(constants.usd_per_gpu_hour, 3).rstrip('0').rstrip('.')} per GPU-hour "
+                f"({constants.cost_tier})"
+            )
+        if constants.watts_all_in is not None:
+            parts.append(f"{fixed(constants.watts_all_in / 1000, 2)} kW all-in per GPU")
+        if parts:
+            notes.append(
+                f"Cost and energy for {constants.hardware_name} use {_join(parts)}, from {constants.source} "
+                f"(as of {constants.as_of}). Cost is derived from the interpolated throughput."
+            )
+        missing = [
+            n
+            for n, v in (("cost", constants.usd_per_gpu_hour), ("power", constants.watts_all_in))
+            if v is None
+        ]
+        if missing:
+            notes.append(
+                f"No {' or '.join(missing)} constant is known for {constants.hardware_name}: "
+                "those metrics are shown as unavailable."
+            )
+    if comparison.kind == "precision":
+        notes.append(
+            "A precision change can change model quality: look at accuracy results (for example GSM8K) "
+            "for both precisions before choosing on throughput or cost alone."
+        )
+    dates = [s.dates for s in sequence.sides if s.dates]
+    if dates:
+        first, last = min(d[0] for d in dates), max(d[1] for d in dates)
+        if first != last:
+            notes.append(
+                f"Points come from runs on different dates ({first} to {last}); one curve can "
+                "join points from different runs."
+            )
+    notes.extend(comparison.notices)
+    return notes
+
+
+def narrate(
+    comparison: ComparisonResult,
+    sequence: SequenceResult,
+    hardware_names: Sequence[str],
+    architectures: Sequence[str],
+) -> Narrative:
+    where = where_text(comparison, hardware_names)
+    return Narrative(
+        eyebrow=eyebrow(comparison, hardware_names),
+        lede=lede(comparison, hardware_names, architectures),
+        summary=summary(comparison, sequence),
+        paragraphs=paragraphs(comparison, sequence, where),
+        caveats=caveats(comparison, sequence),
+    )

@@ -1,0 +1,102 @@
+"""Rendering: hostile input stays inert, Markdown bodies are sanitised, golden output of a small site."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import plotly
+
+from site_builder.cli import main
+from site_builder.render import json_for_script, safe_markdown, safe_url
+from tests.sitecheck import broken_links, parse_strict
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).parent / "golden" / "small-site"
+HOSTILE = "<script>alert(1)</script>"
+
+
+class _Scripts(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts: list[dict[str, str | None]] = []
+        self.handlers: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script":
+            self.scripts.append(dict(attrs))
+        self.handlers += [name for name, _ in attrs if name.startswith("on")]
+
+
+def test_hostile_model_label_and_body_render_as_inert_text(project: Path) -> None:
+    csv = project / "data" / "results" / "lab.csv"
+    csv.write_text(csv.read_text().replace("dsr1", HOSTILE.replace(",", "")))
+    stub = project / "content" / "h200-fp4-vs-fp8.md"
+    stub.write_text(
+        '---\nkind: precision\nmodel: "<script>alert(1)</script>"\nhardware: h200\nsides:\n'
+        '  - {label: "<img src=x onerror=alert(2)>", precision: fp4}\n  - {label: FP8, precision: fp8}\n---\n'
+        "Body <script>alert(3)</script> and [a link](javascript:alert(4)) and <b onclick=alert(5)>bold</b>.\n"
+    )
+    assert main(["build", "--root", str(project), "-q"]) == 0
+    site = project / "site"
+    for page in site.rglob("*.html"):
+        html = page.read_text()
+        parse_strict(page)
+        found = _Scripts()
+        found.feed(html)
+        assert found.handlers == [], page
+        for script in found.scripts:  # only our own scripts: data blocks and the two assets
+            assert script.get("type") in ("application/json", "application/ld+json") or (
+                script.get("src") or ""
+            ).endswith(("assets/plotly.min.js", "assets/site.js")), script
+        assert "<script>alert" not in html and "<img src=x" not in html and "javascript:" not in html
+    text = (site / "h200-fp4-vs-fp8" / "index.html").read_text()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text  # the model name, shown as text
+    assert "Body &lt;script&gt;alert(3)&lt;/script&gt;" in text  # the stub body, shown as text
+    assert "\\u003cscript\\u003e" in text  # inside JSON data blocks
+    assert broken_links(site) == []
+
+
+def test_safe_markdown_and_urls() -> None:
+    html = str(safe_markdown("**ok** <em onclick=x>raw</em> [l](javascript:x) [m](https://a.example/)"))
+    assert "<strong>ok</strong>" in html and "&lt;em onclick=x&gt;" in html
+    assert "javascript" not in html and 'href="https://a.example/"' in html
+    assert safe_url("https://github.com/x") == "https://github.com/x"
+    assert safe_url("javascript:alert(1)") is None and safe_url("data:text/html,x") is None
+    assert safe_url(None) is None
+    assert str(json_for_script({"a": "</script><!--"})) == '{"a":"\\u003c/script\\u003e\\u003c!--"}'
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "assets" not in p.relative_to(folder).parts
+    }
+
+
+def test_golden_output_of_a_small_site(project: Path) -> None:
+    """The tiny fixture project builds to exactly the files in tests/golden/small-site.
+
+    After an intended change, regenerate with UPDATE_GOLDEN=1 and review the diff.
+    """
+    assert main(["build", "--root", str(project), "-q", "--site-url", "https://example.org/"]) == 0
+    built = project / "site"
+    assert (built / "assets" / "plotly.min.js").read_bytes() == (
+        Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    ).read_bytes()
+    for name in ("site.css", "site.js"):
+        assert (built / "assets" / name).read_bytes() == (ROOT / "templates" / "assets" / name).read_bytes()
+    if os.environ.get("UPDATE_GOLDEN"):
+        shutil.rmtree(GOLDEN, ignore_errors=True)
+        shutil.copytree(built, GOLDEN, ignore=shutil.ignore_patterns("assets"))
+    expected, actual = _tree(GOLDEN), _tree(built)
+    assert sorted(actual) == sorted(expected)
+    for name in expected:
+        assert actual[name] == expected[name], f"{name} differs from the golden copy"
+    # and the golden site itself holds real numbers: FP4 beats FP8 at the middle target
+    page = expected["h200-fp4-vs-fp8/index.html"].decode()
+    assert re.search(r"FP4 delivers [\d.]+× the tok/s/GPU of FP8", page)

@@ -1,0 +1,223 @@
+"""The default site as the README's first command builds it, checked as a reader would."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from site_builder.cli import main
+from site_builder.numbers import fixed
+from tests.sitecheck import broken_links, parse_strict, refs
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = (
+    "mi355x-fp4-vs-int4-kimi",
+    "b200-fp4-vs-int4-kimi",
+    "mi355x-fp4-vs-bf16-qwen",
+    "mi355x-fp4-mtp-vs-off-qwen",
+)
+REAL_STUBS = ("mi355x-fp4-vs-fp8-dsr1", "b200-fp4-mtp-vs-off-dsr1", "b200-vs-h200-fp8-dsr1")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("project")
+    for name in ("data", "content", "templates", "docs"):
+        shutil.copytree(ROOT / name, project / name)
+    assert main(["build", "--root", str(project), "-q", "--site-url", "https://example.org/bench/"]) == 0
+    return project / "site"
+
+
+def test_default_site_has_the_pages(site: Path) -> None:
+    for slug in (*SEEDS, *REAL_STUBS):
+        assert (site / slug / "index.html").is_file(), slug
+        assert (site / slug / "comparison.json").is_file()
+    for name in (
+        "index.html",
+        "404.html",
+        "robots.txt",
+        "sitemap.xml",
+        ".nojekyll",
+        "methodology/index.html",
+        "assets/plotly.min.js",
+        "assets/site.js",
+        "assets/site.css",
+    ):
+        assert (site / name).is_file(), name
+    pages = [p for p in site.iterdir() if (p / "comparison.json").is_file()]
+    assert len(pages) >= 20  # stubs plus generated pairs of the real data
+
+
+def test_every_page_parses_cleanly(site: Path) -> None:
+    for page in sorted(site.rglob("*.html")):
+        parse_strict(page)
+
+
+def test_no_broken_links_and_nothing_outside(site: Path) -> None:
+    assert broken_links(site) == []
+
+
+def test_index_lists_every_comparison(site: Path) -> None:
+    found = refs(site / "index.html")
+    listed = {link.split("/")[0] for link in found.links if link.endswith("/index.html")}
+    pages = {p.name for p in site.iterdir() if (p / "comparison.json").is_file()}
+    assert pages <= listed
+
+
+class _TableReader(HTMLParser):
+    """Reads the matched table of each sequence panel: {sequence: {metric: [[side texts] per target]}}."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, dict[str, list[list[str]]]] = {}
+        self.sequence = ""
+        self.metric = ""
+        self.in_value = False
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "div" and "sequence-panel" in (a.get("class") or ""):
+            self.sequence = a["data-sequence"] or ""
+            self.tables[self.sequence] = {}
+        elif tag == "tr" and a.get("data-metric"):
+            self.metric = a["data-metric"] or ""
+            self.tables[self.sequence][self.metric] = []
+        elif tag == "td" and self.metric:
+            self.cell = []
+            self.tables[self.sequence][self.metric].append(self.cell)
+        elif tag == "span" and a.get("class") == "value":
+            self.in_value = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "span":
+            self.in_value = False
+        elif tag == "tr":
+            self.metric = ""
+
+    def handle_data(self, data: str) -> None:
+        if self.in_value and self.cell is not None:
+            self.cell.append(data)
+
+
+def _expected(m: dict[str, object], key: str) -> str:
+    if not m["measured"]:
+        return "not measured"
+    attribute, decimals, prefix = {
+        "throughput": ("throughput_per_gpu", 1, ""),
+        "cost": ("cost_per_million_tokens", 3, "$"),
+        "per_mw": ("tokens_per_sec_per_mw", 0, ""),
+        "concurrency": ("concurrency", 0, "~"),
+    }[key]
+    value = m[attribute]
+    return "n/a" if value is None else prefix + fixed(float(value), decimals)  # type: ignore[arg-type]
+
+
+def test_page_numbers_equal_comparison_json(site: Path) -> None:
+    checked = 0
+    for folder in sorted(p for p in site.iterdir() if (p / "comparison.json").is_file()):
+        data = json.loads((folder / "comparison.json").read_text())
+        reader = _TableReader()
+        reader.feed((folder / "index.html").read_text())
+        for sequence in data["sequences"]:
+            if not sequence["band"]["overlap"]:
+                assert reader.tables[sequence["sequence"]] == {}
+                continue
+            table = reader.tables[sequence["sequence"]]
+            for key in ("throughput", "cost", "per_mw", "concurrency"):
+                shown = table[key]
+                expected = [[_expected(m, key) for m in r["sides"]] for r in sequence["results"]]
+                assert shown == expected, (folder.name, sequence["sequence"], key)
+                checked += 1
+    assert checked > 100
+
+
+def test_prose_comparatives_are_true(site: Path) -> None:
+    for page in sorted(site.glob("*/index.html")):
+        text = re.sub(r"<[^>]+>", " ", page.read_text())
+        assert not re.search(r"\d+% cheaper", text), page
+        for match in re.finditer(r"(\d+)% less", text):
+            assert int(match.group(1)) < 100, page
+        assert "% more expensive" not in text
+
+
+def test_seed_page_shows_the_published_figures(site: Path) -> None:
+    html = (site / "mi355x-fp4-vs-int4-kimi" / "index.html").read_text()
+    for figure in (
+        "1064.0",
+        "495.8",
+        "631.8",
+        "334.4",
+        "541.4",
+        "230.0",
+        "~120",
+        "~57",
+        "~24",
+        "~12",
+        "~16",
+        "~6",
+    ):
+        assert f'<span class="value">{figure}</span>' in html
+    assert (
+        "FP4 costs 53% less per token than INT4" in html
+        or "INT4 costs 2.15× as much per token as FP4" in html
+    )
+
+
+def test_sitemap_robots_404_and_structured_data(site: Path) -> None:
+    sitemap = (site / "sitemap.xml").read_text()
+    assert "<loc>https://example.org/bench/</loc>" in sitemap
+    assert "<loc>https://example.org/bench/mi355x-fp4-vs-int4-kimi/</loc>" in sitemap
+    assert "Sitemap: https://example.org/bench/sitemap.xml" in (site / "robots.txt").read_text()
+    assert "Page not found" in (site / "404.html").read_text()
+    html = (site / "mi355x-fp4-vs-fp8-dsr1" / "index.html").read_text()
+    block = re.search(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)
+    assert block is not None
+    crumbs, dataset = json.loads(block.group(1))
+    assert crumbs["@type"] == "BreadcrumbList" and dataset["@type"] == "Dataset"
+    assert (
+        dataset["distribution"][0]["contentUrl"]
+        == "https://example.org/bench/mi355x-fp4-vs-fp8-dsr1/comparison.json"
+    )
+    assert dataset["temporalCoverage"].startswith("20")
+
+
+def test_downloads(site: Path) -> None:
+    folder = site / "mi355x-fp4-vs-fp8-dsr1"
+    table = (folder / "table.csv").read_text().splitlines()
+    assert table[0].startswith("sequence,target_interactivity,side,measured,throughput_per_gpu")
+    data = json.loads((folder / "comparison.json").read_text())
+    assert len(table) - 1 == sum(len(s["results"]) * 2 for s in data["sequences"])
+    points = (folder / "points.csv").read_text().splitlines()
+    assert len(points) - 1 == sum(len(side["points"]) for s in data["sequences"] for side in s["sides"])
+
+
+def test_two_builds_are_byte_identical(site: Path, tmp_path: Path) -> None:
+    project = site.parent
+    assert (
+        main(
+            [
+                "build",
+                "--root",
+                str(project),
+                "-q",
+                "-o",
+                str(tmp_path / "again"),
+                "--site-url",
+                "https://example.org/bench/",
+            ]
+        )
+        == 0
+    )
+    first = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    second = {
+        p.relative_to(tmp_path / "again").as_posix(): p.read_bytes()
+        for p in (tmp_path / "again").rglob("*")
+        if p.is_file()
+    }
+    assert first == second
