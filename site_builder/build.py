@@ -182,7 +182,7 @@ def compute_comparison(
         title=spec.title or default_title(stub, catalog, models),
         model=spec.model,
         model_name=model_name(models, spec.model),
-        hardware=sorted({s.hardware for s in stub.sides}),
+        hardware=list(dict.fromkeys(s.hardware for s in stub.sides)),
         default_sequence=sequence_label(*default),
         cost_tier=tier,
         sides=[SideIdentity(label=s.label, filters=s.filters) for s in stub.sides],

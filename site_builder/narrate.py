@@ -358,7 +358,35 @@ def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]
                 f"Points come from runs on different dates ({first} to {last}); one curve can "
                 "join points from different runs."
             )
+    notes.extend(sparse_gaps(comparison, sequence))
     notes.extend(comparison.notices)
+    return notes
+
+
+SPARSE_RATIO = 2.0
+
+
+def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
+    """Targets whose two bracketing knots differ more than 2× in throughput: say the data is thin."""
+    notes = []
+    for target in sequence.results:
+        for side, m in zip(comparison.sides, target.sides, strict=True):
+            if len(m.brackets) != 2:
+                continue
+            lo, hi = m.brackets
+            ratio = max(lo.throughput_per_gpu, hi.throughput_per_gpu) / min(
+                lo.throughput_per_gpu, hi.throughput_per_gpu
+            )
+            if ratio > SPARSE_RATIO:
+                between = f"{fixed(lo.interactivity, 1)} and {fixed(hi.interactivity, 1)} tok/s/user"
+                values = (
+                    f"{tput_text(lo.throughput_per_gpu)} and {tput_text(hi.throughput_per_gpu)} tok/s/GPU"
+                )
+                notes.append(
+                    f"{side.label} at {fixed(target.interactivity, 0)} tok/s/user is interpolated between "
+                    f"measured points at {between} whose throughputs differ {ratio_text(ratio)} ({values}): "
+                    "the value there rests on sparse data."
+                )
     return notes
 
 

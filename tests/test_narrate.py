@@ -158,3 +158,16 @@ def test_narrative_summary() -> None:
 def test_cost_ratio_and_saving_agree(value: float) -> None:
     less = cost_comparison(["A", "B"], 1.0, 1.0 * value, form=0)
     assert ("A costs" in less) == (value > 1)
+
+
+def test_sparse_gap_between_knots_is_flagged() -> None:
+    a = SideInput(
+        "FP4", {}, "best available", "mi355x", constants(), [point(20, 5000, 64), point(40, 1000, 8)]
+    )
+    b = SideInput("FP8", {}, "best available", "mi355x", constants(), [point(20, 900, 64), point(40, 700, 8)])
+    seq = compare_sequence(1024, 1024, "1k/1k", [a, b], [30.0])
+    c = comparison().model_copy(update={"sequences": [seq]})
+    notes = caveats(c, seq)
+    (gap,) = [n for n in notes if "sparse data" in n]
+    assert gap.startswith("FP4 at 30 tok/s/user is interpolated between measured points at 20.0 and 40.0")
+    assert "differ 5.00×" in gap and "FP8 at 30" not in " ".join(notes)
