@@ -367,27 +367,26 @@ SPARSE_RATIO = 2.0
 
 
 def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
-    """Targets whose two bracketing knots differ more than 2× in throughput: say the data is thin."""
-    notes = []
+    """One note naming the targets whose bracketing knots differ more than 2× in throughput."""
+    flagged: dict[str, list[str]] = {}
+    worst = 1.0
     for target in sequence.results:
         for side, m in zip(comparison.sides, target.sides, strict=True):
             if len(m.brackets) != 2:
                 continue
-            lo, hi = m.brackets
-            ratio = max(lo.throughput_per_gpu, hi.throughput_per_gpu) / min(
-                lo.throughput_per_gpu, hi.throughput_per_gpu
-            )
+            values = [k.throughput_per_gpu for k in m.brackets]
+            ratio = max(values) / min(values)
             if ratio > SPARSE_RATIO:
-                between = f"{fixed(lo.interactivity, 1)} and {fixed(hi.interactivity, 1)} tok/s/user"
-                values = (
-                    f"{tput_text(lo.throughput_per_gpu)} and {tput_text(hi.throughput_per_gpu)} tok/s/GPU"
-                )
-                notes.append(
-                    f"{side.label} at {fixed(target.interactivity, 0)} tok/s/user is interpolated between "
-                    f"measured points at {between} whose throughputs differ {ratio_text(ratio)} ({values}): "
-                    "the value there rests on sparse data."
-                )
-    return notes
+                flagged.setdefault(side.label, []).append(fixed(target.interactivity, 0))
+                worst = max(worst, ratio)
+    if not flagged:
+        return []
+    where = _join([f"{label} at {_join(targets)} tok/s/user" for label, targets in flagged.items()])
+    return [
+        f"Sparse data: {where} lie between measured points whose throughputs differ by more than "
+        f"{fixed(SPARSE_RATIO, 0)}× (up to {ratio_text(worst)}), so the interpolated values there rest on "
+        "few measurements; the provenance table lists the bracketing points."
+    ]
 
 
 def narrate(

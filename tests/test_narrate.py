@@ -168,6 +168,6 @@ def test_sparse_gap_between_knots_is_flagged() -> None:
     seq = compare_sequence(1024, 1024, "1k/1k", [a, b], [30.0])
     c = comparison().model_copy(update={"sequences": [seq]})
     notes = caveats(c, seq)
-    (gap,) = [n for n in notes if "sparse data" in n]
-    assert gap.startswith("FP4 at 30 tok/s/user is interpolated between measured points at 20.0 and 40.0")
-    assert "differ 5.00×" in gap and "FP8 at 30" not in " ".join(notes)
+    (gap,) = [n for n in notes if n.startswith("Sparse data")]
+    assert gap.startswith("Sparse data: FP4 at 30 tok/s/user lie between measured points")
+    assert "(up to 5.00×)" in gap and "FP8 at 30" not in gap
