@@ -30,7 +30,7 @@ from site_builder.narrate import KIND_NAMES, Narrative, is_tie, narrate
 from site_builder.numbers import fixed
 from site_builder.results import ComparisonResult, MetricsAtTarget, SequenceResult
 
-ASSETS = ("site.css", "site.js")
+ASSETS = ("site.css", "site.js", "favicon.svg")
 PLOTLY_ASSET = "plotly.min.js"
 SAFE_TAGS = {
     "p",

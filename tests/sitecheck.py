@@ -62,6 +62,8 @@ def broken_links(site: Path) -> list[str]:
     for page in sorted(site.rglob("*.html")):
         found = refs(page)
         for url in found.resources:
+            if url.startswith("data:"):
+                continue  # inline, no request
             if is_external(url):
                 problems.append(f"{page}: loads an outside resource {url}")
             elif (target := resolve(site, page, url)) is None or not target.is_file():

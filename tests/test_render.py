@@ -88,7 +88,7 @@ def test_golden_output_of_a_small_site(project: Path) -> None:
     assert (built / "assets" / "plotly.min.js").read_bytes() == (
         Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     ).read_bytes()
-    for name in ("site.css", "site.js"):
+    for name in ("site.css", "site.js", "favicon.svg"):
         assert (built / "assets" / name).read_bytes() == (ROOT / "templates" / "assets" / name).read_bytes()
     if os.environ.get("UPDATE_GOLDEN"):
         shutil.rmtree(GOLDEN, ignore_errors=True)

@@ -1,0 +1,352 @@
+"""Readers' controls in real Chromium: numbers equal the Python engine's, switches, URL state,
+keyboard, offline use, phone width, light and dark themes, screenshots."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Browser, Page, Request
+
+from site_builder.engine.compare import SideInput, compare_sequence
+from site_builder.models import AppliedConstants, BenchmarkPoint, Configuration, Provenance
+from site_builder.numbers import fixed
+from tests.browser.conftest import ARTIFACTS
+
+KINDS = {
+    "precision": "mi355x-fp4-vs-fp8-dsr1",
+    "spec-decoding": "b200-fp4-mtp-vs-off-dsr1",
+    "hardware": "b200-vs-h200-fp8-dsr1",
+    "published": "mi355x-fp4-vs-int4-kimi",
+}
+FORMATS = {
+    "throughput": ("throughput_per_gpu", 1, ""),
+    "cost": ("cost_per_million_tokens", 3, "$"),
+    "per_mw": ("tokens_per_sec_per_mw", 0, ""),
+    "concurrency": ("concurrency", 0, "~"),
+}
+
+
+def slugs(site: Path) -> list[str]:
+    return sorted(p.name for p in site.iterdir() if (p / "comparison.json").is_file())
+
+
+class Watch:
+    """Every console error, page error, failed request and request that leaves the site."""
+
+    def __init__(self, page: Page, base: str) -> None:
+        self.problems: list[str] = []
+        self.base = base
+        page.on(
+            "console",
+            lambda m: self.problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
+        )
+        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        page.on("requestfailed", self._failed)
+        page.on("request", self._request)
+        page.on(
+            "response",
+            lambda r: self.problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None,
+        )
+
+    def _failed(self, request: Request) -> None:
+        # Cancelled by the next navigation (a late favicon, say): not a failure. A missing file
+        # still shows as an HTTP 404 response above.
+        if request.failure != "net::ERR_ABORTED":
+            self.problems.append(f"failed: {request.url} {request.failure}")
+
+    def _request(self, request: Request) -> None:
+        url = request.url
+        if url.startswith("data:") or url.startswith("blob:"):
+            return
+        if not url.startswith(self.base):
+            self.problems.append(f"left the site: {url}")
+
+
+def open_page(page: Page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("html[data-ready=true]", timeout=15000)
+    page.wait_for_function(
+        "document.querySelector('#chart') && document.querySelector('#chart').getAttribute('data-drawn')"
+    )
+
+
+def test_every_page_loads_cleanly_and_draws(page: Page, root_url: str, built_site: Path) -> None:
+    watch = Watch(page, root_url)
+    for slug in slugs(built_site):
+        open_page(page, f"{root_url}{slug}/index.html")
+        assert page.locator("#chart .main-svg").count() >= 1, slug
+        assert page.locator("#chart .scatterlayer .trace").count() >= 4, slug  # 2 curves + 2 point sets
+    for other in ("index.html", "methodology/index.html", "404.html"):
+        page.goto(root_url + other)
+        page.wait_for_load_state("load")
+    assert watch.problems == []
+
+
+def _points(side: dict[str, Any]) -> list[BenchmarkPoint]:
+    return [
+        BenchmarkPoint(
+            config=Configuration(model="m", hardware=side["hardware"], framework="f", precision="p"),
+            isl=1024,
+            osl=1024,
+            concurrency=k["concurrency"],
+            throughput_per_gpu=k["throughput_per_gpu"],
+            interactivity=k["interactivity"],
+            provenance=Provenance(dataset="d", source_file="f", record=str(i)),
+        )
+        for i, k in enumerate(side["frontier"])
+    ]
+
+
+def python_engine(sequence: dict[str, Any], targets: list[float]) -> list[list[dict[str, Any]]]:
+    """The Python engine's metrics at these targets, from the page's own comparison.json knots."""
+    sides = [
+        SideInput(s["label"], {}, "", s["hardware"], AppliedConstants(**s["constants"]), _points(s))
+        for s in sequence["sides"]
+    ]
+    result = compare_sequence(sequence["isl"], sequence["osl"], sequence["sequence"], sides, targets)
+    return [[m.model_dump() for m in r.sides] for r in result.results]
+
+
+def expected_text(m: dict[str, Any], key: str) -> str:
+    if not m["measured"]:
+        return "not measured"
+    attribute, decimals, prefix = FORMATS[key]
+    value = m[attribute]
+    return "n/a" if value is None else prefix + fixed(value, decimals)
+
+
+def shown(page: Page) -> dict[str, list[list[str]]]:
+    table: dict[str, list[list[str]]] = page.evaluate("""() => {
+        const panel = document.querySelector('.sequence-panel:not([hidden])');
+        const out = {};
+        panel.querySelectorAll('tbody tr[data-metric]').forEach(row => {
+            out[row.dataset.metric] = Array.from(row.querySelectorAll('td')).map(td =>
+                Array.from(td.querySelectorAll('.value')).map(v => v.textContent));
+        });
+        return out;
+    }""")
+    return table
+
+
+def set_target(page: Page, column: int, value: float) -> None:
+    field = page.locator(".sequence-panel:not([hidden]) input.target-input").nth(column)
+    field.fill(repr(value))
+    field.press("Enter")
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_random_targets_equal_the_python_engine(
+    page: Page, root_url: str, built_site: Path, kind: str
+) -> None:
+    slug = KINDS[kind]
+    data = json.loads((built_site / slug / "comparison.json").read_text())
+    rng = random.Random(slug)
+    checked = 0
+    for sequence in data["sequences"]:
+        if not sequence["band"]["overlap"]:
+            continue
+        open_page(page, f"{root_url}{slug}/index.html?seq={sequence['sequence']}")
+        lo, hi = sequence["band"]["lo"], sequence["band"]["hi"]
+        ranges = [s["interactivity_range"] for s in sequence["sides"]]
+        outside = [min(r[0] for r in ranges) - 1.5, max(r[1] for r in ranges) + 2.25]
+        targets = [round(rng.uniform(lo, hi), rng.choice([0, 1, 2, 3])) for _ in range(12)] + outside
+        for start in range(0, len(targets), 3):
+            chunk = (targets[start : start + 3] + sequence["targets"])[:3]
+            for column, value in enumerate(chunk):
+                set_target(page, column, value)
+            expected = python_engine(sequence, chunk)
+            table = shown(page)
+            for key in FORMATS:
+                assert table[key] == [[expected_text(m, key) for m in column] for column in expected], (
+                    slug,
+                    sequence["sequence"],
+                    chunk,
+                    key,
+                )
+            checked += len(chunk)
+    assert checked >= 14
+
+
+def test_outside_a_frontier_says_not_measured(page: Page, root_url: str) -> None:
+    open_page(page, f"{root_url}{KINDS['precision']}/index.html")
+    set_target(page, 0, 5.0)  # below both frontiers
+    set_target(page, 2, 200.0)  # FP4 reaches 244 tok/s/user, FP8 only 137
+    table = shown(page)
+    assert table["throughput"][0] == ["not measured", "not measured"]
+    assert table["throughput"][2][0] != "not measured" and table["throughput"][2][1] == "not measured"
+    assert "▲" not in page.locator(".sequence-panel:not([hidden]) td").nth(2).inner_text()
+
+
+def drawn(page: Page) -> str:
+    return page.locator("#chart").get_attribute("data-drawn") or ""
+
+
+def test_sequence_and_metric_switches_update_table_and_chart(
+    page: Page, root_url: str, built_site: Path
+) -> None:
+    slug = KINDS["precision"]
+    data = json.loads((built_site / slug / "comparison.json").read_text())
+    open_page(page, f"{root_url}{slug}/index.html")
+    assert drawn(page) == "1k/1k|throughput|57,84,110"
+    page.select_option("#sequence-select", "8k/1k")
+    page.wait_for_function("document.querySelector('#chart').getAttribute('data-drawn').startsWith('8k/1k')")
+    eight = next(s for s in data["sequences"] if s["sequence"] == "8k/1k")
+    assert page.locator(".sequence-panel[data-sequence='8k/1k']").is_visible()
+    assert not page.locator(".sequence-panel[data-sequence='1k/1k']").is_visible()
+    assert shown(page)["throughput"] == [
+        [expected_text(m, "throughput") for m in r["sides"]] for r in eight["results"]
+    ]
+    page.select_option("#metric-select", "cost")
+    page.wait_for_function("document.querySelector('#chart').getAttribute('data-drawn').includes('|cost|')")
+    assert "Cost" in (page.locator("#chart .ytitle").text_content() or "")
+    page.select_option("#metric-select", "per_mw")
+    page.wait_for_function("document.querySelector('#chart').getAttribute('data-drawn').includes('|per_mw|')")
+    assert "MW" in (page.locator("#chart .ytitle").text_content() or "")
+
+
+def test_chart_markers_move_with_targets(page: Page, root_url: str) -> None:
+    open_page(page, f"{root_url}{KINDS['precision']}/index.html")
+    set_target(page, 1, 100.0)
+    markers = page.evaluate("""() => document.getElementById('chart').data
+        .filter(t => t.meta && t.meta.role === 'targets').map(t => t.x)""")
+    assert markers == [[57, 100, 110], [57, 100, 110]]
+
+
+def test_url_round_trip_back_and_forward(page: Page, root_url: str) -> None:
+    base = f"{root_url}{KINDS['precision']}/index.html"
+    open_page(page, base + "?seq=8k/1k&metric=cost&t=50,60.5,70")
+    assert drawn(page) == "8k/1k|cost|50,60.5,70"
+    assert page.locator("#metric-select").input_value() == "cost"
+    assert page.locator("#sequence-select").input_value() == "8k/1k"
+    values = page.locator(".sequence-panel:not([hidden]) input.target-input").evaluate_all(
+        "els => els.map(e => e.value)"
+    )
+    assert values == ["50", "60.5", "70"]
+    set_target(page, 0, 55.0)
+    assert "t=55%2C60.5%2C70" in page.url or "t=55,60.5,70" in page.url
+    page.select_option("#metric-select", "concurrency")
+    page.go_back()
+    page.wait_for_function("document.querySelector('#chart').getAttribute('data-drawn').includes('|cost|')")
+    assert drawn(page) == "8k/1k|cost|55,60.5,70"
+    page.go_back()
+    page.wait_for_function(
+        "document.querySelector('#chart').getAttribute('data-drawn').endsWith('50,60.5,70')"
+    )
+    page.go_forward()
+    page.wait_for_function(
+        "document.querySelector('#chart').getAttribute('data-drawn').endsWith('55,60.5,70')"
+    )
+    # a shared link opens the same view in a fresh tab
+    shared = page.url
+    fresh = page.context.new_page()
+    open_page(fresh, shared)
+    assert drawn(fresh) == "8k/1k|cost|55,60.5,70"
+    fresh.close()
+
+
+def test_invalid_url_targets_fall_back_to_the_defaults(page: Page, root_url: str) -> None:
+    open_page(page, f"{root_url}{KINDS['precision']}/index.html?t=abc,-1&metric=nonsense&seq=9k/9k")
+    assert drawn(page) == "1k/1k|throughput|57,84,110"
+
+
+def test_keyboard_only(page: Page, root_url: str) -> None:
+    open_page(page, f"{root_url}{KINDS['precision']}/index.html")
+    focused: list[str] = []
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        focused.append(page.evaluate("document.activeElement.id || document.activeElement.tagName"))
+        if focused[-1] == "metric-select":
+            break
+    assert focused.index("sequence-select") < focused.index("target-0-0") < focused.index("metric-select")
+    # type a target by keyboard in the first target field
+    while page.evaluate("document.activeElement.id") != "target-0-0":
+        page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("65")
+    page.keyboard.press("Enter")
+    assert drawn(page).endswith("|65,84,110")
+    page.wait_for_function("document.getElementById('live').textContent.startsWith('At 65 tok/s/user')")
+    # change the metric with the arrow keys
+    while page.evaluate("document.activeElement.id") != "metric-select":
+        page.keyboard.press("Tab")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_function("document.querySelector('#chart').getAttribute('data-drawn').includes('|cost|')")
+    page.wait_for_function("document.getElementById('live').textContent.includes('Cost per million tokens')")
+
+
+def test_every_control_has_a_label(page: Page, root_url: str, built_site: Path) -> None:
+    for slug in KINDS.values():
+        open_page(page, f"{root_url}{slug}/index.html")
+        unlabelled = page.evaluate("""() => Array.from(document.querySelectorAll('input, select, button'))
+            .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')).map(el => el.outerHTML)""")
+        assert unlabelled == [], slug
+        assert page.locator("#live[aria-live=polite]").count() == 1
+
+
+def test_offline_from_file_and_under_a_sub_path(browser: Browser, built_site: Path, subpath_url: str) -> None:
+    for base in (built_site.as_uri() + "/", subpath_url):
+        context = browser.new_context()
+        page = context.new_page()
+        watch = Watch(page, base)
+        for slug in (*KINDS.values(),):
+            open_page(page, f"{base}{slug}/index.html")
+            assert page.locator("#chart .main-svg").count() >= 1
+        page.goto(base + "index.html")
+        page.locator(f"a[href='{KINDS['hardware']}/index.html']").click()
+        page.wait_for_selector("html[data-ready=true]")
+        assert urlsplit(page.url).path.endswith(f"{KINDS['hardware']}/index.html")
+        assert watch.problems == [], base
+        context.close()
+
+
+def _no_horizontal_scroll(page: Page) -> bool:
+    return bool(page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"))
+
+
+@pytest.mark.parametrize(
+    ("name", "viewport", "scheme"),
+    [
+        ("desktop", {"width": 1280, "height": 900}, "light"),
+        ("phone", {"width": 390, "height": 844}, "light"),
+        ("desktop-dark", {"width": 1280, "height": 900}, "dark"),
+        ("phone-dark", {"width": 390, "height": 844}, "dark"),
+    ],
+)
+def test_screenshots_phone_width_and_themes(
+    browser: Browser, root_url: str, name: str, viewport: dict[str, int], scheme: str
+) -> None:
+    context = browser.new_context(viewport=viewport, color_scheme=scheme)  # type: ignore[arg-type]
+    page = context.new_page()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pages: dict[str, str] = {**KINDS, "index": ""}
+    for kind, slug in pages.items():
+        url = f"{root_url}{slug}/index.html" if slug else f"{root_url}index.html"
+        if slug:
+            open_page(page, url)
+        else:
+            page.goto(url)
+        assert _no_horizontal_scroll(page), (kind, name)
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == ("rgb(17, 20, 24)" if scheme == "dark" else "rgb(255, 255, 255)")
+        if slug:
+            font = page.evaluate("document.getElementById('chart').layout.font.color")
+            assert font == ("#e6e8eb" if scheme == "dark" else "#1b1f24")
+        shot = ARTIFACTS / f"{kind}-{name}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 10_000
+    context.close()
+
+
+def test_theme_follows_a_live_system_change(browser: Browser, root_url: str) -> None:
+    context = browser.new_context(color_scheme="light")
+    page = context.new_page()
+    open_page(page, f"{root_url}{KINDS['precision']}/index.html")
+    assert page.evaluate("document.getElementById('chart').layout.font.color") == "#1b1f24"
+    page.emulate_media(color_scheme="dark")
+    page.wait_for_function("document.getElementById('chart').layout.font.color === '#e6e8eb'")
+    context.close()
