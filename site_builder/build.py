@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from site_builder.catalog import constants_for, hardware_name, load_hardware, load_models, model_name
 from site_builder.content import (
@@ -18,10 +19,11 @@ from site_builder.content import (
     load_site_config,
     load_stubs,
 )
-from site_builder.discover import discover_pages
+from site_builder.discover import GENERATED, discover_pages
 from site_builder.engine.compare import SideInput, compare_sequence
 from site_builder.loaders import load_results
 from site_builder.models import BenchmarkPoint, DatasetInfo, HardwareCatalog, ModelInfo
+from site_builder.narrate import Narrative
 from site_builder.numbers import sequence_label
 from site_builder.problems import InputError, ProblemLog, Severity
 from site_builder.render import PageSource, SiteRenderer, page_url, points_csv, related_pages, table_csv
@@ -29,6 +31,8 @@ from site_builder.results import ComparisonResult, DataSource, SideIdentity
 from site_builder.select import PointIndex, by_sequence, describe, pooling_label, select
 from site_builder.validate import drop_duplicates
 from site_builder.write import check_output_folder, write_site
+
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -219,8 +223,19 @@ def _notices(selected: Sequence[Sequence[BenchmarkPoint]], datasets: Sequence[Da
     return notices
 
 
-def compute_site(paths: Paths, log: ProblemLog, site_url: str | None = None) -> SiteData:
-    """Phase 1: load, validate, select and compute; raise InputError with every problem found."""
+@dataclass
+class Inputs:
+    """Everything loaded from data/ and content/site.yaml: the pool that pages select from."""
+
+    config: SiteConfig
+    catalog: HardwareCatalog | None
+    models: dict[str, ModelInfo]
+    points: list[BenchmarkPoint]
+    datasets: dict[str, DatasetInfo]
+    index: PointIndex
+
+
+def load_inputs(paths: Paths, log: ProblemLog, site_url: str | None = None) -> Inputs:
     config = load_site_config(paths.content, log)
     if site_url is not None:
         config = config.model_copy(update={"site_url": site_url})
@@ -228,74 +243,112 @@ def compute_site(paths: Paths, log: ProblemLog, site_url: str | None = None) -> 
     models = load_models(paths.data / "models.yaml", log)
     loaded = load_results(paths.data, log)
     points = drop_duplicates(loaded.points, log)
+    return Inputs(config, catalog, models, points, loaded.datasets, PointIndex(points))
+
+
+def plan_pages(inputs: Inputs, stubs: Sequence[Stub]) -> list[Stub]:
+    """The stubs, then the generated pairs no stub covers (unless the site turns them off)."""
+    generated = discover_pages(inputs.points, inputs.datasets, stubs) if inputs.config.auto_pages else []
+    return [*stubs, *generated]
+
+
+def compute_page(stub: Stub, inputs: Inputs, log: ProblemLog) -> PageSource | None:
+    if inputs.catalog is None:
+        return None
+    result = compute_comparison(
+        stub, inputs.index, inputs.catalog, inputs.models, inputs.config, inputs.datasets, log
+    )
+    if result is None:
+        return None
+    return PageSource(result, stub.body, "auto" if stub.path == GENERATED else stub.path)
+
+
+def compute_site(paths: Paths, log: ProblemLog, site_url: str | None = None) -> SiteData:
+    """Phase 1: load, validate, select and compute; raise InputError with every problem found."""
+    inputs = load_inputs(paths, log, site_url)
     stubs = load_stubs(paths.content, log)
     if not stubs and not log.errors:
         log.add(paths.content.as_posix(), "", "", "no comparison stubs (*.md) found", Severity.WARNING)
-    generated = discover_pages(points, loaded.datasets, stubs) if config.auto_pages else []
-    pages = []
-    index = PointIndex(points)
-    if catalog is not None:
-        for stub in [*stubs, *generated]:
-            result = compute_comparison(stub, index, catalog, models, config, loaded.datasets, log)
-            if result is not None:
-                source = "auto" if stub in generated else stub.path
-                pages.append(PageSource(result, stub.body, source))
-    if log.errors or catalog is None:
+    pages = [page for stub in plan_pages(inputs, stubs) if (page := compute_page(stub, inputs, log))]
+    if log.errors or inputs.catalog is None:
         raise InputError(log.errors)
-    return SiteData(config, pages, log, catalog, len(points), loaded.datasets)
+    return SiteData(inputs.config, pages, log, inputs.catalog, len(inputs.points), inputs.datasets)
 
 
 def comparison_json(result: ComparisonResult) -> bytes:
     return result.model_dump_json(indent=1).encode() + b"\n"
 
 
-Progress = Callable[[int, int], None]
+def index_entry(page: PageSource, narrative: Narrative, catalog: HardwareCatalog) -> dict[str, Any]:
+    comparison = page.comparison
+    names = " vs ".join(dict.fromkeys(hardware_name(catalog, h) for h in comparison.hardware))
+    return {
+        "kind": comparison.kind,
+        "group": f"{comparison.model_name} · {names}",
+        "title": comparison.title,
+        "href": page_url(comparison.slug),
+        "summary": narrative.summary,
+        "auto": page.source == "auto",
+        "sequences": [s.sequence for s in comparison.sequences],
+        "published": any(d.published_values for d in comparison.data_sources),
+    }
+
+
+def render_page(
+    renderer: SiteRenderer, page: PageSource, related: Sequence[dict[str, str]]
+) -> tuple[dict[str, bytes], Narrative]:
+    """The four files of one comparison page."""
+    comparison = page.comparison
+    narrative = renderer.narrative(comparison)
+    prefix = f"{comparison.slug}/"
+    files = {
+        prefix + "index.html": renderer.comparison_page(page, narrative, related),
+        prefix + "comparison.json": comparison_json(comparison),
+        prefix + "table.csv": table_csv(comparison),
+        prefix + "points.csv": points_csv(comparison),
+    }
+    return files, narrative
+
+
+def render_shared(
+    renderer: SiteRenderer, pages: Sequence[PageSource], entries: Sequence[dict[str, Any]]
+) -> dict[str, bytes]:
+    """Files that list or serve every page: index, sitemap, robots, 404, methodology, assets."""
+    files = {".nojekyll": b"", "robots.txt": renderer.robots(), "404.html": renderer.not_found_page()}
+    files.update(renderer.assets())
+    files["index.html"] = renderer.index_page(
+        sorted(entries, key=lambda e: (e["kind"], e["group"], e["title"]))
+    )
+    methodology = renderer.methodology_page()
+    if methodology is not None:
+        files["methodology/index.html"] = methodology
+    sitemap = renderer.sitemap(sorted(p.comparison.slug for p in pages))
+    if sitemap is not None:
+        files["sitemap.xml"] = sitemap
+    return files
+
+
+def related_links(pages: Sequence[PageSource]) -> dict[str, list[dict[str, str]]]:
+    comparisons = [p.comparison for p in pages]
+    titles = {c.slug: c.title for c in comparisons}
+    for_page = related_pages(comparisons, titles)
+    return {c.slug: for_page(c) for c in comparisons}
 
 
 def render_files(site: SiteData, paths: Paths, progress: Progress | None = None) -> dict[str, bytes]:
     """Phase 2 input: every output file's bytes, computed before anything touches the disk."""
     renderer = SiteRenderer(paths.templates, site.config, site.catalog, paths.docs)
-    files: dict[str, bytes] = {
-        ".nojekyll": b"",
-        "robots.txt": renderer.robots(),
-        "404.html": renderer.not_found_page(),
-    }
-    files.update(renderer.assets())
     pages = sorted(site.pages, key=lambda p: p.comparison.slug)
-    titles = {p.comparison.slug: p.comparison.title for p in pages}
-    related = related_pages([p.comparison for p in pages], titles)
+    related = related_links(pages)
+    files: dict[str, bytes] = {}
     entries = []
     for done, page in enumerate(pages, 1):
-        comparison = page.comparison
-        narrative = renderer.narrative(comparison)
-        prefix = f"{comparison.slug}/"
-        files[prefix + "index.html"] = renderer.comparison_page(page, narrative, related(comparison))
-        files[prefix + "comparison.json"] = comparison_json(comparison)
-        files[prefix + "table.csv"] = table_csv(comparison)
-        files[prefix + "points.csv"] = points_csv(comparison)
-        names = " vs ".join(dict.fromkeys(hardware_name(site.catalog, h) for h in comparison.hardware))
-        entries.append(
-            {
-                "kind": comparison.kind,
-                "group": f"{comparison.model_name} · {names}",
-                "title": comparison.title,
-                "href": page_url(comparison.slug),
-                "summary": narrative.summary,
-                "auto": page.source == "auto",
-                "sequences": [s.sequence for s in comparison.sequences],
-                "published": any(d.published_values for d in comparison.data_sources),
-            }
-        )
+        page_files, narrative = render_page(renderer, page, related[page.comparison.slug])
+        files.update(page_files)
+        entries.append(index_entry(page, narrative, site.catalog))
         if progress:
             progress(done, len(pages))
-    entries.sort(key=lambda e: (e["kind"], e["group"], e["title"]))
-    files["index.html"] = renderer.index_page(entries)
-    methodology = renderer.methodology_page()
-    if methodology is not None:
-        files["methodology/index.html"] = methodology
-    sitemap = renderer.sitemap([p.comparison.slug for p in pages])
-    if sitemap is not None:
-        files["sitemap.xml"] = sitemap
+    files.update(render_shared(renderer, pages, entries))
     return files
 
 

@@ -145,14 +145,39 @@ def split_front_matter(text: str) -> tuple[str, str] | None:
     return (match.group(1), match.group(2)) if match else None
 
 
-def _key_lines(front: str) -> dict[str, int]:
-    """Line (1-based, in the file) of each top-level key, for error messages."""
-    lines: dict[str, int] = {}
-    for n, line in enumerate(front.splitlines(), 2):
-        match = re.match(r"^([A-Za-z_][\w-]*)\s*:", line)
-        if match:
-            lines.setdefault(match.group(1), n)
+def node_lines(front: str, first_line: int = 2) -> dict[tuple[str | int, ...], int]:
+    """Line in the file of every key and list item of the front matter, by its path."""
+    try:
+        root = yaml.compose(front)
+    except yaml.YAMLError:
+        return {}
+    lines: dict[tuple[str | int, ...], int] = {}
+
+    def walk(node: yaml.Node, path: tuple[str | int, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                child = (*path, str(key.value))
+                lines[child] = key.start_mark.line + first_line
+                walk(value, child)
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                child = (*path, index)
+                lines[child] = item.start_mark.line + first_line
+                walk(item, child)
+
+    if root is not None:
+        walk(root, ())
     return lines
+
+
+def line_of(lines: dict[tuple[str | int, ...], int], loc: tuple[str | int, ...]) -> str:
+    """The closest line for a pydantic error location: the key itself, else its nearest parent."""
+    path = tuple(loc)
+    while path:
+        if path in lines:
+            return f"line {lines[path]}"
+        path = path[:-1]
+    return ""
 
 
 def resolve_sides(spec: StubSpec) -> tuple[ResolvedSide, ResolvedSide]:
@@ -163,6 +188,14 @@ def resolve_sides(spec: StubSpec) -> tuple[ResolvedSide, ResolvedSide]:
         filters.update({k: getattr(side, k) for k in FILTER_KEYS if getattr(side, k) is not None})
         resolved.append(ResolvedSide(side.label, filters))
     return resolved[0], resolved[1]
+
+
+def _field_name(loc: tuple[str | int, ...]) -> str:
+    """('sides', 0, 'precison') -> 'sides[0].precison'."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
 
 
 def read_stub(path: Path, display: str, log: ProblemLog) -> Stub | None:
@@ -189,17 +222,15 @@ def read_stub(path: Path, display: str, log: ProblemLog) -> Stub | None:
     try:
         spec = StubSpec.model_validate(data)
     except ValidationError as exc:
-        lines = _key_lines(front)
+        lines = node_lines(front)
         for err in exc.errors():
-            loc = [str(p) for p in err["loc"]]
-            field_name = ".".join(loc)
-            top = loc[0] if loc else ""
-            where = f"line {lines[top]}" if top in lines else ""
+            loc = tuple(err["loc"])
+            field_name = _field_name(loc)
             message = err["msg"]
             if err["type"] == "extra_forbidden":
                 choices = list(StubSpec.model_fields if len(loc) == 1 else SideSpec.model_fields)
-                message = "unknown field" + suggest(loc[-1], choices)
-            log.add(display, where, field_name, message)
+                message = "unknown field" + suggest(str(loc[-1]), choices)
+            log.add(display, line_of(lines, loc), field_name, message)
         return None
     slug = spec.slug or path.stem
     if not re.match(SLUG_PATTERN, slug):
@@ -243,3 +274,11 @@ def load_site_config(content_dir: Path, log: ProblemLog) -> SiteConfig:
                 message = "unknown field" + suggest(str(err["loc"][-1]), list(SiteConfig.model_fields))
             log.add(display, "", loc, message)
     return SiteConfig()
+
+
+def stub_json_schema() -> dict[str, object]:
+    """The stub front matter as JSON Schema, for editors (docs/stub.schema.json)."""
+    schema = StubSpec.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "Comparison stub front matter"
+    return schema

@@ -13,6 +13,7 @@ from site_builder.models import BenchmarkPoint, DatasetInfo
 from site_builder.numbers import sequence_label
 
 PRECISION_ORDER = ("fp4", "int4", "fp8", "bf16", "fp16")
+GENERATED = "(generated)"
 
 
 def _slug(*parts: str) -> str:
@@ -25,7 +26,7 @@ def _precision_rank(precision: str) -> tuple[int, str]:
 
 
 def _auto_stub(slug: str, spec: StubSpec) -> Stub:
-    return Stub(path="(generated)", slug=slug, spec=spec, body="", sides=resolve_sides(spec))
+    return Stub(path=GENERATED, slug=slug, spec=spec, body="", sides=resolve_sides(spec))
 
 
 def discover_pages(

@@ -11,8 +11,9 @@ from pathlib import Path
 import plotly
 
 from site_builder.cli import main
+from site_builder.linkcheck import broken_links
 from site_builder.render import json_for_script, safe_markdown, safe_url
-from tests.sitecheck import broken_links, parse_strict
+from tests.htmlcheck import parse_strict
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).parent / "golden" / "small-site"

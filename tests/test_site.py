@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from site_builder.cli import main
+from site_builder.linkcheck import broken_links, refs
 from site_builder.numbers import fixed
-from tests.sitecheck import broken_links, parse_strict, refs
+from tests.htmlcheck import parse_strict
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = (

@@ -1,4 +1,4 @@
-"""Checks over a built site: strict HTML parsing, internal links, outside references."""
+"""Checks over a built site: internal links resolve, nothing is loaded from outside the site."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import html5lib
+from site_builder.problems import Problem
 
 RESOURCE_ATTRS = {("script", "src"), ("link", "href"), ("img", "src"), ("source", "src"), ("iframe", "src")}
 
@@ -28,11 +28,6 @@ class _Refs(HTMLParser):
                 self.resources.append(value)
             elif tag == "a" and name == "href":
                 self.links.append(value)
-
-
-def parse_strict(path: Path) -> None:
-    """html5lib in strict mode raises on any parse error."""
-    html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(path.read_bytes())
 
 
 def refs(path: Path) -> _Refs:
@@ -57,27 +52,34 @@ def resolve(site: Path, page: Path, url: str) -> Path | None:
     return target if site.resolve() in [target, *target.parents] else None
 
 
-def broken_links(site: Path) -> list[str]:
-    problems = []
+def _missing_anchor(target: Path, fragment: str) -> bool:
+    return bool(fragment) and fragment not in refs(target).ids
+
+
+def broken_links(site: Path) -> list[Problem]:
+    """Every internal link or resource that does not resolve, and every resource from outside."""
+    problems: list[Problem] = []
+
+    def add(page: Path, url: str, reason: str) -> None:
+        problems.append(Problem(page.relative_to(site).as_posix(), "", url, reason))
+
     for page in sorted(site.rglob("*.html")):
         found = refs(page)
         for url in found.resources:
             if url.startswith("data:"):
                 continue  # inline, no request
             if is_external(url):
-                problems.append(f"{page}: loads an outside resource {url}")
+                add(page, url, "loads a resource from outside the site")
             elif (target := resolve(site, page, url)) is None or not target.is_file():
-                problems.append(f"{page}: broken resource {url}")
+                add(page, url, "broken resource")
         for url in found.links:
             if is_external(url):
                 if not url.startswith(("https://", "http://")):
-                    problems.append(f"{page}: unsafe link {url}")
+                    add(page, url, "unsafe link")
                 continue
             target = resolve(site, page, url)
             if target is None or not target.is_file():
-                problems.append(f"{page}: broken link {url}")
-            elif urlsplit(url).fragment and target.suffix == ".html":
-                fragment = urlsplit(url).fragment
-                if fragment not in refs(target).ids:
-                    problems.append(f"{page}: missing anchor {url}")
+                add(page, url, "broken link")
+            elif target.suffix == ".html" and _missing_anchor(target, urlsplit(url).fragment):
+                add(page, url, "missing anchor")
     return problems

@@ -1,0 +1,85 @@
+"""`build-site check`: validate data and stubs without writing a site; optionally check a built
+site's links. Text for people, JSON for CI."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from site_builder.build import Paths, compute_site
+from site_builder.linkcheck import broken_links
+from site_builder.problems import InputError, Problem, ProblemLog, Severity
+
+
+@dataclass
+class CheckReport:
+    problems: list[Problem] = field(default_factory=list)
+    pages: int = 0
+    points: int = 0
+    site_checked: bool = False
+
+    def failed(self, strict: bool) -> bool:
+        bad = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
+        return any(p.severity in bad for p in self.problems)
+
+
+def run_check(paths: Paths, site: Path | None = None) -> CheckReport:
+    log = ProblemLog()
+    report = CheckReport()
+    try:
+        data = compute_site(paths, log)
+        report.pages, report.points = len(data.pages), data.point_count
+    except InputError:
+        pass
+    report.problems = list(log.problems)
+    if site is not None:
+        if not site.is_dir():
+            report.problems.append(Problem(site.as_posix(), "", "", "no built site here"))
+        else:
+            report.problems.extend(broken_links(site))
+            report.site_checked = True
+    return report
+
+
+def _as_dict(problem: Problem) -> dict[str, Any]:
+    line = re.fullmatch(r"line (\d+)", problem.record)
+    suggestion = re.search(r"did you mean '([^']+)'", problem.reason)
+    return {
+        "severity": problem.severity.value,
+        "file": problem.file,
+        "line": int(line.group(1)) if line else None,
+        "record": problem.record or None,
+        "field": problem.field or None,
+        "reason": problem.reason,
+        "suggestion": suggestion.group(1) if suggestion else None,
+    }
+
+
+def as_json(report: CheckReport, strict: bool) -> str:
+    counts = {s.value: sum(p.severity is s for p in report.problems) for s in Severity}
+    document = {
+        "ok": not report.failed(strict),
+        "strict": strict,
+        "pages": report.pages,
+        "points": report.points,
+        "site_checked": report.site_checked,
+        "counts": counts,
+        "problems": [_as_dict(p) for p in report.problems],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def as_text(report: CheckReport, strict: bool) -> str:
+    lines = [str(p) for p in report.problems if p.severity is not Severity.NOTICE]
+    errors = sum(p.severity is Severity.ERROR for p in report.problems)
+    warnings = sum(p.severity is Severity.WARNING for p in report.problems)
+    verdict = "failed" if report.failed(strict) else "ok"
+    links = "; links checked" if report.site_checked else ""
+    lines.append(
+        f"check {verdict}: {report.pages} pages from {report.points} points, {errors} errors, "
+        f"{warnings} warnings{links}"
+    )
+    return "\n".join(lines)
