@@ -322,6 +322,7 @@ def render_shared(
     methodology = renderer.methodology_page()
     if methodology is not None:
         files["methodology/index.html"] = methodology
+    files.update(renderer.doc_pages())
     sitemap = renderer.sitemap(sorted(p.comparison.slug for p in pages))
     if sitemap is not None:
         files["sitemap.xml"] = sitemap

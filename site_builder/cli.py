@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from site_builder import __version__
 from site_builder.build import Paths, build
+from site_builder.check import as_json, as_text, run_check
+from site_builder.content import stub_json_schema
 from site_builder.importer import ImportRefused, import_published, import_results
 from site_builder.models import DatasetInfo
 from site_builder.numbers import parse_sequence_label
 from site_builder.problems import InputError, Problem
+from site_builder.scaffold import ScaffoldError, stub_text, write_stub
+from site_builder.serve import start
 from site_builder.write import OutputError
 
-COMMANDS = ("build", "import", "import-published")
+COMMANDS = ("build", "serve", "check", "new", "schema", "import", "import-published")
 
 
 def _print_problems(problems: Sequence[Problem]) -> None:
@@ -63,6 +69,36 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--site-url", help="absolute URL the site is served from (sitemap, canonical links)")
     b.add_argument("--strict", action="store_true", help="treat warnings as errors")
     b.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+
+    v = commands.add_parser("serve", help="build, serve on localhost and rebuild on every change")
+    v.add_argument("--root", type=Path, default=Path("."), help="project folder (default: .)")
+    v.add_argument("--host", default="127.0.0.1")
+    v.add_argument("--port", type=int, default=8000, help="port (0: any free port)")
+
+    c = commands.add_parser("check", help="validate data and stubs (and a built site's links)")
+    c.add_argument("--root", type=Path, default=Path("."), help="project folder (default: .)")
+    c.add_argument("--site", type=Path, help="also check the internal links of this built site")
+    c.add_argument("--strict", action="store_true", help="warnings fail the check too")
+    c.add_argument("--format", choices=("text", "json"), default="text")
+
+    n = commands.add_parser("new", help="write a new comparison stub")
+    n.add_argument("kind", choices=("precision", "spec-decoding", "hardware", "custom"))
+    n.add_argument("--model", required=True, help="model key, e.g. dsr1")
+    n.add_argument("--gpu", help="GPU key shared by both sides, e.g. mi355x")
+    n.add_argument(
+        "--sides",
+        nargs=2,
+        required=True,
+        metavar=("A", "B"),
+        help="precisions, speculative methods (B may be none) or GPUs",
+    )
+    n.add_argument("--precision", help="precision shared by both sides (spec-decoding, hardware)")
+    n.add_argument("--sequence", default="1k/1k")
+    n.add_argument("--name", help="file name without .md (default: the slug)")
+    n.add_argument("--root", type=Path, default=Path("."), help="project folder (default: .)")
+
+    j = commands.add_parser("schema", help="print the stub front matter's JSON Schema")
+    j.add_argument("-o", "--out", type=Path, help="write it to this file instead")
 
     i = commands.add_parser("import", help="import result files into the native format")
     i.add_argument("sources", type=Path, nargs="+", help="result files in any supported format")
@@ -114,6 +150,42 @@ def _progress(quiet: bool) -> Callable[[int, int], None] | None:
     return show
 
 
+def _serve(args: argparse.Namespace) -> int:
+    server = start(Paths.under(args.root), args.host, args.port)
+    print(
+        f"Serving on {server.url} (Ctrl+C to stop); watching content/, data/, templates/, docs/", flush=True
+    )
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.shutdown()
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    report = run_check(Paths.under(args.root), args.site)
+    text = as_json(report, args.strict) if args.format == "json" else as_text(report, args.strict)
+    print(text)
+    return 1 if report.failed(args.strict) else 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    slug, text = stub_text(args.kind, args.model, args.sides, args.gpu, args.precision, args.sequence)
+    path = write_stub(args.root / "content", slug, text, args.name)
+    print(f"Wrote {path}: edit it, then run build-site (or build-site serve)")
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    text = json.dumps(stub_json_schema(), indent=2) + "\n"
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+    else:
+        print(text, end="")
+    return 0
+
+
 def _import(args: argparse.Namespace) -> int:
     count, log = import_results(args.sources, _dataset(args, published=False), args.out)
     _print_problems(log.warnings)
@@ -150,14 +222,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not arguments or (arguments[0] not in COMMANDS and arguments[0] not in ("-h", "--help", "--version")):
         arguments.insert(0, "build")
     args = parser().parse_args(arguments)
-    handlers = {"build": _build, "import": _import, "import-published": _import_published}
+    handlers = {
+        "build": _build,
+        "serve": _serve,
+        "check": _check,
+        "new": _new,
+        "schema": _schema,
+        "import": _import,
+        "import-published": _import_published,
+    }
     try:
         return handlers[args.command](args)
     except InputError as exc:
         _print_problems(exc.problems)
         print(f"build-site: {len(exc.problems)} problem(s); nothing was written", file=sys.stderr)
         return 1
-    except (OutputError, ImportRefused, ValueError, OSError) as exc:
+    except (OutputError, ImportRefused, ScaffoldError, ValueError, OSError) as exc:
         print(f"build-site: {exc}", file=sys.stderr)
         return 1
 

@@ -177,7 +177,7 @@ def line_of(lines: dict[tuple[str | int, ...], int], loc: tuple[str | int, ...])
         if path in lines:
             return f"line {lines[path]}"
         path = path[:-1]
-    return ""
+    return "line 1"  # a missing top-level field: the front matter as a whole
 
 
 def resolve_sides(spec: StubSpec) -> tuple[ResolvedSide, ResolvedSide]:

@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -298,6 +299,7 @@ class SiteRenderer:
 
     def _common(self, root: str) -> dict[str, Any]:
         return {
+            "guides": self.guides(root),
             "root": root,
             "site": self.config,
             "version": __version__,
@@ -398,13 +400,60 @@ class SiteRenderer:
         path = self.docs / "methodology.md"
         return path if path.is_file() else None
 
+    def doc_sources(self) -> list[Path]:
+        """Every guide in docs/ (methodology.md has its own address: methodology/)."""
+        if self.docs is None or not self.docs.is_dir():
+            return []
+        return sorted(p for p in self.docs.glob("*.md") if p.name != "methodology.md")
+
+    def _doc_href(self, name: str, root: str) -> str:
+        stem = name.removesuffix(".md")
+        return f"{root}methodology/index.html" if stem == "methodology" else f"{root}docs/{stem}/index.html"
+
+    def _doc_html(self, source: Path, root: str) -> Markup:
+        """A guide as HTML, its links to other guides pointing at their pages in the site."""
+        html = str(safe_markdown(source.read_text(encoding="utf-8")))
+
+        def link(match: re.Match[str]) -> str:
+            name, anchor = match.group(1), match.group(2) or ""
+            if self.docs is not None and (self.docs / name).is_file():
+                return f'href="{self._doc_href(name, root)}{anchor}"'
+            return match.group(0)
+
+        return Markup(re.sub(r'href="([\w.-]+\.md)(#[\w-]+)?"', link, html))
+
     def methodology_page(self) -> bytes | None:
         source = self._methodology_source()
         if source is None:
             return None
-        html = safe_markdown(source.read_text(encoding="utf-8"))
-        context = {**self._common("../"), "content": html, "canonical": self.absolute("methodology/")}
+        context = {
+            **self._common("../"),
+            "content": self._doc_html(source, "../"),
+            "canonical": self.absolute("methodology/"),
+            "doc_title": "Methodology",
+        }
         return self.env.get_template("methodology.html").render(context).encode()
+
+    def doc_pages(self) -> dict[str, bytes]:
+        pages = {}
+        for source in self.doc_sources():
+            title = _first_heading(source) or source.stem.replace("-", " ").capitalize()
+            context = {
+                **self._common("../../"),
+                "content": self._doc_html(source, "../../"),
+                "canonical": self.absolute(f"docs/{source.stem}/"),
+                "doc_title": title,
+            }
+            pages[f"docs/{source.stem}/index.html"] = (
+                self.env.get_template("methodology.html").render(context).encode()
+            )
+        return pages
+
+    def guides(self, root: str) -> list[dict[str, str]]:
+        return [
+            {"href": f"{root}docs/{s.stem}/index.html", "title": _first_heading(s) or s.stem}
+            for s in self.doc_sources()
+        ]
 
     def not_found_page(self) -> bytes:
         context = {**self._common(self.site_url or ""), "canonical": None}
@@ -428,6 +477,13 @@ class SiteRenderer:
         bundle = Path(plotly.__file__).parent / "package_data" / PLOTLY_ASSET
         files[f"assets/{PLOTLY_ASSET}"] = bundle.read_bytes()
         return files
+
+
+def _first_heading(source: Path) -> str | None:
+    for line in source.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):
+            return line[2:].strip().strip("`")
+    return None
 
 
 def page_data(comparison: ComparisonResult) -> dict[str, Any]:

@@ -1,0 +1,128 @@
+"""build-site serve: answers on localhost, rebuilds only the touched page, shows errors, stays up."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from site_builder.build import Paths
+from site_builder.serve import Server, start
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def wait_for(check: object, seconds: float) -> float:
+    """Poll until check() is true; return how long it took."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        if check():  # type: ignore[operator]
+            return time.monotonic() - started
+        time.sleep(0.05)
+    raise AssertionError(f"not within {seconds} s")
+
+
+@pytest.fixture
+def served(project: Path) -> Iterator[tuple[Server, list[str]]]:
+    (project / "content" / "second.md").write_text(
+        "---\nkind: spec-decoding\nmodel: dsr1\nhardware: h200\nprecision: fp8\nsides:\n"
+        "  - {label: FP8, precision: fp8}\n  - {label: FP4, precision: fp4}\n---\nAnother page.\n"
+    )
+    lines: list[str] = []
+    server = start(Paths.under(project), port=0, log=lines.append)
+    yield server, lines
+    server.shutdown()
+
+
+def test_serves_the_site(served: tuple[Server, list[str]]) -> None:
+    server, lines = served
+    status, html = get(server.url)
+    assert status == 200 and "h200-fp4-vs-fp8/index.html" in html and "__livereload" in html
+    assert get(server.url + "h200-fp4-vs-fp8/")[0] == 200
+    assert get(server.url + "h200-fp4-vs-fp8/comparison.json")[0] == 200
+    assert get(server.url + "nothing-here/")[0] == 404
+    assert lines[0].startswith("initial build: rebuilt 2 of 2 pages")
+
+
+def test_stub_edit_shows_within_two_seconds_and_rebuilds_only_that_page(
+    served: tuple[Server, list[str]], project: Path
+) -> None:
+    server, lines = served
+    stub = project / "content" / "h200-fp4-vs-fp8.md"
+    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited while serving."))
+    took = wait_for(lambda: "Edited while serving." in get(server.url + "h200-fp4-vs-fp8/")[1], 2.0)
+    assert took < 2.0
+    (line,) = [entry for entry in lines if entry.startswith("h200-fp4-vs-fp8.md changed")]
+    assert "rebuilt 1 of 2 pages (h200-fp4-vs-fp8), recomputed 1" in line
+
+
+def test_live_reload_answers_when_the_version_changes(
+    served: tuple[Server, list[str]], project: Path
+) -> None:
+    server, _ = served
+    version = server.site.version
+    stub = project / "content" / "second.md"
+    stub.write_text(stub.read_text().replace("Another page.", "Changed."))
+    status, body = get(f"{server.url}__livereload?v={version}")
+    assert status == 200 and json.loads(body)["version"] > version
+
+
+def test_a_broken_stub_shows_its_error_and_the_server_stays_up(
+    served: tuple[Server, list[str]], project: Path
+) -> None:
+    server, lines = served
+    broken = project / "content" / "broken.md"
+    broken.write_text("---\nkind: precision\nmodle: dsr1\n---\n")
+    wait_for(lambda: "build-error" in get(server.url)[1], 2.0)
+    status, html = get(server.url + "h200-fp4-vs-fp8/")
+    assert status == 200 and "Build failed; showing the last good build." in html
+    assert (
+        "content/broken.md, line 3, field &#x27;modle&#x27;: unknown field (did you mean &#x27;model&#x27;?)"
+        in html
+    )
+    assert any("build failed; still serving the last good site" in line for line in lines)
+    broken.unlink()
+    wait_for(lambda: "build-error" not in get(server.url)[1], 2.0)
+    assert get(server.url + "h200-fp4-vs-fp8/")[0] == 200
+
+
+def test_data_change_recomputes_but_rerenders_only_changed_pages(
+    served: tuple[Server, list[str]], project: Path
+) -> None:
+    _, lines = served
+    csv = project / "data" / "results" / "lab.csv"
+    csv.write_text(csv.read_text() + "dsr1,h200,sglang,fp4,none,8,8,1024,8192,64,2000.0,30.0,2026-09-02\n")
+    wait_for(lambda: any(line.startswith("lab.csv changed") for line in lines), 2.0)
+    (line,) = [entry for entry in lines if entry.startswith("lab.csv changed")]
+    assert "recomputed 2" in line
+
+
+def test_the_command_line_server(project: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "site_builder.cli", "serve", "--root", str(project), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("Serving on http://127.0.0.1:")
+        url = first.split()[2]
+        assert get(url)[0] == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
