@@ -209,3 +209,52 @@ def test_cli_help_and_default_command(capsys: pytest.CaptureFixture[str]) -> Non
         main(["--help"])
     assert exit_info.value.code == 0
     assert "import-published" in capsys.readouterr().out
+
+
+def test_narrowed_pooling_is_recorded(project: Path) -> None:
+    stub = project / "content" / "h200-fp4-vs-fp8.md"
+    stub.write_text(
+        stub.read_text().replace("hardware: h200\n", "hardware: h200\nframework: sglang\ndisagg: false\n")
+    )
+    assert build(project) == 0
+    data = json.loads((project / "site" / "h200-fp4-vs-fp8" / "comparison.json").read_text())
+    side = data["sequences"][0]["sides"][0]
+    assert side["pooling"] == "narrowed: framework=sglang; disagg=False"
+    assert side["filters"] == {
+        "model": "dsr1",
+        "hardware": "h200",
+        "framework": "sglang",
+        "disagg": False,
+        "precision": "fp4",
+    }
+
+
+def generated_slugs(project: Path) -> list[str]:
+    site = project / "site"
+    return sorted(p.name for p in site.iterdir() if (p / "comparison.json").is_file())
+
+
+def test_generated_pages_and_takeover_by_identity(project: Path) -> None:
+    # without the stub, the data implies one precision page, generated
+    (project / "content" / "h200-fp4-vs-fp8.md").rename(project / "content" / "my-own-name.md")
+    assert build(project) == 0
+    # the stub (under another file name and other labels) has the same identity: no duplicate page
+    assert generated_slugs(project) == ["my-own-name"]
+    (project / "content" / "my-own-name.md").unlink()
+    assert build(project) == 0
+    assert generated_slugs(project) == ["h200-fp4-vs-fp8-dsr1"]
+    data = json.loads((project / "site" / "h200-fp4-vs-fp8-dsr1" / "comparison.json").read_text())
+    assert data["title"] == "H200: FP4 vs FP8 Precision Comparison"
+    (project / "content" / "site.yaml").write_text("auto_pages: false\n")
+    assert build(project) == 0
+    assert generated_slugs(project) == []
+
+
+def test_build_date_only_from_source_date_epoch(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert build(project) == 0
+    page = (project / "site" / "index.html").read_text()
+    assert " on 20" not in page.split("<footer", 1)[1]
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1790000000")
+    assert build(project) == 0
+    footer = (project / "site" / "index.html").read_text().split("<footer", 1)[1]
+    assert "on 2026-09-21" in footer
