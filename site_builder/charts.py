@@ -76,21 +76,33 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def side_traces(side: SideResult, index: int, metric: Metric) -> list[dict[str, Any]]:
+Curve = tuple[list[float], list[float], list[float]]
+
+
+def sample_curve(side: SideResult) -> Curve | None:
+    """(x, throughput, concurrency) densely along the side's frontier spline, knots included."""
+    knots = side.frontier
+    if not knots:
+        return None
+    xs = [k.interactivity for k in knots]
+    samples = sample_xs(xs)
+    throughput = MonotoneSpline(xs, [k.throughput_per_gpu for k in knots]).values(samples)
+    concurrency = MonotoneSpline(xs, [float(k.concurrency) for k in knots]).values(samples)
+    return (
+        samples,
+        [float(v) for v in throughput if v is not None],
+        [float(v) for v in concurrency if v is not None],
+    )
+
+
+def side_traces(side: SideResult, index: int, metric: Metric, curve: Curve | None) -> list[dict[str, Any]]:
     color = SIDE_COLORS[index % len(SIDE_COLORS)]
     value_of = metric_function(metric.key, side.constants)
     traces: list[dict[str, Any]] = []
-    knots = side.frontier
-    if knots:
-        xs = [k.interactivity for k in knots]
-        throughput = MonotoneSpline(xs, [k.throughput_per_gpu for k in knots])
-        concurrency = MonotoneSpline(xs, [float(k.concurrency) for k in knots])
-        curve_x, curve_y = [], []
-        for x in sample_xs(xs):
-            tput, conc = throughput.value(x), concurrency.value(x)
-            assert tput is not None and conc is not None
-            curve_x.append(round(x, 4))
-            curve_y.append(_round(value_of(tput, conc)))
+    if curve is not None:
+        samples, throughput, concurrency = curve
+        curve_x = [round(x, 4) for x in samples]
+        curve_y = [_round(value_of(t, c)) for t, c in zip(throughput, concurrency, strict=True)]
         traces.append(
             {
                 "type": "scatter",
@@ -163,10 +175,13 @@ def target_trace(sequence: SequenceResult, side_index: int, metric: Metric) -> d
     }
 
 
-def figure(sequence: SequenceResult, metric: Metric) -> dict[str, Any]:
+def figure(
+    sequence: SequenceResult, metric: Metric, curves: list[Curve | None] | None = None
+) -> dict[str, Any]:
+    curves = curves if curves is not None else [sample_curve(side) for side in sequence.sides]
     data: list[dict[str, Any]] = []
-    for i, side in enumerate(sequence.sides):
-        data.extend(side_traces(side, i, metric))
+    for i, (side, curve) in enumerate(zip(sequence.sides, curves, strict=True)):
+        data.extend(side_traces(side, i, metric, curve))
     for i in range(len(sequence.sides)):
         trace = target_trace(sequence, i, metric)
         if trace is not None:
@@ -199,11 +214,16 @@ def figure(sequence: SequenceResult, metric: Metric) -> dict[str, Any]:
     return {"data": data, "layout": layout}
 
 
+def _figures(sequence: SequenceResult) -> dict[str, dict[str, Any]]:
+    curves = [sample_curve(side) for side in sequence.sides]
+    return {m.key: figure(sequence, m, curves) for m in METRICS}
+
+
 def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
     """Everything the page's charts need: figures by sequence and metric, plus the metric names."""
     return {
         "metrics": [{"key": m.key, "label": m.label} for m in METRICS],
         "sequences": [s.sequence for s in comparison.sequences],
         "default_sequence": comparison.default_sequence,
-        "figures": {s.sequence: {m.key: figure(s, m) for m in METRICS} for s in comparison.sequences},
+        "figures": {s.sequence: _figures(s) for s in comparison.sequences},
     }

@@ -151,3 +151,15 @@ def test_monotone_between_knots_and_no_overshoot(data: tuple[list[float], float,
         else:
             assert all(s <= tol for s in steps)
         assert all(math.isfinite(v) for v in values)
+
+
+@settings(max_examples=100, deadline=None)
+@given(knot_sets, st.lists(st.floats(-10.0, 600.0), min_size=1, max_size=20))
+def test_vectorised_values_equal_scalar_value(data: tuple[list[float], float, list[float]], probes: list[float]) -> None:
+    xs, ys = _knots(data)
+    spline = MonotoneSpline(xs, ys)
+    probes = probes + xs
+    for one, many in zip([spline.value(x) for x in probes], spline.values(probes), strict=True):
+        assert (one is None) == (many is None)
+        if one is not None and many is not None:
+            assert many == pytest.approx(one, rel=1e-12, abs=1e-12)

@@ -74,3 +74,17 @@ class MonotoneSpline:
             if x == knot_x:
                 return knot_y
         return float(self._spline(x))
+
+    def values(self, xs: Sequence[float]) -> list[float | None]:
+        """`value` at many points in one vectorised call (charts sample curves densely)."""
+        if self._spline is None or not xs:
+            return [self.value(x) for x in xs]
+        computed = self._spline(np.asarray(xs, dtype=float))
+        exact = dict(zip(self.xs, self.ys, strict=True))
+        out: list[float | None] = []
+        for x, y in zip(xs, computed.tolist(), strict=True):
+            if not self.covers(x):
+                out.append(None)
+            else:
+                out.append(exact.get(x, y))
+        return out
