@@ -17,16 +17,14 @@ from site_builder.problems import ProblemLog
 
 Kind = Literal["precision", "spec-decoding", "hardware", "custom"]
 FilterValue = str | bool | list[str]
-FILTER_KEYS = ("model", "hardware", "precision", "spec_method", "framework", "disagg", "dataset")
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 
 
-class SideSpec(BaseModel):
-    """One side: a label and the filters that narrow the page's common filters."""
+class Filters(BaseModel):
+    """What selects points: shared by a page and narrowed per side. Empty means any."""
 
     model_config = ConfigDict(extra="forbid")
 
-    label: str = Field(min_length=1)
     model: str | None = None
     hardware: str | None = None
     precision: str | None = None
@@ -36,22 +34,23 @@ class SideSpec(BaseModel):
     dataset: str | list[str] | None = None
 
 
-class StubSpec(BaseModel):
-    """The front matter of a comparison stub (docs/authoring.md explains every field)."""
+FILTER_KEYS = tuple(Filters.model_fields)
 
-    model_config = ConfigDict(extra="forbid")
+
+class SideSpec(Filters):
+    """One side: a label and the filters that narrow the page's common filters."""
+
+    label: str = Field(min_length=1)
+
+
+class StubSpec(Filters):
+    """The front matter of a comparison stub (docs/authoring.md explains every field)."""
 
     kind: Kind
     title: str | None = None
     summary: str | None = None
     slug: str | None = Field(default=None, pattern=SLUG_PATTERN)
     model: str
-    hardware: str | None = None
-    precision: str | None = None
-    spec_method: str | None = None
-    framework: str | list[str] | None = None
-    disagg: bool | None = None
-    dataset: str | list[str] | None = None
     sequence: str = "1k/1k"
     sides: list[SideSpec] = Field(min_length=2, max_length=2)
     targets: list[float] | None = Field(default=None, min_length=1, max_length=6)

@@ -155,7 +155,9 @@ def test_monotone_between_knots_and_no_overshoot(data: tuple[list[float], float,
 
 @settings(max_examples=100, deadline=None)
 @given(knot_sets, st.lists(st.floats(-10.0, 600.0), min_size=1, max_size=20))
-def test_vectorised_values_equal_scalar_value(data: tuple[list[float], float, list[float]], probes: list[float]) -> None:
+def test_vectorised_values_equal_scalar_value(
+    data: tuple[list[float], float, list[float]], probes: list[float]
+) -> None:
     xs, ys = _knots(data)
     spline = MonotoneSpline(xs, ys)
     probes = probes + xs

@@ -136,7 +136,6 @@ def metrics_at(curves: SideCurves, target: float, label: str, constants: Applied
     else:
         per_mw = throughput * 1e6 / constants.watts_all_in
         joules = constants.watts_all_in / throughput
-    frontier_ids = {id(p) for p in curves.frontier}
     return MetricsAtTarget(
         measured=True,
         throughput_per_gpu=throughput,
@@ -147,7 +146,7 @@ def metrics_at(curves: SideCurves, target: float, label: str, constants: Applied
         concurrency=round_half_up_int(concurrency),
         concurrency_interpolated=concurrency,
         unavailable=unavailable,
-        brackets=[summarize(p, id(p) in frontier_ids) for p in curves.brackets(target)],
+        brackets=[summarize(knot, on_frontier=True) for knot in curves.brackets(target)],
     )
 
 

@@ -120,17 +120,24 @@ def _per_gpu(
             ctx.error(key, str(exc))
 
 
-def vllm_result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
-    """One `benchmark_serving` / `vllm bench serve` result (also a sweep's `run=N.json`)."""
-    draft = PointDraft()
-    model = meta.model or normalise_model(None, raw.get("model_id"))
+def _model(
+    draft: PointDraft, meta: RunMetadata, meta_name: str, path_field: str, path: Any, ctx: RecordContext
+) -> None:
+    """The model key: the metadata's, else one recognised from the file's model path."""
+    model = meta.model or normalise_model(None, path if isinstance(path, str) else None)
     draft.set("model", model, f"{meta_name}: model")
     if model is None:
         ctx.error(
             f"{meta_name}: model",
-            f"missing: model_id {raw.get('model_id')!r} is not a "
-            "known model, so the metadata file must name the model key",
+            f"missing: {path_field} {path!r} is not a known model, "
+            "so the metadata file must name the model key",
         )
+
+
+def vllm_result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
+    """One `benchmark_serving` / `vllm bench serve` result (also a sweep's `run=N.json`)."""
+    draft = PointDraft()
+    _model(draft, meta, meta_name, "model_id", raw.get("model_id"), ctx)
     draft.set("framework", meta.framework or raw.get("backend"), f"{meta_name}: framework")
     draft.set("spec_method", meta.spec_method, f"{meta_name}: spec_method")
     _identity(draft, meta, meta_name)
@@ -150,14 +157,7 @@ def sglang_result(
     draft = PointDraft()
     info = raw.get("server_info") if isinstance(raw.get("server_info"), Mapping) else {}
     assert isinstance(info, Mapping)
-    model = meta.model or normalise_model(None, info.get("model_path"))
-    draft.set("model", model, f"{meta_name}: model")
-    if model is None:
-        ctx.error(
-            f"{meta_name}: model",
-            f"missing: server_info.model_path "
-            f"{info.get('model_path')!r} is not a known model; name the model key",
-        )
+    _model(draft, meta, meta_name, "server_info.model_path", info.get("model_path"), ctx)
     draft.set("framework", meta.framework or "sglang", f"{meta_name}: framework")
     algorithm = info.get("speculative_algorithm")
     draft.set("spec_method", meta.spec_method or algorithm, "server_info.speculative_algorithm")
