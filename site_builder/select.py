@@ -37,20 +37,26 @@ def select(points: Iterable[BenchmarkPoint], filters: Mapping[str, FilterValue])
 
 
 class PointIndex:
-    """Points bucketed by (model, hardware), so a side filters its bucket, not the whole pool."""
+    """Points bucketed by (model, hardware) and (model, hardware, precision), so a side filters
+    its bucket, not the whole pool."""
 
     def __init__(self, points: Sequence[BenchmarkPoint]) -> None:
         self.points = list(points)
-        self._buckets: dict[tuple[str, str], list[BenchmarkPoint]] = defaultdict(list)
+        self._buckets: dict[tuple[str, ...], list[BenchmarkPoint]] = defaultdict(list)
         for point in self.points:
-            self._buckets[(point.config.model.lower(), point.config.hardware.lower())].append(point)
+            c = point.config
+            key = (c.model.lower(), c.hardware.lower())
+            self._buckets[key].append(point)
+            self._buckets[(*key, c.precision.lower())].append(point)
 
     def select(self, filters: Mapping[str, FilterValue]) -> list[BenchmarkPoint]:
-        model, hardware = filters.get("model"), filters.get("hardware")
+        model, hardware, precision = filters.get("model"), filters.get("hardware"), filters.get("precision")
+        pool: Sequence[BenchmarkPoint] = self.points
         if isinstance(model, str) and isinstance(hardware, str):
-            pool: Sequence[BenchmarkPoint] = self._buckets.get((model.lower(), hardware.lower()), [])
-        else:
-            pool = self.points
+            key: tuple[str, ...] = (model.lower(), hardware.lower())
+            if isinstance(precision, str):
+                key = (*key, precision.lower())
+            pool = self._buckets.get(key, [])
         return select(pool, filters)
 
 
