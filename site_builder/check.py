@@ -29,9 +29,11 @@ class CheckReport:
 def run_check(paths: Paths, site: Path | None = None) -> CheckReport:
     log = ProblemLog()
     report = CheckReport()
+    site_url = None
     try:
         data = compute_site(paths, log)
         report.pages, report.points = len(data.pages), data.point_count
+        site_url = data.config.site_url
     except InputError:
         pass
     report.problems = list(log.problems)
@@ -39,7 +41,7 @@ def run_check(paths: Paths, site: Path | None = None) -> CheckReport:
         if not site.is_dir():
             report.problems.append(Problem(site.as_posix(), "", "", "no built site here"))
         else:
-            report.problems.extend(broken_links(site))
+            report.problems.extend(broken_links(site, site_url))
             report.site_checked = True
     return report
 

@@ -56,15 +56,27 @@ def _missing_anchor(target: Path, fragment: str) -> bool:
     return bool(fragment) and fragment not in refs(target).ids
 
 
-def broken_links(site: Path) -> list[Problem]:
-    """Every internal link or resource that does not resolve, and every resource from outside."""
+def broken_links(site: Path, site_url: str | None = None) -> list[Problem]:
+    """Every internal link or resource that does not resolve, and anything referring outside.
+
+    Outside addresses (a run's URL, a data source) are shown as text, never linked or loaded."""
     problems: list[Problem] = []
 
     def add(page: Path, url: str, reason: str) -> None:
         problems.append(Problem(page.relative_to(site).as_posix(), "", url, reason))
 
+    own = (site_url.rstrip("/") + "/") if site_url else None
+
+    def local(page: Path, url: str) -> str:
+        """An absolute address inside the site, as a link relative to this page."""
+        if own and url.startswith(own):
+            depth = len(page.relative_to(site).parts) - 1
+            return "../" * depth + url[len(own) :]
+        return url
+
     for page in sorted(site.rglob("*.html")):
         found = refs(page)
+        found.links = [local(page, url) for url in found.links]
         for url in found.resources:
             if url.startswith("data:"):
                 continue  # inline, no request
@@ -74,8 +86,7 @@ def broken_links(site: Path) -> list[Problem]:
                 add(page, url, "broken resource")
         for url in found.links:
             if is_external(url):
-                if not url.startswith(("https://", "http://")):
-                    add(page, url, "unsafe link")
+                add(page, url, "links outside the site")
                 continue
             target = resolve(site, page, url)
             if target is None or not target.is_file():
