@@ -383,9 +383,9 @@ def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[
         return []
     where = _join([f"{label} at {_join(targets)} tok/s/user" for label, targets in flagged.items()])
     return [
-        f"Sparse data: {where} lie between measured points whose throughputs differ by more than "
-        f"{fixed(SPARSE_RATIO, 0)}× (up to {ratio_text(worst)}), so the interpolated values there rest on "
-        "few measurements; the provenance table lists the bracketing points."
+        f"Sparse data: the values for {where} are interpolated between measured points whose "
+        f"throughputs differ by more than {fixed(SPARSE_RATIO, 0)}× (up to {ratio_text(worst)}), so they "
+        "rest on few measurements; the provenance table lists the bracketing points."
     ]
 
 
