@@ -169,5 +169,7 @@ def test_sparse_gap_between_knots_is_flagged() -> None:
     c = comparison().model_copy(update={"sequences": [seq]})
     notes = caveats(c, seq)
     (gap,) = [n for n in notes if n.startswith("Sparse data")]
-    assert gap.startswith("Sparse data: the values for FP4 at 30 tok/s/user are interpolated between measured points")
+    assert gap.startswith(
+        "Sparse data: the values for FP4 at 30 tok/s/user are interpolated between measured points"
+    )
     assert "(up to 5.00×)" in gap and "FP8 at 30" not in gap

@@ -81,7 +81,9 @@ def test_every_page_loads_cleanly_and_draws(page: Page, root_url: str, built_sit
         open_page(page, f"{root_url}{slug}/index.html")
         assert page.locator("#chart .main-svg").count() >= 1, slug
         assert page.locator("#chart .scatterlayer .trace").count() >= 4, slug  # 2 curves + 2 point sets
-    for other in ("index.html", "methodology/index.html", "404.html"):
+    guides = [f"docs/{p.name}/index.html" for p in sorted((built_site / "docs").iterdir())]
+    assert len(guides) >= 4
+    for other in ("index.html", "methodology/index.html", "404.html", *guides):
         page.goto(root_url + other)
         page.wait_for_load_state("load")
     assert watch.problems == []
@@ -350,3 +352,33 @@ def test_theme_follows_a_live_system_change(browser: Browser, root_url: str) -> 
     page.emulate_media(color_scheme="dark")
     page.wait_for_function("document.getElementById('chart').layout.font.color === '#e6e8eb'")
     context.close()
+
+
+def test_serve_reloads_the_open_page(browser: Browser, tmp_path: Path) -> None:
+    """build-site serve: an open tab shows a stub edit by itself, without the reader reloading."""
+    import shutil
+
+    from site_builder.build import Paths
+    from site_builder.serve import start
+    from tests.browser.conftest import ROOT
+
+    for name in ("data", "content", "templates", "docs"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    server = start(Paths.under(tmp_path), port=0, log=lambda line: None)
+    try:
+        page = browser.new_page()
+        watch = Watch(page, server.url)
+        page.goto(server.url + "mi355x-fp4-vs-fp8-dsr1/")
+        page.wait_for_selector("html[data-ready=true]")
+        stub = tmp_path / "content" / "mi355x-fp4-vs-fp8-dsr1.md"
+        stub.write_text(
+            stub.read_text().replace("DeepSeek-R1-0528 on MI355X", "Reloaded by itself: DeepSeek-R1-0528")
+        )
+        page.wait_for_function("document.body.textContent.includes('Reloaded by itself')", timeout=2000)
+        stub.write_text(stub.read_text().replace("kind: precision", "kind: precisionn"))
+        page.wait_for_selector("#build-error", timeout=2000)
+        assert "kind" in (page.locator("#build-error").text_content() or "")
+        assert watch.problems == []
+        page.close()
+    finally:
+        server.shutdown()
