@@ -14,6 +14,7 @@ from typing import Any
 from site_builder.catalog import constants_for, hardware_name, load_hardware, load_models, model_name
 from site_builder.content import (
     FILTER_KEYS,
+    FilterValue,
     SiteConfig,
     Stub,
     load_site_config,
@@ -28,7 +29,7 @@ from site_builder.numbers import sequence_label
 from site_builder.problems import InputError, ProblemLog, Severity
 from site_builder.render import PageSource, SiteRenderer, page_url, points_csv, related_pages, table_csv
 from site_builder.results import ComparisonResult, DataSource, SideIdentity
-from site_builder.select import PointIndex, by_sequence, describe, pooling_label, select
+from site_builder.select import PointIndex, by_sequence, describe, pooling_label, select, value_of
 from site_builder.validate import drop_duplicates
 from site_builder.write import check_output_folder, write_site
 
@@ -100,17 +101,15 @@ def default_title(stub: Stub, catalog: HardwareCatalog, models: Mapping[str, Mod
     return f"{model_name(models, spec.model)}: {a} vs {b}"
 
 
-def explain_empty(points: Sequence[BenchmarkPoint], filters: Mapping[str, object]) -> str:
+def explain_empty(points: Sequence[BenchmarkPoint], filters: Mapping[str, FilterValue]) -> str:
     """Which filter leaves nothing, and what values exist at that point instead."""
     pool = list(points)
-    applied: dict[str, object] = {}
+    applied: dict[str, FilterValue] = {}
     for key, wanted in filters.items():
-        narrowed = select(pool, {key: wanted})  # type: ignore[dict-item]
+        narrowed = select(pool, {key: wanted})
         if not narrowed:
-            values = sorted(
-                {str(p.provenance.dataset if key == "dataset" else getattr(p.config, key)) for p in pool}
-            )
-            scope = describe(applied) or "all data"  # type: ignore[arg-type]
+            values = sorted({str(value_of(p, key)) for p in pool})
+            scope = describe(applied) or "all data"
             return f"no points with {key}={wanted} among {scope}; available: {', '.join(values) or 'none'}"
         pool, applied[key] = narrowed, wanted
     return "no points match"

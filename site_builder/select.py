@@ -11,7 +11,7 @@ from site_builder.models import BenchmarkPoint
 NARROWING_KEYS = ("framework", "disagg", "spec_method")
 
 
-def _value(point: BenchmarkPoint, key: str) -> str | bool:
+def value_of(point: BenchmarkPoint, key: str) -> str | bool:
     if key == "dataset":
         return point.provenance.dataset
     value: str | bool = getattr(point.config, key)
@@ -20,7 +20,7 @@ def _value(point: BenchmarkPoint, key: str) -> str | bool:
 
 def matches(point: BenchmarkPoint, filters: Mapping[str, FilterValue]) -> bool:
     for key, wanted in filters.items():
-        have = _value(point, key)
+        have = value_of(point, key)
         if isinstance(wanted, list):
             if have not in wanted:
                 return False
