@@ -23,6 +23,7 @@ from site_builder.content import (
 from site_builder.discover import GENERATED, discover_pages
 from site_builder.engine.compare import SideInput, compare_sequence
 from site_builder.loaders import load_results
+from site_builder.loaders.native import suggest
 from site_builder.models import BenchmarkPoint, DatasetInfo, HardwareCatalog, ModelInfo
 from site_builder.narrate import Narrative
 from site_builder.numbers import sequence_label
@@ -101,8 +102,8 @@ def default_title(stub: Stub, catalog: HardwareCatalog, models: Mapping[str, Mod
     return f"{model_name(models, spec.model)}: {a} vs {b}"
 
 
-def explain_empty(points: Sequence[BenchmarkPoint], filters: Mapping[str, FilterValue]) -> str:
-    """Which filter leaves nothing, and what values exist at that point instead."""
+def explain_empty(points: Sequence[BenchmarkPoint], filters: Mapping[str, FilterValue]) -> tuple[str, str]:
+    """(the filter that leaves nothing, why): what values exist there instead, and the closest."""
     pool = list(points)
     applied: dict[str, FilterValue] = {}
     for key, wanted in filters.items():
@@ -110,9 +111,11 @@ def explain_empty(points: Sequence[BenchmarkPoint], filters: Mapping[str, Filter
         if not narrowed:
             values = sorted({str(value_of(p, key)) for p in pool})
             scope = describe(applied) or "all data"
-            return f"no points with {key}={wanted} among {scope}; available: {', '.join(values) or 'none'}"
+            hint = suggest(str(wanted), values) if isinstance(wanted, str) else ""
+            available = ", ".join(values) or "none"
+            return key, f"no points with {key}={wanted} among {scope}; available: {available}{hint}"
         pool, applied[key] = narrowed, wanted
-    return "no points match"
+    return "", "no points match"
 
 
 def compute_comparison(
@@ -131,8 +134,11 @@ def compute_comparison(
     for i, side in enumerate(stub.sides):
         side_points = index.select(side.filters)
         if not side_points:
-            reason = explain_empty(index.points, side.filters)
-            log.add(stub.path, f"side '{side.label}'", f"sides[{i}]", reason)
+            key, reason = explain_empty(index.points, side.filters)
+            on_side = key in stub.spec.sides[i].model_fields_set
+            loc: tuple[str | int, ...] = ("sides", i, key) if on_side else (key,)
+            field_name = f"sides[{i}].{key}" if on_side else key
+            log.add(stub.path, stub.line_of(*loc), field_name, f"side '{side.label}': {reason}")
         selected.append(side_points)
     if not all(selected):
         return None

@@ -121,6 +121,11 @@ class Stub:
     spec: StubSpec
     body: str
     sides: tuple[ResolvedSide, ResolvedSide]
+    lines: tuple[tuple[tuple[str | int, ...], int], ...] = ()
+
+    def line_of(self, *loc: str | int) -> str:
+        """'line N' of a front-matter key (or its nearest parent), for error messages."""
+        return line_of(dict(self.lines), loc) if self.lines else ""
 
     @property
     def sequence(self) -> tuple[int, int]:
@@ -235,7 +240,8 @@ def read_stub(path: Path, display: str, log: ProblemLog) -> Stub | None:
     if not re.match(SLUG_PATTERN, slug):
         log.add(display, "", "slug", f"'{slug}' is not a valid slug (lowercase letters, digits, '-')")
         return None
-    return Stub(path=display, slug=slug, spec=spec, body=body, sides=resolve_sides(spec))
+    key_lines = tuple(sorted(node_lines(front).items(), key=lambda item: item[1]))
+    return Stub(path=display, slug=slug, spec=spec, body=body, sides=resolve_sides(spec), lines=key_lines)
 
 
 def load_stubs(content_dir: Path, log: ProblemLog) -> list[Stub]:

@@ -128,7 +128,7 @@ def test_check_reports_typos_types_and_missing_data(
 ) -> None:
     (project / "content" / "broken.md").write_text(BROKEN)
     (project / "content" / "nomodel.md").write_text(
-        "---\nkind: precision\nmodel: llama9\nhardware: h200\nsides:\n"
+        "---\nkind: precision\nmodel: dsr\nhardware: h200\nsides:\n"
         "  - {label: A, precision: fp4}\n  - {label: B, precision: fp8}\n---\n"
     )
     assert main(["check", "--root", str(project), "--format", "json"]) == 1
@@ -140,8 +140,9 @@ def test_check_reports_typos_types_and_missing_data(
     nested = problems[("content/broken.md", 8, "sides[0].precison")]
     assert nested["suggestion"] == "precision"
     assert "valid number" in problems[("content/broken.md", 5, "targets[1]")]["reason"]
-    missing = next(p for p in report["problems"] if p["file"] == "content/nomodel.md")
-    assert "no points with model=llama9" in missing["reason"] and "available: dsr1" in missing["reason"]
+    missing = [p for p in report["problems"] if p["file"] == "content/nomodel.md"]
+    assert {(p["line"], p["field"], p["suggestion"]) for p in missing} == {(3, "model", "dsr1")}
+    assert all("no points with model=dsr among all data; available: dsr1" in p["reason"] for p in missing)
     assert not (project / "site").exists()  # check writes nothing
 
 

@@ -113,7 +113,10 @@ def test_stub_pointing_at_missing_data_says_what_exists(
     stub.write_text(stub.read_text().replace("precision: fp8}", "precision: int4}"))
     assert build(project) == 1
     err = capsys.readouterr().err
-    assert "side 'FP8'" in err and "no points with precision=int4" in err and "available: fp4, fp8" in err
+    assert (
+        "content/h200-fp4-vs-fp8.md, line 7, field 'sides[1].precision': side 'FP8': no points with " in err
+    )
+    assert "precision=int4 among model=dsr1, hardware=h200; available: fp4, fp8" in err
 
 
 def test_strict_mode_fails_on_warnings(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
