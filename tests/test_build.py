@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -261,3 +262,21 @@ def test_build_date_only_from_source_date_epoch(project: Path, monkeypatch: pyte
     assert build(project) == 0
     footer = (project / "site" / "index.html").read_text().split("<footer", 1)[1]
     assert "on 2026-09-21" in footer
+
+
+def test_progress_display_on_an_interactive_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from site_builder import cli
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    show = cli._progress(quiet=False)
+    assert show is not None and cli._progress(quiet=True) is None
+    for done in range(1, 61):
+        show(done, 60)
+    err = capsys.readouterr().err
+    assert "\rrendering pages: 25/60" in err and err.endswith("rendering pages: 60/60\n")
+    short = cli._progress(quiet=False)
+    assert short is not None
+    short(1, 3)
+    assert capsys.readouterr().err == ""  # short builds stay quiet
