@@ -8,6 +8,7 @@ applied in the browser (light or dark); the side colours read on both.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -19,23 +20,64 @@ SIDE_COLORS = ("#2f6fd6", "#e0701a")
 SAMPLES = 64
 
 
+@dataclass(frozen=True)
 class Metric:
-    def __init__(self, key: str, label: str, axis: str, unit: str, better: str, decimals: int) -> None:
-        self.key, self.label, self.axis, self.unit, self.better, self.decimals = (
-            key,
-            label,
-            axis,
-            unit,
-            better,
-            decimals,
-        )
+    """One metric as the page shows it: in the table (attribute, prefix, decimals) and the chart."""
+
+    key: str
+    attribute: str  # its field in MetricsAtTarget
+    label: str
+    row_title: str
+    axis: str
+    unit: str
+    better: str  # "higher", "lower", or "" where neither is better
+    decimals: int
+    prefix: str = ""
 
 
 METRICS = (
-    Metric("throughput", "Throughput per GPU", "Throughput (tok/s/GPU)", "tok/s/GPU", "higher", 1),
-    Metric("cost", "Cost per million tokens", "Cost (USD per million tokens)", "$/M tok", "lower", 3),
-    Metric("per_mw", "Tokens per second per MW", "tok/s per MW (all-in power)", "tok/s/MW", "higher", 0),
-    Metric("concurrency", "Concurrency", "Concurrency (whole deployment)", "", "", 0),
+    Metric(
+        "throughput",
+        "throughput_per_gpu",
+        "Throughput per GPU",
+        "Throughput (tok/s/GPU)",
+        "Throughput (tok/s/GPU)",
+        "tok/s/GPU",
+        "higher",
+        1,
+    ),
+    Metric(
+        "cost",
+        "cost_per_million_tokens",
+        "Cost per million tokens",
+        "Cost ($ per million tokens)",
+        "Cost (USD per million tokens)",
+        "$/M tok",
+        "lower",
+        3,
+        "$",
+    ),
+    Metric(
+        "per_mw",
+        "tokens_per_sec_per_mw",
+        "Tokens per second per MW",
+        "tok/s per MW",
+        "tok/s per MW (all-in power)",
+        "tok/s/MW",
+        "higher",
+        0,
+    ),
+    Metric(
+        "concurrency",
+        "concurrency",
+        "Concurrency",
+        "Concurrency",
+        "Concurrency (whole deployment)",
+        "",
+        "",
+        0,
+        "~",
+    ),
 )
 
 

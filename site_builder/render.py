@@ -24,7 +24,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from site_builder import __version__
-from site_builder.charts import METRICS, chart_data
+from site_builder.charts import METRICS, Metric, chart_data
 from site_builder.content import SiteConfig
 from site_builder.models import HardwareCatalog
 from site_builder.narrate import KIND_NAMES, Narrative, is_tie, narrate
@@ -96,14 +96,11 @@ def json_for_script(value: Any) -> Markup:
     return Markup(text)
 
 
-def metric_cells(key: str, sides: Sequence[MetricsAtTarget], labels: Sequence[str]) -> list[dict[str, Any]]:
+def metric_cells(
+    metric: Metric, sides: Sequence[MetricsAtTarget], labels: Sequence[str]
+) -> list[dict[str, Any]]:
     """One table cell: each side's formatted value, the better one marked (higher or lower wins)."""
-    attribute, decimals, prefix, better = {
-        "throughput": ("throughput_per_gpu", 1, "", "higher"),
-        "cost": ("cost_per_million_tokens", 3, "$", "lower"),
-        "per_mw": ("tokens_per_sec_per_mw", 0, "", "higher"),
-        "concurrency": ("concurrency", 0, "~", ""),
-    }[key]
+    attribute, decimals, prefix, better = metric.attribute, metric.decimals, metric.prefix, metric.better
     values: list[float | None] = [getattr(m, attribute) for m in sides]
     winner = None
     present = [v for v in values if v is not None]
@@ -132,23 +129,15 @@ def metric_cells(key: str, sides: Sequence[MetricsAtTarget], labels: Sequence[st
     return cells
 
 
-TABLE_ROWS = (
-    ("throughput", "Throughput (tok/s/GPU)"),
-    ("cost", "Cost ($ per million tokens)"),
-    ("per_mw", "tok/s per MW"),
-    ("concurrency", "Concurrency"),
-)
-
-
 def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[dict[str, Any]]:
     labels = [s.label for s in comparison.sides]
     return [
         {
-            "key": key,
-            "title": title,
-            "cells": [metric_cells(key, target.sides, labels) for target in sequence.results],
+            "key": m.key,
+            "title": m.row_title,
+            "cells": [metric_cells(m, target.sides, labels) for target in sequence.results],
         }
-        for key, title in TABLE_ROWS
+        for m in METRICS
     ]
 
 
