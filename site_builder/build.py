@@ -23,11 +23,10 @@ from site_builder.content import (
 from site_builder.discover import GENERATED, discover_pages
 from site_builder.engine.compare import SideInput, compare_sequence
 from site_builder.loaders import load_results
-from site_builder.loaders.native import suggest
 from site_builder.models import BenchmarkPoint, DatasetInfo, HardwareCatalog, ModelInfo
 from site_builder.narrate import Narrative
 from site_builder.numbers import sequence_label
-from site_builder.problems import InputError, ProblemLog, Severity
+from site_builder.problems import InputError, ProblemLog, Severity, suggest
 from site_builder.render import PageSource, SiteRenderer, page_url, points_csv, related_pages, table_csv
 from site_builder.results import ComparisonResult, DataSource, SideIdentity
 from site_builder.select import PointIndex, by_sequence, describe, pooling_label, select, value_of

@@ -13,9 +13,10 @@ from site_builder.models import (
     ConstantOverride,
     CostTier,
     HardwareCatalog,
+    HardwareSpec,
     ModelInfo,
 )
-from site_builder.problems import ProblemLog
+from site_builder.problems import ProblemLog, add_validation_errors
 
 
 def _read_yaml(path: Path, log: ProblemLog) -> object:
@@ -27,10 +28,15 @@ def _read_yaml(path: Path, log: ProblemLog) -> object:
 
 
 def _report(exc: ValidationError, path: Path, log: ProblemLog) -> None:
-    for err in exc.errors():
-        loc = [str(p) for p in err["loc"]]
-        record = f"gpu '{loc[1]}'" if len(loc) > 1 and loc[0] == "gpus" else ""
-        log.add(path.as_posix(), record, ".".join(loc), err["msg"])
+    add_validation_errors(
+        log,
+        path.as_posix(),
+        exc,
+        fields=lambda loc: (
+            HardwareSpec.model_fields if len(loc) == 3 and loc[0] == "gpus" else HardwareCatalog.model_fields
+        ),
+        record=lambda loc: f"gpu '{loc[1]}'" if len(loc) > 1 and loc[0] == "gpus" else "",
+    )
 
 
 def load_hardware(path: Path, log: ProblemLog) -> HardwareCatalog | None:

@@ -10,10 +10,9 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from site_builder.loaders.native import suggest
 from site_builder.models import ConstantOverride, CostTier
 from site_builder.numbers import parse_sequence_label
-from site_builder.problems import ProblemLog
+from site_builder.problems import ProblemLog, add_validation_errors
 
 Kind = Literal["precision", "spec-decoding", "hardware", "custom"]
 FilterValue = str | bool | list[str]
@@ -194,14 +193,6 @@ def resolve_sides(spec: StubSpec) -> tuple[ResolvedSide, ResolvedSide]:
     return resolved[0], resolved[1]
 
 
-def _field_name(loc: tuple[str | int, ...]) -> str:
-    """('sides', 0, 'precison') -> 'sides[0].precison'."""
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
 def read_stub(path: Path, display: str, log: ProblemLog) -> Stub | None:
     try:
         text = path.read_text(encoding="utf-8")
@@ -227,14 +218,13 @@ def read_stub(path: Path, display: str, log: ProblemLog) -> Stub | None:
         spec = StubSpec.model_validate(data)
     except ValidationError as exc:
         lines = node_lines(front)
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            field_name = _field_name(loc)
-            message = err["msg"]
-            if err["type"] == "extra_forbidden":
-                choices = list(StubSpec.model_fields if len(loc) == 1 else SideSpec.model_fields)
-                message = "unknown field" + suggest(str(loc[-1]), choices)
-            log.add(display, line_of(lines, loc), field_name, message)
+        add_validation_errors(
+            log,
+            display,
+            exc,
+            fields=lambda loc: StubSpec.model_fields if len(loc) == 1 else SideSpec.model_fields,
+            record=lambda loc: line_of(lines, loc),
+        )
         return None
     slug = spec.slug or path.stem
     if not re.match(SLUG_PATTERN, slug):
@@ -272,12 +262,7 @@ def load_site_config(content_dir: Path, log: ProblemLog) -> SiteConfig:
     except yaml.YAMLError as exc:
         log.add(display, "", "", f"not valid YAML: {exc}")
     except ValidationError as exc:
-        for err in exc.errors():
-            loc = ".".join(str(p) for p in err["loc"])
-            message = err["msg"]
-            if err["type"] == "extra_forbidden":
-                message = "unknown field" + suggest(str(err["loc"][-1]), list(SiteConfig.model_fields))
-            log.add(display, "", loc, message)
+        add_validation_errors(log, display, exc, fields=lambda loc: SiteConfig.model_fields)
     return SiteConfig()
 
 

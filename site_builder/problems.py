@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from enum import StrEnum
 from pathlib import Path
+
+from pydantic import ValidationError
+
+Loc = tuple[str | int, ...]
 
 
 class Severity(StrEnum):
@@ -70,3 +76,36 @@ class InputError(Exception):
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
+
+
+def suggest(name: str, choices: Iterable[str]) -> str:
+    """' (did you mean 'x'?)' for the closest choice, or nothing."""
+    close = get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def field_path(loc: Loc) -> str:
+    """('sides', 0, 'precison') -> 'sides[0].precison'."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def add_validation_errors(
+    log: ProblemLog,
+    file: str,
+    exc: ValidationError,
+    *,
+    prefix: Loc = (),
+    fields: Callable[[Loc], Iterable[str]] | None = None,
+    record: Callable[[Loc], str] = lambda loc: "",
+) -> None:
+    """One problem per pydantic error: where (`record`), which field, and for an unknown key the
+    closest known one (`fields` gives the keys allowed where it stands)."""
+    for err in exc.errors():
+        loc = (*prefix, *err["loc"])
+        message = err["msg"]
+        if err["type"] == "extra_forbidden" and fields is not None:
+            message = "unknown field" + suggest(str(loc[-1]), fields(loc))
+        log.add(file, record(loc), field_path(loc), message)

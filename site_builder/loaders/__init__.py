@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from site_builder.loaders import inferencex, native, serving
 from site_builder.loaders.common import PointDraft, RecordContext, date_from_stamp, finish_point
 from site_builder.models import BenchmarkPoint, DatasetInfo, Provenance
-from site_builder.problems import ProblemLog
+from site_builder.problems import Loc, ProblemLog, add_validation_errors, suggest
 
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv")
 DATASET_FILE = "_dataset.yaml"
@@ -150,14 +150,12 @@ class _FileLoader:
                     self.display,
                     "",
                     key,
-                    "unknown field" + native.suggest(key, ["format", "version", "dataset", "points"]),
+                    "unknown field" + suggest(key, ["format", "version", "dataset", "points"]),
                 )
         try:
             self.dataset = DatasetInfo.model_validate(document.get("dataset"))
         except ValidationError as exc:
-            for err in exc.errors():
-                loc = ".".join(str(p) for p in ("dataset", *err["loc"]))
-                self.log.add(self.display, "", loc, err["msg"])
+            add_validation_errors(self.log, self.display, exc, prefix=("dataset",), fields=_dataset_fields)
             return None
         points = document.get("points")
         if not isinstance(points, list):
@@ -281,11 +279,9 @@ class _FileLoader:
         try:
             self._metadata_cache = (serving.RunMetadata.model_validate(data), meta_display)
         except ValidationError as exc:
-            for err in exc.errors():
-                field_name = ".".join(str(p) for p in err["loc"])
-                hint = native.suggest(field_name, list(serving.RunMetadata.model_fields))
-                msg = "unknown field" + hint if err["type"] == "extra_forbidden" else err["msg"]
-                self.log.add(meta_display, "", field_name, msg)
+            add_validation_errors(
+                self.log, meta_display, exc, fields=lambda loc: serving.RunMetadata.model_fields
+            )
         return self._metadata_cache
 
     def _dataset_for_file(self) -> DatasetInfo | None:
@@ -299,13 +295,8 @@ class _FileLoader:
                 try:
                     return DatasetInfo.model_validate(data)
                 except ValidationError as exc:
-                    for err in exc.errors():
-                        self.log.add(
-                            _display(candidate, self.root),
-                            "",
-                            ".".join(str(p) for p in err["loc"]),
-                            err["msg"],
-                        )
+                    display = _display(candidate, self.root)
+                    add_validation_errors(self.log, display, exc, fields=_dataset_fields)
                     return None
             if folder == self.root or folder.parent == folder:
                 break
@@ -313,6 +304,10 @@ class _FileLoader:
         relative = self.path.relative_to(self.root).with_suffix("").as_posix()
         slug = re.sub(r"[^a-z0-9._-]+", "-", relative.lower()).strip("-.") or "results"
         return DatasetInfo(id=slug, title=self.path.name, source=f"result file {self.display}")
+
+
+def _dataset_fields(loc: Loc) -> Iterable[str]:
+    return DatasetInfo.model_fields
 
 
 def _text(value: Any) -> str | None:

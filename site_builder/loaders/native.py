@@ -7,7 +7,6 @@ Field by field in docs/data-format.md. Latency columns are in milliseconds, name
 from __future__ import annotations
 
 from collections.abc import Mapping
-from difflib import get_close_matches
 from typing import Any
 
 from site_builder.loaders.common import (
@@ -17,6 +16,7 @@ from site_builder.loaders.common import (
     RecordContext,
     add_latencies_ms,
 )
+from site_builder.problems import suggest
 
 NATIVE_FORMAT = "site-builder-points"
 NATIVE_VERSION = 1
@@ -70,11 +70,6 @@ REQUIRED_COLUMNS = (
     "concurrency",
     "throughput_per_gpu",
 )
-
-
-def suggest(name: str, choices: tuple[str, ...] | list[str]) -> str:
-    close = get_close_matches(name, choices, n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def looks_native_columns(columns: list[str]) -> bool:
