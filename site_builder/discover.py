@@ -61,7 +61,7 @@ def discover_pages(
             shared = by_precision[a] & by_precision[b]
             if not shared:
                 continue
-            sequence = "1k/1k" if (1024, 1024) in shared else _label(min(shared))
+            sequence = _first_sequence(shared)
             add(
                 _slug(hardware, a, "vs", b, model),
                 StubSpec(
@@ -85,7 +85,7 @@ def discover_pages(
                 shared = methods[method] & methods["none"]
                 if not shared:
                     continue
-                sequence = "1k/1k" if (1024, 1024) in shared else _label(min(shared))
+                sequence = _first_sequence(shared)
                 add(
                     _slug(hardware, precision, method, "vs-off", model),
                     StubSpec(
@@ -104,5 +104,6 @@ def discover_pages(
     return found
 
 
-def _label(sequence: tuple[int, int]) -> str:
-    return sequence_label(*sequence)
+def _first_sequence(shared: set[tuple[int, int]]) -> str:
+    """The workload a generated page opens on: 1k/1k where both sides have it."""
+    return sequence_label(*((1024, 1024) if (1024, 1024) in shared else min(shared)))

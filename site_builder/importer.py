@@ -73,12 +73,13 @@ def native_record(point: BenchmarkPoint) -> dict[str, Any]:
     return {k: v for k, v in record.items() if v is not None}
 
 
-def native_document(dataset: DatasetInfo, points: Sequence[BenchmarkPoint]) -> str:
+def native_document(dataset: DatasetInfo, records: Sequence[Mapping[str, Any]]) -> str:
+    """A native JSON file: the envelope with its attribution, then one record per point."""
     document = {
         "format": NATIVE_FORMAT,
         "version": NATIVE_VERSION,
         "dataset": dataset.model_dump(exclude_none=True),
-        "points": [native_record(p) for p in points],
+        "points": list(records),
     }
     return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
 
@@ -113,7 +114,7 @@ def import_results(sources: Sequence[Path], dataset: DatasetInfo, out: Path) -> 
         )
         for p in points
     ]
-    _write_new(out, native_document(dataset, relabelled))
+    _write_new(out, native_document(dataset, [native_record(p) for p in relabelled]))
     return len(relabelled), log
 
 
@@ -198,11 +199,5 @@ def import_published(
     out: Path,
 ) -> int:
     records = published_points(page.read_text(encoding="utf-8"), identity, vary, sides)
-    document = {
-        "format": NATIVE_FORMAT,
-        "version": NATIVE_VERSION,
-        "dataset": dataset.model_dump(exclude_none=True),
-        "points": records,
-    }
-    _write_new(out, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+    _write_new(out, native_document(dataset, records))
     return len(records)
