@@ -27,7 +27,7 @@ from site_builder import __version__
 from site_builder.charts import METRICS, Metric, chart_data
 from site_builder.content import SiteConfig
 from site_builder.models import HardwareCatalog
-from site_builder.narrate import KIND_NAMES, Narrative, is_tie, narrate
+from site_builder.narrate import KIND_NAMES, TIE_TOLERANCE, Narrative, is_tie, narrate
 from site_builder.numbers import fixed
 from site_builder.results import ComparisonResult, MetricsAtTarget, SequenceResult
 
@@ -480,6 +480,8 @@ def page_data(comparison: ComparisonResult) -> dict[str, Any]:
     return {
         "slug": comparison.slug,
         "labels": [s.label for s in comparison.sides],
+        "tie": TIE_TOLERANCE,
+        "formats": {m.key: {"decimals": m.decimals, "prefix": m.prefix, "better": m.better} for m in METRICS},
         "default_sequence": comparison.default_sequence,
         "sequences": {
             s.sequence: {

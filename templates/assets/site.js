@@ -8,8 +8,6 @@
 (function () {
   "use strict";
 
-  var TIE = 0.01;
-
   function readJSON(id) {
     var el = document.getElementById(id);
     return el ? JSON.parse(el.textContent) : null;
@@ -122,12 +120,10 @@
   var metricLabels = {};
   charts.metrics.forEach(function (m) { metricLabels[m.key] = m.label; });
 
-  var CELL_FORMAT = {
-    throughput: { key: "throughput", decimals: 1, prefix: "", better: "higher" },
-    cost: { key: "cost", decimals: 3, prefix: "$", better: "lower" },
-    per_mw: { key: "per_mw", decimals: 0, prefix: "", better: "higher" },
-    concurrency: { key: "concurrency", decimals: 0, prefix: "~", better: "" }
-  };
+  // Display rules (decimals, prefix, which value is better, the tie margin) come from the Python
+  // metric table with the page, so the table reads the same whether Python or this script filled it.
+  var CELL_FORMAT = page.formats;
+  var TIE = page.tie;
 
   function defaults(seq) { return page.sequences[seq].targets.slice(); }
 
@@ -193,7 +189,7 @@
 
   function renderCell(td, metric, results) {
     var format = CELL_FORMAT[metric];
-    var values = results.map(function (m) { return m.measured ? m[format.key] : null; });
+    var values = results.map(function (m) { return m.measured ? m[metric] : null; });
     var bothMeasured = results.every(function (m) { return m.measured; });
     var winner = bothMeasured ? winnerOf(values, format.better) : -1;
     while (td.firstChild) { td.removeChild(td.firstChild); }
