@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from site_builder.build import Paths, compute_site, render_files
-from site_builder.problems import ProblemLog
+from site_builder.pipeline import Pipeline
+from site_builder.project import Project
 from site_builder.write import write_site
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,20 +92,21 @@ def main() -> None:
         started = time.perf_counter()
         points, stubs = generate(root, args.models, args.engines, args.concurrencies)
         print(f"generated {points} points, {stubs} stubs in {time.perf_counter() - started:.2f} s")
-        paths = Paths.under(root)
+        project = Project.under(root)
+        pipeline = Pipeline(project, cache=True)
         t0 = time.perf_counter()
-        site = compute_site(paths, ProblemLog())
+        output = pipeline.run()
         t1 = time.perf_counter()
-        files = render_files(site, paths)
+        write_site(project.out, output.files)
         t2 = time.perf_counter()
-        write_site(paths.out, files)
+        pipeline.run()
         t3 = time.perf_counter()
-        size = sum(len(b) for b in files.values())
-        print(f"compute (load, validate, select, engine): {t1 - t0:.2f} s")
-        print(f"render {len(files)} files ({size / 1e6:.1f} MB): {t2 - t1:.2f} s")
-        print(f"write: {t3 - t2:.2f} s")
-        print(f"total: {t3 - t0:.2f} s for {len(site.comparisons)} pages from {site.point_count} points")
-
+        size = sum(len(b) for b in output.files.values())
+        files = f"{len(output.files)} files ({size / 1e6:.1f} MB)"
+        print(f"load, validate, plan, compute, render {files}: {t1 - t0:.2f} s")
+        print(f"write: {t2 - t1:.2f} s")
+        print(f"total: {t2 - t0:.2f} s for {len(output.pages)} pages from {output.point_count} points")
+        print(f"serve's rebuild with nothing changed (cached): {t3 - t2:.2f} s")
 
 if __name__ == "__main__":
     main()

@@ -1,22 +1,74 @@
-"""Hardware constants and model names, with site- and page-level overrides."""
+"""The hardware and model catalogs: GPU constants and model names, with site and page overrides.
+
+The packaged `data/hardware.yaml` is the default; a project's own file replaces it (project.py).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 import yaml
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from site_builder.models import (
-    AppliedConstants,
-    ConstantOverride,
-    CostTier,
-    HardwareCatalog,
-    HardwareSpec,
-    ModelInfo,
-)
 from site_builder.problems import ProblemLog, add_validation_errors
+
+CostTier = Literal["hyperscaler", "neocloud", "rental"]
+
+
+class HardwareSpec(BaseModel):
+    """Constants of one GPU: all-in power and owning cost by tier."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    vendor: str | None = None
+    architecture: str | None = None
+    watts_all_in: float | None = Field(default=None, gt=0)
+    usd_per_gpu_hour: dict[CostTier, float] = Field(default_factory=dict)
+
+
+class HardwareCatalog(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str
+    source_url: str | None = None
+    as_of: str
+    default_cost_tier: CostTier = "hyperscaler"
+    gpus: dict[str, HardwareSpec]
+
+
+class ModelInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+
+
+class ConstantOverride(BaseModel):
+    """A site's or page's own value for a GPU's constants, with where it came from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    watts_all_in: float | None = Field(default=None, gt=0)
+    usd_per_gpu_hour: float | None = Field(default=None, gt=0)
+    source: str | None = None
+    as_of: str | None = None
+
+
+class AppliedConstants(BaseModel):
+    """The constants one page used for one GPU, as printed on that page."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    hardware: str
+    hardware_name: str
+    cost_tier: CostTier
+    usd_per_gpu_hour: float | None
+    watts_all_in: float | None
+    source: str
+    as_of: str
 
 
 def _read_yaml(path: Path, log: ProblemLog) -> object:

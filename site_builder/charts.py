@@ -1,97 +1,36 @@
 """Plotly figures for a comparison: one per (sequence, metric), as plain JSON-ready dicts.
 
 Each side's frontier is drawn as the very spline the engine interpolates on (sampled densely,
-knots included), so the chart and the table cannot disagree. Theme colours for text and grid are
-applied in the browser (light or dark); the side colours read on both.
+knots included), so the chart and the table cannot disagree. Colours are roles (`meta.side`):
+the page script paints them from the theme's CSS (`--side0`, `--side1`, `--fg`, `--grid`), so a
+theme sets them once, for light and dark.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from site_builder.comparison_json import ComparisonResult, PointSummary, SequenceResult, SideResult
 from site_builder.engine.spline import MonotoneSpline
-from site_builder.models import AppliedConstants
-from site_builder.results import ComparisonResult, PointSummary, SequenceResult, SideResult
+from site_builder.metrics import SHOWN, Metric, evaluate
 
-SIDE_COLORS = ("#2f6fd6", "#e0701a")
 SAMPLES = 64
+ValueOf = Callable[[float, float], float | None]
 
 
-@dataclass(frozen=True)
-class Metric:
-    """One metric as the page shows it: in the table (attribute, prefix, decimals) and the chart."""
+def metric_function(metric: Metric, side: SideResult) -> ValueOf:
+    """(throughput, concurrency) -> the metric's value for this side, by the registry's formula."""
+    constants = {
+        "usd_per_gpu_hour": side.constants.usd_per_gpu_hour,
+        "watts_all_in": side.constants.watts_all_in,
+    }
 
-    key: str
-    attribute: str  # its field in MetricsAtTarget
-    label: str
-    row_title: str
-    axis: str
-    unit: str
-    better: str  # "higher", "lower", or "" where neither is better
-    decimals: int
-    prefix: str = ""
+    def value_of(throughput: float, concurrency: float) -> float | None:
+        return evaluate(metric.formula, {**constants, "throughput": throughput, "concurrency": concurrency})
 
-
-METRICS = (
-    Metric(
-        "throughput",
-        "throughput_per_gpu",
-        "Throughput per GPU",
-        "Throughput (tok/s/GPU)",
-        "Throughput (tok/s/GPU)",
-        "tok/s/GPU",
-        "higher",
-        1,
-    ),
-    Metric(
-        "cost",
-        "cost_per_million_tokens",
-        "Cost per million tokens",
-        "Cost ($ per million tokens)",
-        "Cost (USD per million tokens)",
-        "$/M tok",
-        "lower",
-        3,
-        "$",
-    ),
-    Metric(
-        "per_mw",
-        "tokens_per_sec_per_mw",
-        "Tokens per second per MW",
-        "tok/s per MW",
-        "tok/s per MW (all-in power)",
-        "tok/s/MW",
-        "higher",
-        0,
-    ),
-    Metric(
-        "concurrency",
-        "concurrency",
-        "Concurrency",
-        "Concurrency",
-        "Concurrency (whole deployment)",
-        "",
-        "",
-        0,
-        "~",
-    ),
-)
-
-
-def metric_function(key: str, constants: AppliedConstants) -> Callable[[float, float], float | None]:
-    """(throughput, concurrency) -> the metric's value; cost and energy derive from throughput."""
-    if key == "throughput":
-        return lambda tput, conc: tput
-    if key == "cost":
-        usd = constants.usd_per_gpu_hour
-        return lambda tput, conc: usd * 1e6 / (3600 * tput) if usd is not None else None
-    if key == "per_mw":
-        watts = constants.watts_all_in
-        return lambda tput, conc: tput * 1e6 / watts if watts is not None else None
-    return lambda tput, conc: conc
+    return value_of
 
 
 def sample_xs(knots: list[float]) -> list[float]:
@@ -138,8 +77,7 @@ def sample_curve(side: SideResult) -> Curve | None:
 
 
 def side_traces(side: SideResult, index: int, metric: Metric, curve: Curve | None) -> list[dict[str, Any]]:
-    color = SIDE_COLORS[index % len(SIDE_COLORS)]
-    value_of = metric_function(metric.key, side.constants)
+    value_of = metric_function(metric, side)
     traces: list[dict[str, Any]] = []
     if curve is not None:
         samples, throughput, concurrency = curve
@@ -153,9 +91,10 @@ def side_traces(side: SideResult, index: int, metric: Metric, curve: Curve | Non
                 "legendgroup": side.label,
                 "x": curve_x,
                 "y": curve_y,
-                "line": {"color": color, "width": 2.5},
+                "line": {"width": 2.5},
                 "hovertemplate": f"{escape(side.label)} frontier: %{{x:.1f}} tok/s/user"
                 f"<br>%{{y:,.{metric.decimals}f}}<extra></extra>",
+                "meta": {"role": "curve", "side": index},
             }
         )
     points = side.points
@@ -169,13 +108,13 @@ def side_traces(side: SideResult, index: int, metric: Metric, curve: Curve | Non
             "x": [p.interactivity for p in points],
             "y": [_round(v, 6) for v in values],
             "marker": {
-                "color": color,
                 "size": [9 if p.on_frontier else 7 for p in points],
                 "opacity": [1.0 if p.on_frontier else 0.35 for p in points],
                 "line": {"width": 1, "color": "#ffffff"},
             },
             "hovertext": [hover(p, metric, v) for p, v in zip(points, values, strict=True)],
             "hoverinfo": "text",
+            "meta": {"role": "points", "side": index},
         }
     )
     return traces
@@ -183,15 +122,14 @@ def side_traces(side: SideResult, index: int, metric: Metric, curve: Curve | Non
 
 def target_trace(sequence: SequenceResult, side_index: int, metric: Metric) -> dict[str, Any] | None:
     side = sequence.sides[side_index]
-    value_of = metric_function(metric.key, side.constants)
-    xs, ys, texts = [], [], []
+    xs: list[float] = []
+    ys: list[float | None] = []
+    texts = []
     for target in sequence.results:
         m = target.sides[side_index]
-        if not m.measured or m.throughput_per_gpu is None or m.concurrency_interpolated is None:
+        if not m.measured:
             continue
-        value = value_of(m.throughput_per_gpu, m.concurrency_interpolated)
-        if metric.key == "concurrency":
-            value = m.concurrency
+        value = m.value(metric.key)
         xs.append(target.interactivity)
         ys.append(value)
         texts.append(f"{escape(side.label)} at {target.interactivity:g} tok/s/user")
@@ -208,7 +146,6 @@ def target_trace(sequence: SequenceResult, side_index: int, metric: Metric) -> d
         "marker": {
             "symbol": "diamond",
             "size": 12,
-            "color": SIDE_COLORS[side_index % 2],
             "line": {"width": 2, "color": "#000000"},
         },
         "hovertext": texts,
@@ -258,13 +195,13 @@ def figure(
 
 def _figures(sequence: SequenceResult) -> dict[str, dict[str, Any]]:
     curves = [sample_curve(side) for side in sequence.sides]
-    return {m.key: figure(sequence, m, curves) for m in METRICS}
+    return {m.key: figure(sequence, m, curves) for m in SHOWN}
 
 
 def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
     """Everything the page's charts need: figures by sequence and metric, plus the metric names."""
     return {
-        "metrics": [{"key": m.key, "label": m.label} for m in METRICS],
+        "metrics": [{"key": m.key, "label": m.label} for m in SHOWN],
         "sequences": [s.sequence for s in comparison.sequences],
         "default_sequence": comparison.default_sequence,
         "figures": {s.sequence: _figures(s) for s in comparison.sequences},

@@ -1,5 +1,5 @@
-"""`build-site check`: validate data and stubs without writing a site; optionally check a built
-site's links. Text for people, JSON for CI."""
+"""`build-site check`: the whole pipeline but the write (data, stubs, templates, guides, output
+paths), so it fails wherever `build` would; optionally a built site's links. Text or JSON."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_builder.build import Paths, compute_site
 from site_builder.linkcheck import broken_links
-from site_builder.problems import InputError, Problem, ProblemLog, Severity
+from site_builder.pipeline import Pipeline
+from site_builder.problems import InputError, Problem, Severity
+from site_builder.project import Project
 
 
 @dataclass
@@ -26,17 +27,16 @@ class CheckReport:
         return any(p.severity in bad for p in self.problems)
 
 
-def run_check(paths: Paths, site: Path | None = None) -> CheckReport:
-    log = ProblemLog()
+def run_check(project: Project, site: Path | None = None) -> CheckReport:
     report = CheckReport()
     site_url = None
     try:
-        data = compute_site(paths, log)
-        report.pages, report.points = len(data.pages), data.point_count
-        site_url = data.config.site_url
-    except InputError:
-        pass
-    report.problems = list(log.problems)
+        output = Pipeline(project).run()
+        report.problems = list(output.problems)
+        report.pages, report.points = len(output.pages), output.point_count
+        site_url = output.site_url
+    except InputError as exc:
+        report.problems = list(exc.everything)
     if site is not None:
         if not site.is_dir():
             report.problems.append(Problem(site.as_posix(), "", "", "no built site here"))

@@ -10,18 +10,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from site_builder import __version__
-from site_builder.build import Paths, build
 from site_builder.check import as_json, as_text, run_check
 from site_builder.content import stub_json_schema
 from site_builder.importer import ImportRefused, import_published, import_results
-from site_builder.models import DatasetInfo
+from site_builder.kinds import KIND_KEYS
 from site_builder.numbers import parse_sequence_label
+from site_builder.pipeline import build
+from site_builder.points import DatasetInfo
 from site_builder.problems import InputError, Problem
-from site_builder.scaffold import ScaffoldError, stub_text, write_stub
+from site_builder.project import Project
+from site_builder.scaffold import ScaffoldError, init_project, stub_text, write_stub
 from site_builder.serve import start
 from site_builder.write import OutputError
 
-COMMANDS = ("build", "serve", "check", "new", "schema", "import", "import-published")
+COMMANDS = ("build", "serve", "check", "init", "new", "schema", "import", "import-published")
 
 
 def _print_problems(problems: Sequence[Problem]) -> None:
@@ -65,7 +67,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--data", type=Path, help="data folder (default: ROOT/data)")
     b.add_argument("--content", type=Path, help="content folder (default: ROOT/content)")
     b.add_argument("-o", "--out", type=Path, help="output folder (default: ROOT/site)")
-    b.add_argument("--templates", type=Path, help="templates folder (default: ROOT/templates)")
+    b.add_argument(
+        "--templates", type=Path, help="your templates, over the default theme (default: ROOT/templates)"
+    )
     b.add_argument("--site-url", help="absolute URL the site is served from (sitemap, canonical links)")
     b.add_argument("--strict", action="store_true", help="treat warnings as errors")
     b.add_argument("-q", "--quiet", action="store_true", help="print only problems")
@@ -81,8 +85,11 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true", help="warnings fail the check too")
     c.add_argument("--format", choices=("text", "json"), default="text")
 
+    t = commands.add_parser("init", help="start a new site project in an empty folder")
+    t.add_argument("folder", type=Path, help="new or empty folder to write the project into")
+
     n = commands.add_parser("new", help="write a new comparison stub")
-    n.add_argument("kind", choices=("precision", "spec-decoding", "hardware", "custom"))
+    n.add_argument("kind", choices=KIND_KEYS)
     n.add_argument("--model", required=True, help="model key, e.g. dsr1")
     n.add_argument("--gpu", help="GPU key shared by both sides, e.g. mi355x")
     n.add_argument(
@@ -118,21 +125,21 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _build(args: argparse.Namespace) -> int:
-    paths = Paths.under(args.root, args.out)
-    paths = Paths(
-        data=args.data or paths.data,
-        content=args.content or paths.content,
-        out=paths.out,
-        templates=args.templates or paths.templates,
-        docs=paths.docs,
+    project = Project.under(args.root, args.out)
+    project = Project(
+        data=args.data or project.data,
+        content=args.content or project.content,
+        out=project.out,
+        templates=args.templates or project.templates,
+        docs=project.docs,
     )
-    report = build(paths, strict=args.strict, site_url=args.site_url, progress=_progress(args.quiet))
+    report = build(project, strict=args.strict, site_url=args.site_url, progress=_progress(args.quiet))
     for warning in report.warnings:
         print(warning, file=sys.stderr)
     if not args.quiet:
         print(
-            f"Built {report.pages} comparison pages from {report.points} points into {report.out} "
-            f"in {report.seconds:.2f} s ({len(report.warnings)} warnings, {report.notices} notices)"
+            f"Built {len(report.pages)} comparison pages from {report.point_count} points into {project.out} "
+            f"in {report.seconds:.2f} s ({len(report.warnings)} warnings, {len(report.notices)} notices)"
         )
     return 0
 
@@ -151,7 +158,7 @@ def _progress(quiet: bool) -> Callable[[int, int], None] | None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    server = start(Paths.under(args.root), args.host, args.port)
+    server = start(Project.under(args.root), args.host, args.port)
     print(
         f"Serving on {server.url} (Ctrl+C to stop); watching content/, data/, templates/, docs/", flush=True
     )
@@ -164,10 +171,17 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    report = run_check(Paths.under(args.root), args.site)
+    report = run_check(Project.under(args.root), args.site)
     text = as_json(report, args.strict) if args.format == "json" else as_text(report, args.strict)
     print(text)
     return 1 if report.failed(args.strict) else 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    written = init_project(args.folder)
+    print(f"Wrote a new site project in {args.folder} ({len(written)} files).")
+    print(f"Next: cd {args.folder} && build-site   (then open site/index.html, or run build-site serve)")
+    return 0
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -226,6 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "build": _build,
         "serve": _serve,
         "check": _check,
+        "init": _init,
         "new": _new,
         "schema": _schema,
         "import": _import,

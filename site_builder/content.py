@@ -5,16 +5,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from site_builder.models import ConstantOverride, CostTier
+from site_builder.catalog import ConstantOverride, CostTier
+from site_builder.kinds import KIND_KEYS, KINDS
 from site_builder.numbers import parse_sequence_label
-from site_builder.problems import ProblemLog, add_validation_errors
+from site_builder.problems import ProblemLog, add_validation_errors, suggest
 
-Kind = Literal["precision", "spec-decoding", "hardware", "custom"]
 FilterValue = str | bool | list[str]
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 
@@ -45,7 +44,7 @@ class SideSpec(Filters):
 class StubSpec(Filters):
     """The front matter of a comparison stub (docs/authoring.md explains every field)."""
 
-    kind: Kind
+    kind: str = Field(json_schema_extra={"enum": list(KIND_KEYS)})
     title: str | None = None
     summary: str | None = None
     slug: str | None = Field(default=None, pattern=SLUG_PATTERN)
@@ -56,6 +55,15 @@ class StubSpec(Filters):
     cost_tier: CostTier | None = None
     constants: dict[str, ConstantOverride] = Field(default_factory=dict)
     draft: bool = False
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, value: str) -> str:
+        if value not in KINDS:
+            raise ValueError(
+                f"unknown kind {value!r}: one of {', '.join(KIND_KEYS)}{suggest(value, KIND_KEYS)}"
+            )
+        return value
 
     @field_validator("sequence")
     @classmethod
@@ -115,12 +123,16 @@ def _hashable(value: FilterValue) -> str | bool | tuple[str, ...]:
 class Stub:
     """A stub after validation: what the build needs to compute and render its page."""
 
-    path: str
+    path: str | None  # the stub file as the user names it; None for a generated page
     slug: str
     spec: StubSpec
     body: str
     sides: tuple[ResolvedSide, ResolvedSide]
     lines: tuple[tuple[tuple[str | int, ...], int], ...] = ()
+
+    @property
+    def generated(self) -> bool:
+        return self.path is None
 
     def line_of(self, *loc: str | int) -> str:
         """'line N' of a front-matter key (or its nearest parent), for error messages."""

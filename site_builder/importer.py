@@ -15,7 +15,7 @@ from typing import Any
 from site_builder.loaders import load_file
 from site_builder.loaders.common import LATENCY_STATS
 from site_builder.loaders.native import NATIVE_FORMAT, NATIVE_VERSION
-from site_builder.models import BenchmarkPoint, DatasetInfo
+from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.problems import InputError, ProblemLog
 
 

@@ -11,17 +11,16 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from site_builder.comparison_json import (
+    BEST_AVAILABLE,
+    ComparisonResult,
+    MetricsAtTarget,
+    SequenceResult,
+    SideResult,
+)
+from site_builder.engine.compare import is_tie
+from site_builder.kinds import KINDS, Words
 from site_builder.numbers import fixed
-from site_builder.results import ComparisonResult, MetricsAtTarget, SequenceResult, SideResult
-
-TIE_TOLERANCE = 0.01
-
-KIND_NAMES = {
-    "precision": "Precision Comparison",
-    "spec-decoding": "Speculative Decoding",
-    "hardware": "Hardware Comparison",
-    "custom": "Comparison",
-}
 
 
 @dataclass(frozen=True)
@@ -58,10 +57,6 @@ def ratio_text(ratio: float) -> str:
 
 def percent_text(fraction: float) -> str:
     return fixed(fraction * 100, 0) + "%"
-
-
-def is_tie(a: float, b: float) -> bool:
-    return abs(a - b) <= TIE_TOLERANCE * max(abs(a), abs(b))
 
 
 def throughput_comparison(labels: Sequence[str], a: float, b: float) -> str:
@@ -116,41 +111,12 @@ PAIR_TEMPLATES = (
     "Matched at {t} tok/s/user on {where}, {A} serves {a_tput} tok/s/GPU and {B} {b_tput}, which puts "
     "a million tokens at {a_cost} against {b_cost}. {compare}.",
 )
-CLOSERS = {
-    "precision": (
-        "Precision changes model quality as well as speed: check accuracy results before choosing.",
-        "Lower precision trades some accuracy for throughput; the cost figures say nothing about quality.",
-        "Quantization-level accuracy differences are not part of these numbers.",
-        "A faster precision is only cheaper if its accuracy is good enough for the workload.",
-    ),
-    "spec-decoding": (
-        "Draft-token acceptance decides whether speculative decoding helps at a given concurrency.",
-        "Speculative decoding spends compute on draft tokens to save decoding steps; the payoff "
-        "depends on sequence length and batch size.",
-        "Gains from speculative decoding vary by workload and by how well the draft model predicts.",
-        "Acceptance rates differ between engines, so part of a gap can be the engine, not the method.",
-    ),
-    "hardware": (
-        "Cost and energy use each GPU's own constants, printed below.",
-        "Per-GPU figures hide how many GPUs each deployment needs: see the concurrency row.",
-        "The faster GPU is only cheaper per token if its hourly cost grows more slowly than its throughput.",
-        "Both sides pool their best available configuration, which may differ in engine and parallelism.",
-    ),
-    "custom": (
-        "Each side pools the configurations its filters select.",
-        "See the provenance section for the configurations behind each number.",
-        "Numbers are interpolated along each side's measured frontier.",
-        "Cost and energy use the constants printed below.",
-    ),
-}
 
 
 def _metric_texts(m: MetricsAtTarget) -> tuple[str, str]:
-    assert m.throughput_per_gpu is not None
-    cost = (
-        cost_text(m.cost_per_million_tokens) if m.cost_per_million_tokens is not None else "an unknown cost"
-    )
-    return tput_text(m.throughput_per_gpu), cost
+    throughput, cost = m.value("throughput"), m.value("cost")
+    assert throughput is not None
+    return tput_text(throughput), (cost_text(cost) if cost is not None else "an unknown cost")
 
 
 def _one_side_paragraph(
@@ -185,7 +151,7 @@ def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: st
     key = f"{comparison.slug}|{sequence.sequence}"
     templates = stable_choice(key, len(PAIR_TEMPLATES), min(len(sequence.results), len(PAIR_TEMPLATES)))
     forms = stable_choice(key + "|form", 2, 1)
-    closers = CLOSERS[comparison.kind]
+    closers = KINDS[comparison.kind].closers
     closer_order = stable_choice(key + "|closer", len(closers), min(len(sequence.results), len(closers)))
     result = []
     for i, target in enumerate(sequence.results):
@@ -198,13 +164,15 @@ def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: st
         if not (a.measured and b.measured):
             result.append(_one_side_paragraph(sequence, labels, target.sides, t, where))
             continue
-        assert a.throughput_per_gpu is not None and b.throughput_per_gpu is not None
         a_tput, a_cost = _metric_texts(a)
         b_tput, b_cost = _metric_texts(b)
-        compare = throughput_comparison(labels, a.throughput_per_gpu, b.throughput_per_gpu)
-        if a.cost_per_million_tokens is not None and b.cost_per_million_tokens is not None:
+        a_value, b_value = a.value("throughput"), b.value("throughput")
+        assert a_value is not None and b_value is not None
+        compare = throughput_comparison(labels, a_value, b_value)
+        a_money, b_money = a.value("cost"), b.value("cost")
+        if a_money is not None and b_money is not None:
             form = forms[0] + i
-            cost = cost_comparison(labels, a.cost_per_million_tokens, b.cost_per_million_tokens, form)
+            cost = cost_comparison(labels, a_money, b_money, form)
             compare = f"{cost}; {compare}"
         band = band_phrase(sequence, target.interactivity)
         template = PAIR_TEMPLATES[templates[i % len(templates)]]
@@ -246,7 +214,7 @@ def where_text(comparison: ComparisonResult, hardware_names: Sequence[str]) -> s
 
 def eyebrow(comparison: ComparisonResult, hardware_names: Sequence[str]) -> str:
     gpus = " vs ".join(dict.fromkeys(hardware_names))
-    return f"{comparison.model_name} · {gpus} · {KIND_NAMES[comparison.kind]}"
+    return f"{comparison.model_name} · {gpus} · {KINDS[comparison.kind].name}"
 
 
 def lede(comparison: ComparisonResult, hardware_names: Sequence[str], architectures: Sequence[str]) -> str:
@@ -255,15 +223,11 @@ def lede(comparison: ComparisonResult, hardware_names: Sequence[str], architectu
         f"{name} ({arch})" if arch else name
         for name, arch in dict.fromkeys(zip(hardware_names, architectures, strict=True))
     )
-    what = {
-        "precision": f"How {a} and {b} precision affect {comparison.model_name} inference on {gpu}",
-        "spec-decoding": f"Speculative decoding, {a} against {b}, for {comparison.model_name} on {gpu}",
-        "hardware": f"{a} against {b} serving {comparison.model_name}",
-        "custom": f"{a} against {b} serving {comparison.model_name} on {gpu}",
-    }[comparison.kind]
+    words = Words(a=a, b=b, model=comparison.model_name, gpu=gpu, gpu_with_architecture=gpu, precision="")
     return (
-        f"{what}: throughput per GPU, cost per million tokens, energy and concurrency compared at "
-        "matched interactivity (tok/s per user), with the measurements behind every number."
+        f"{KINDS[comparison.kind].lede(words)}: throughput per GPU, cost per million tokens, energy and "
+        "concurrency compared at matched interactivity (tok/s per user), "
+        "with the measurements behind every number."
     )
 
 
@@ -276,10 +240,10 @@ def summary(comparison: ComparisonResult, sequence: SequenceResult) -> str:
     if not matched:
         return f"No target at {sequence.sequence} where both sides were measured."
     middle = matched[len(matched) // 2]
-    a, b = middle.sides
-    assert a.throughput_per_gpu is not None and b.throughput_per_gpu is not None
+    a, b = (m.value("throughput") for m in middle.sides)
+    assert a is not None and b is not None
     t = fixed(middle.interactivity, 0)
-    compared = throughput_comparison(labels, a.throughput_per_gpu, b.throughput_per_gpu)
+    compared = throughput_comparison(labels, a, b)
     return f"{compared} at {t} tok/s/user ({sequence.sequence})."
 
 
@@ -295,7 +259,7 @@ def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]
         modes = _join(["aggregated" if m == "agg" else "disaggregated" for m in side.modes])
         how = (
             "pools the best available configurations"
-            if side.pooling == "best available"
+            if side.pooling == BEST_AVAILABLE
             else (f"is {side.pooling}")
         )
         if side.engines == ["unknown"]:
@@ -309,7 +273,7 @@ def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]
         )
     spec_sides = [s for s in sequence.sides if any(m != "none" for m in s.spec_methods)]
     engines_with_spec = sorted({e for s in spec_sides for e in s.engines} - {"unknown"})
-    if comparison.kind == "spec-decoding" or (spec_sides and len(engines_with_spec) > 1):
+    if KINDS[comparison.kind].engine_caveat or (spec_sides and len(engines_with_spec) > 1):
         notes.append(
             "Speculative-decoding acceptance rates differ between inference engines"
             + (f" (here: {_join(engines_with_spec)})" if engines_with_spec else "")
@@ -345,7 +309,7 @@ def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]
                 f"No {' or '.join(missing)} constant is known for {constants.hardware_name}: "
                 "those metrics are shown as unavailable."
             )
-    if comparison.kind == "precision":
+    if KINDS[comparison.kind].accuracy_caveat:
         notes.append(
             "A precision change can change model quality: look at accuracy results (for example GSM8K) "
             "for both precisions before choosing on throughput or cost alone."

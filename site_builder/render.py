@@ -20,18 +20,31 @@ from typing import Any
 import markdown
 import nh3
 import plotly
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    TemplateError,
+    TemplateNotFound,
+    TemplateSyntaxError,
+    select_autoescape,
+)
 from markupsafe import Markup
 
 from site_builder import __version__
-from site_builder.charts import METRICS, Metric, chart_data
+from site_builder.catalog import HardwareCatalog, hardware_name
+from site_builder.charts import chart_data
+from site_builder.comparison_json import ComparisonResult, MetricsAtTarget, SequenceResult, comparison_json
 from site_builder.content import SiteConfig
-from site_builder.models import HardwareCatalog
-from site_builder.narrate import KIND_NAMES, TIE_TOLERANCE, Narrative, is_tie, narrate
+from site_builder.engine.compare import TIE_TOLERANCE, winner
+from site_builder.kinds import KINDS
+from site_builder.metrics import METRICS, SHOWN, Metric, page_table
+from site_builder.narrate import Narrative, narrate
 from site_builder.numbers import fixed
-from site_builder.results import ComparisonResult, MetricsAtTarget, SequenceResult
+from site_builder.problems import ProblemLog
+from site_builder.project import Project
+from site_builder.write import Owner
 
-ASSETS = ("site.css", "site.js", "favicon.svg")
 PLOTLY_ASSET = "plotly.min.js"
 SAFE_TAGS = {
     "p",
@@ -64,7 +77,7 @@ class PageSource:
 
     comparison: ComparisonResult
     body_markdown: str
-    source: str  # the stub path, or "auto" for a generated page
+    generated: bool  # found in the data, not written as a stub
 
 
 # -- formatting ---------------------------------------------------------------------------------
@@ -100,28 +113,22 @@ def metric_cells(
     metric: Metric, sides: Sequence[MetricsAtTarget], labels: Sequence[str]
 ) -> list[dict[str, Any]]:
     """One table cell: each side's formatted value, the better one marked (higher or lower wins)."""
-    attribute, decimals, prefix, better = metric.attribute, metric.decimals, metric.prefix, metric.better
-    values: list[float | None] = [getattr(m, attribute) for m in sides]
-    winner = None
-    present = [v for v in values if v is not None]
-    if better and len(present) == 2 and all(m.measured for m in sides):
-        a, b = present
-        if not is_tie(a, b):
-            winner = (0 if a > b else 1) if better == "higher" else (0 if a < b else 1)
+    values = [m.value(metric.key) for m in sides]
+    best = winner(values[0], values[1], metric.better) if all(m.measured for m in sides) else None
     cells = []
     for i, (label, m, value) in enumerate(zip(labels, sides, values, strict=True)):
         if not m.measured:
             text, note = "not measured", m.reason or ""
         elif value is None:
-            text, note = "n/a", m.unavailable.get(attribute, "unavailable")
+            text, note = "n/a", m.unavailable.get(metric.attribute, "unavailable")
         else:
-            text, note = prefix + fixed(value, decimals), ""
+            text, note = metric.prefix + fixed(value, metric.decimals), ""
         cells.append(
             {
                 "label": label,
                 "text": text,
                 "note": note,
-                "win": winner == i,
+                "win": best == i,
                 "value": value,
                 "measured": m.measured,
             }
@@ -137,7 +144,7 @@ def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[dict[s
             "title": m.row_title,
             "cells": [metric_cells(m, target.sides, labels) for target in sequence.results],
         }
-        for m in METRICS
+        for m in SHOWN
     ]
 
 
@@ -157,33 +164,27 @@ def _csv(rows: Sequence[Sequence[Any]]) -> bytes:
 
 
 def table_csv(comparison: ComparisonResult) -> bytes:
+    """The matched-interactivity table, every sequence: one row per target and side, every metric."""
     header = [
         "sequence",
         "target_interactivity",
         "side",
         "measured",
-        "throughput_per_gpu",
-        "cost_per_million_tokens",
-        "tokens_per_sec_per_mw",
-        "joules_per_token",
-        "concurrency",
+        *(m.attribute for m in METRICS),
         "reason",
     ]
     rows: list[list[Any]] = [header]
     for sequence in comparison.sequences:
         for target in sequence.results:
             for side, m in zip(comparison.sides, target.sides, strict=True):
+                flat = m.model_dump()
                 rows.append(
                     [
                         sequence.sequence,
                         target.interactivity,
                         side.label,
                         m.measured,
-                        m.throughput_per_gpu,
-                        m.cost_per_million_tokens,
-                        m.tokens_per_sec_per_mw,
-                        m.joules_per_token,
-                        m.concurrency,
+                        *(flat[metric.attribute] for metric in METRICS),
                         m.reason,
                     ]
                 )
@@ -234,9 +235,10 @@ def build_date() -> str | None:
     return datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%d")
 
 
-def environment(templates: Path) -> Environment:
+def environment(folders: Sequence[Path]) -> Environment:
+    """Jinja over the theme's search path: the project's own templates first, then the default."""
     env = Environment(
-        loader=FileSystemLoader(str(templates)),
+        loader=FileSystemLoader([str(f) for f in folders]),
         autoescape=select_autoescape(["html", "xml"], default=True),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
@@ -253,21 +255,76 @@ def page_url(slug: str) -> str:
     return f"{slug}/index.html"
 
 
+def shown_path(path: Path) -> str:
+    """A theme or guide file as the user knows it: 'templates/base.html', 'docs/methodology.md'."""
+    return f"{path.parent.name}/{path.name}"
+
+
+@dataclass(frozen=True)
+class Guide:
+    """A page made from a Markdown file of the guides (methodology.md has its own address)."""
+
+    source: Path
+    text: str
+
+    @property
+    def address(self) -> str:
+        stem = self.source.stem
+        return "methodology/" if stem == "methodology" else f"docs/{stem}/"
+
+    @property
+    def title(self) -> str:
+        for line in self.text.splitlines():
+            if line.startswith("# "):
+                return line[2:].strip().strip("`")
+        return self.source.stem.replace("-", " ").capitalize()
+
+
 class SiteRenderer:
+    """Renders every page of a site; template and guide problems go to the log, not up the stack."""
+
     def __init__(
-        self,
-        templates: Path,
-        config: SiteConfig,
-        catalog: HardwareCatalog,
-        docs: Path | None = None,
+        self, project: Project, config: SiteConfig, catalog: HardwareCatalog, log: ProblemLog
     ) -> None:
-        self.env = environment(templates)
-        self.templates = templates
+        self.project = project
+        self.env = environment(project.template_folders())
         self.config = config
         self.catalog = catalog
-        self.docs = docs
+        self.log = log
         self.site_url = (config.site_url.rstrip("/") + "/") if config.site_url else None
         self.built = build_date()
+        self.guide_pages = self._read_guides()
+
+    def _read_guides(self) -> dict[str, Guide]:
+        guides = {}
+        for name, path in self.project.guide_files().items():
+            try:
+                raw = path.read_bytes()
+                guides[name] = Guide(path, raw.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                line = raw[: exc.start].count(b"\n") + 1
+                self.log.add(
+                    shown_path(path),
+                    f"line {line}",
+                    "",
+                    f"not valid UTF-8 (byte {exc.start}: {exc.reason}): save it as UTF-8",
+                )
+            except OSError as exc:
+                self.log.add(shown_path(path), "", "", f"cannot read: {exc.strerror or exc}")
+        return guides
+
+    def render(self, template: str, context: Mapping[str, Any]) -> bytes | None:
+        """A template rendered, or None with the problem logged (file, line, what Jinja said)."""
+        try:
+            return self.env.get_template(template).render(context).encode()
+        except TemplateSyntaxError as exc:
+            where = shown_path(Path(exc.filename)) if exc.filename else f"templates/{template}"
+            self.log.add(where, f"line {exc.lineno}", "", f"template syntax error: {exc.message}")
+        except TemplateNotFound as exc:
+            self.log.add(f"templates/{template}", "", "", f"template not found: {exc.name}")
+        except TemplateError as exc:
+            self.log.add(f"templates/{template}", "", "", f"template error: {exc}")
+        return None
 
     def absolute(self, path: str) -> str | None:
         return self.site_url + path if self.site_url else None
@@ -293,7 +350,7 @@ class SiteRenderer:
             "site": self.config,
             "version": __version__,
             "built": self.built,
-            "has_methodology": self._methodology_source() is not None,
+            "has_methodology": "methodology.md" in self.guide_pages,
         }
 
     def _structured_data(
@@ -308,7 +365,7 @@ class SiteRenderer:
             "name": comparison.title,
             "description": f"{narrative.summary} {narrative.lede}",
             "url": here,
-            "variableMeasured": [m.label for m in METRICS] + ["Interactivity (tok/s/user)"],
+            "variableMeasured": [m.label for m in SHOWN] + ["Interactivity (tok/s/user)"],
             "distribution": [
                 {
                     "@type": "DataDownload",
@@ -334,7 +391,7 @@ class SiteRenderer:
             "@type": "BreadcrumbList",
             "itemListElement": [
                 {"@type": "ListItem", "position": 1, "name": self.config.title, "item": home},
-                {"@type": "ListItem", "position": 2, "name": KIND_NAMES[comparison.kind]},
+                {"@type": "ListItem", "position": 2, "name": KINDS[comparison.kind].name},
                 {"@type": "ListItem", "position": 3, "name": comparison.title, "item": here},
             ],
         }
@@ -342,16 +399,16 @@ class SiteRenderer:
 
     def comparison_page(
         self, page: PageSource, narrative: Narrative, related: Sequence[dict[str, str]]
-    ) -> bytes:
+    ) -> bytes | None:
         comparison = page.comparison
         root = "../"
         context = {
             **self._common(root),
             "c": comparison,
             "n": narrative,
-            "kind_name": KIND_NAMES[comparison.kind],
+            "kind_name": KINDS[comparison.kind].name,
             "body": safe_markdown(page.body_markdown) if page.body_markdown.strip() else None,
-            "auto": page.source == "auto",
+            "auto": page.generated,
             "tables": [(s, table(comparison, s)) for s in comparison.sequences],
             "charts": chart_data(comparison),
             "page_data": page_data(comparison),
@@ -359,12 +416,12 @@ class SiteRenderer:
             "structured": self._structured_data(comparison, narrative, root),
             "canonical": self.absolute(f"{comparison.slug}/"),
         }
-        return self.env.get_template("comparison.html").render(context).encode()
+        return self.render("comparison.html", context)
 
-    def index_page(self, entries: Sequence[dict[str, Any]]) -> bytes:
+    def index_page(self, entries: Sequence[dict[str, Any]]) -> bytes | None:
         groups: dict[str, dict[str, list[dict[str, Any]]]] = {}
         for entry in entries:
-            kind = KIND_NAMES[entry["kind"]]
+            kind = KINDS[entry["kind"]].name
             groups.setdefault(kind, {}).setdefault(entry["group"], []).append(entry)
         structured = {
             "@context": "https://schema.org",
@@ -381,79 +438,56 @@ class SiteRenderer:
             "structured": [structured],
             "canonical": self.site_url,
         }
-        return self.env.get_template("index.html").render(context).encode()
+        return self.render("index.html", context)
 
-    def _methodology_source(self) -> Path | None:
-        if self.docs is None:
-            return None
-        path = self.docs / "methodology.md"
-        return path if path.is_file() else None
-
-    def doc_sources(self) -> list[Path]:
-        """Every guide in docs/ (methodology.md has its own address: methodology/)."""
-        if self.docs is None or not self.docs.is_dir():
-            return []
-        return sorted(p for p in self.docs.glob("*.md") if p.name != "methodology.md")
-
-    def _doc_href(self, name: str, root: str) -> str:
-        stem = name.removesuffix(".md")
-        return f"{root}methodology/index.html" if stem == "methodology" else f"{root}docs/{stem}/index.html"
-
-    def _doc_html(self, source: Path, root: str) -> Markup:
+    def _guide_html(self, guide: Guide, root: str) -> Markup:
         """A guide as HTML, its links to other guides pointing at their pages in the site."""
-        html = str(safe_markdown(source.read_text(encoding="utf-8")))
+        html = str(safe_markdown(guide.text))
 
         def link(match: re.Match[str]) -> str:
             name, anchor = match.group(1), match.group(2) or ""
-            if self.docs is not None and (self.docs / name).is_file():
-                return f'href="{self._doc_href(name, root)}{anchor}"'
+            target = self.guide_pages.get(name)
+            if target is not None:
+                return f'href="{root}{target.address}index.html{anchor}"'
             return match.group(0)
 
         return Markup(re.sub(r'href="([\w.-]+\.md)(#[\w-]+)?"', link, html))
 
-    def methodology_page(self) -> bytes | None:
-        source = self._methodology_source()
-        if source is None:
-            return None
-        context = {
-            **self._common("../"),
-            "content": self._doc_html(source, "../"),
-            "canonical": self.absolute("methodology/"),
-            "doc_title": "Methodology",
-        }
-        return self.env.get_template("methodology.html").render(context).encode()
-
-    def doc_pages(self) -> dict[str, bytes]:
+    def guide_files(self) -> dict[str, bytes]:
+        """One page per guide: methodology/index.html and docs/<name>/index.html."""
         pages = {}
-        for source in self.doc_sources():
-            title = _first_heading(source) or source.stem.replace("-", " ").capitalize()
+        for guide in self.guide_pages.values():
+            root = "../" * guide.address.count("/")
             context = {
-                **self._common("../../"),
-                "content": self._doc_html(source, "../../"),
-                "canonical": self.absolute(f"docs/{source.stem}/"),
-                "doc_title": title,
+                **self._common(root),
+                "content": self._guide_html(guide, root),
+                "canonical": self.absolute(guide.address),
+                "doc_title": "Methodology" if guide.address == "methodology/" else guide.title,
             }
-            pages[f"docs/{source.stem}/index.html"] = (
-                self.env.get_template("methodology.html").render(context).encode()
-            )
+            page = self.render("methodology.html", context)
+            if page is not None:
+                pages[guide.address + "index.html"] = page
         return pages
 
     def guides(self, root: str) -> list[dict[str, str]]:
+        """The footer's links: every guide but the methodology (linked on its own)."""
         return [
-            {"href": f"{root}docs/{s.stem}/index.html", "title": _first_heading(s) or s.stem}
-            for s in self.doc_sources()
+            {"href": f"{root}{g.address}index.html", "title": g.title}
+            for g in self.guide_pages.values()
+            if g.address != "methodology/"
         ]
 
-    def not_found_page(self) -> bytes:
+    def not_found_page(self) -> bytes | None:
         context = {**self._common(self.site_url or ""), "canonical": None}
-        return self.env.get_template("404.html").render(context).encode()
+        return self.render("404.html", context)
 
     def sitemap(self, slugs: Sequence[str]) -> bytes | None:
         if not self.site_url:
             return None
-        urls = ["", *([("methodology/")] if self._methodology_source() else []), *(f"{s}/" for s in slugs)]
+        guides = ["methodology/"] if "methodology.md" in self.guide_pages else []
+        urls = ["", *guides, *(f"{s}/" for s in slugs)]
         context = {"urls": [self.site_url + u for u in urls], "lastmod": self.built}
-        return self.env.get_template("sitemap.xml").render(context).encode()
+        return self.render("sitemap.xml", context)
 
     def robots(self) -> bytes:
         lines = ["User-agent: *", "Allow: /"]
@@ -462,17 +496,16 @@ class SiteRenderer:
         return ("\n".join(lines) + "\n").encode()
 
     def assets(self) -> dict[str, bytes]:
-        files = {f"assets/{name}": (self.templates / "assets" / name).read_bytes() for name in ASSETS}
+        """The theme's assets (a project's own replacing the default's) and the chart library."""
+        files = {}
+        for name, path in self.project.asset_files().items():
+            try:
+                files[f"assets/{name}"] = path.read_bytes()
+            except OSError as exc:
+                self.log.add(shown_path(path), "", "", f"cannot read: {exc.strerror or exc}")
         bundle = Path(plotly.__file__).parent / "package_data" / PLOTLY_ASSET
         files[f"assets/{PLOTLY_ASSET}"] = bundle.read_bytes()
         return files
-
-
-def _first_heading(source: Path) -> str | None:
-    for line in source.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# "):
-            return line[2:].strip().strip("`")
-    return None
 
 
 def page_data(comparison: ComparisonResult) -> dict[str, Any]:
@@ -481,7 +514,7 @@ def page_data(comparison: ComparisonResult) -> dict[str, Any]:
         "slug": comparison.slug,
         "labels": [s.label for s in comparison.sides],
         "tie": TIE_TOLERANCE,
-        "formats": {m.key: {"decimals": m.decimals, "prefix": m.prefix, "better": m.better} for m in METRICS},
+        "metrics": page_table(),
         "default_sequence": comparison.default_sequence,
         "sequences": {
             s.sequence: {
@@ -521,3 +554,65 @@ def related_pages(
         return links
 
     return for_page
+
+
+# -- page assembly --------------------------------------------------------------------------------
+
+
+def index_entry(page: PageSource, narrative: Narrative, catalog: HardwareCatalog) -> dict[str, Any]:
+    comparison = page.comparison
+    names = " vs ".join(dict.fromkeys(hardware_name(catalog, h) for h in comparison.hardware))
+    return {
+        "kind": comparison.kind,
+        "group": f"{comparison.model_name} · {names}",
+        "title": comparison.title,
+        "href": page_url(comparison.slug),
+        "summary": narrative.summary,
+        "auto": page.generated,
+        "sequences": [s.sequence for s in comparison.sequences],
+        "published": any(d.published_values for d in comparison.data_sources),
+    }
+
+
+def render_page(
+    renderer: SiteRenderer, page: PageSource, related: Sequence[dict[str, str]]
+) -> tuple[dict[str, bytes], Narrative]:
+    """The four files of one comparison page (the HTML missing if its template failed)."""
+    comparison = page.comparison
+    narrative = renderer.narrative(comparison)
+    prefix = f"{comparison.slug}/"
+    files = {
+        prefix + "comparison.json": comparison_json(comparison),
+        prefix + "table.csv": table_csv(comparison),
+        prefix + "points.csv": points_csv(comparison),
+    }
+    html = renderer.comparison_page(page, narrative, related)
+    if html is not None:
+        files[prefix + "index.html"] = html
+    return dict(sorted(files.items())), narrative
+
+
+def render_shared(
+    renderer: SiteRenderer, slugs: Sequence[str], entries: Sequence[dict[str, Any]]
+) -> list[tuple[Owner, dict[str, bytes]]]:
+    """Files that list or serve every page, by owner: index, 404, robots, sitemap, guides, assets."""
+    index = renderer.index_page(sorted(entries, key=lambda e: (e["kind"], e["group"], e["title"])))
+    sitemap = renderer.sitemap(sorted(slugs))
+    not_found = renderer.not_found_page()
+    owned: list[tuple[Owner, dict[str, bytes]]] = [
+        (Owner("the index page"), {"index.html": index} if index is not None else {}),
+        (Owner("the 404 page"), {"404.html": not_found} if not_found is not None else {}),
+        (Owner("robots.txt"), {"robots.txt": renderer.robots()}),
+        (Owner("the sitemap"), {"sitemap.xml": sitemap} if sitemap is not None else {}),
+        (Owner("the hosting marker"), {".nojekyll": b""}),
+        (Owner("the guides", "docs/*.md"), renderer.guide_files()),
+        (Owner("the theme's assets", "templates/assets/"), renderer.assets()),
+    ]
+    return owned
+
+
+def related_links(pages: Sequence[PageSource]) -> dict[str, list[dict[str, str]]]:
+    comparisons = [p.comparison for p in pages]
+    titles = {c.slug: c.title for c in comparisons}
+    for_page = related_pages(comparisons, titles)
+    return {c.slug: for_page(c) for c in comparisons}

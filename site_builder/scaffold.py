@@ -1,28 +1,18 @@
-"""`build-site new`: write a stub with every front-matter field present and explained."""
+"""`build-site new` writes a stub with every front-matter field present and explained;
+`build-site init` writes a whole new site project that builds as it is."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
 
-KINDS = ("precision", "spec-decoding", "hardware", "custom")
+from site_builder.kinds import KIND_KEYS, KINDS
 
 
 class ScaffoldError(Exception):
     pass
-
-
-def _label(kind: str, value: str) -> str:
-    if kind == "spec-decoding" and value == "none":
-        return "Off"
-    return value.upper()
-
-
-def _slug(*parts: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", "-".join(p for p in parts if p).lower()).strip("-")
 
 
 def _scalar(value: object) -> str:
@@ -43,31 +33,20 @@ def stub_text(
 ) -> tuple[str, str]:
     """(slug, file text) of a new stub comparing `sides` of the given kind."""
     if kind not in KINDS:
-        raise ScaffoldError(f"unknown kind '{kind}': choose one of {', '.join(KINDS)}")
+        raise ScaffoldError(f"unknown kind '{kind}': choose one of {', '.join(KIND_KEYS)}")
     if len(sides) != 2:
         raise ScaffoldError("give exactly two sides, e.g. --sides fp4 fp8")
-    varied = {
-        "precision": "precision",
-        "spec-decoding": "spec_method",
-        "hardware": "hardware",
-        "custom": "framework",
-    }[kind]
-    if kind != "hardware" and not hardware:
+    kind_of = KINDS[kind]
+    varied = kind_of.varies
+    if kind_of.needs_gpu and not hardware:
         raise ScaffoldError(f"a {kind} comparison needs --gpu")
-    if kind == "spec-decoding":
-        slug = _slug(
-            hardware or "", precision or "", sides[0], "vs", "off" if sides[1] == "none" else sides[1], model
-        )
-    elif kind == "hardware":
-        slug = _slug(sides[0], "vs", sides[1], precision or "", model)
-    else:
-        slug = _slug(hardware or "", sides[0], "vs", sides[1], model)
+    slug = kind_of.slug(model, hardware or "", precision or "", sides[0], sides[1])
     side_lines = "\n".join(
-        f"  - label: {_scalar(_label(kind, value))}\n    {varied}: {_scalar(value)}" for value in sides
+        f"  - label: {_scalar(kind_of.side_label(value))}\n    {varied}: {_scalar(value)}" for value in sides
     )
-    page_hardware = "" if kind == "hardware" else _scalar(hardware)
+    page_hardware = _scalar(hardware) if kind_of.needs_gpu else ""
     text = f"""---
-# What the page compares: precision | spec-decoding | hardware | custom.
+# What the page compares: {" | ".join(KIND_KEYS)}.
 kind: {kind}
 # Page title. Empty: a default such as "MI355X: FP4 vs FP8 Precision Comparison".
 title:
@@ -82,7 +61,7 @@ hardware: {page_hardware}
 #   framework: one engine or a list           disagg: true | false (aggregated only: false)
 #   dataset: one dataset id or a list (data/results/*.json "dataset.id")
 # Empty means "best available": every engine, method and deployment mode measured.
-precision: {"" if kind == "precision" else _scalar(precision)}
+precision: {"" if varied == "precision" else _scalar(precision)}
 spec_method:
 framework:
 disagg:
@@ -116,3 +95,97 @@ def write_stub(content: Path, slug: str, text: str, name: str | None = None) -> 
     except FileExistsError:
         raise ScaffoldError(f"{path} exists; new never overwrites a stub (choose --name)") from None
     return path
+
+
+# -- build-site init ------------------------------------------------------------------------------
+
+EXAMPLE_ROWS = (
+    # precision, concurrency, median TPOT (ms), total tok/s per GPU: invented, shaped like a real sweep
+    ("fp8", 4, 12.0, 120.0),
+    ("fp8", 8, 14.0, 210.0),
+    ("fp8", 16, 18.0, 340.0),
+    ("fp8", 32, 25.0, 500.0),
+    ("fp8", 64, 38.0, 680.0),
+    ("fp4", 4, 9.0, 160.0),
+    ("fp4", 8, 10.5, 290.0),
+    ("fp4", 16, 13.0, 470.0),
+    ("fp4", 32, 18.0, 700.0),
+    ("fp4", 64, 27.0, 950.0),
+)
+
+INIT_SITE = """# Site-wide settings (docs/authoring.md lists them all).
+title: My inference comparisons
+description: Matched-interactivity comparisons of our own LLM inference benchmarks.
+# Absolute address the site is served from, for the sitemap and canonical links, e.g.
+# site_url: https://example.org/benchmarks/
+# Also publish a page for every comparable pair found in data/ (true) or only the stubs (false).
+auto_pages: true
+"""
+
+INIT_DATASET = """# Attribution of every result file in this folder: shown on every page that uses them.
+id: example
+title: Example data written by build-site init
+source: Invented numbers shaped like a real sweep; not measurements. Replace them with your own results.
+licence: CC0-1.0
+"""
+
+INIT_README = """# {name}
+
+A comparison site built with `build-site` (site-builder).
+
+```sh
+build-site            # builds the site into site/ (open site/index.html)
+build-site serve      # serves it on http://127.0.0.1:8000/ and rebuilds on every change
+build-site check      # everything but the write: data, stubs, templates, guides
+```
+
+- `content/` holds one Markdown stub per comparison page and `site.yaml`;
+  `build-site new precision --model M --gpu G --sides fp4 fp8` writes another stub.
+- `data/results/` holds result files: the native CSV or JSON, InferenceX rows, vLLM or SGLang
+  client results with a metadata file. `_dataset.yaml` attributes a folder's files.
+  `data/results/example.csv` is invented: replace it with your own results.
+- The theme, the hardware and model catalogs and the guides come with site-builder. To change
+  one, add your own file of the same name: `templates/base.html` or `templates/assets/site.css`,
+  `data/hardware.yaml` (your GPU costs and power), `data/models.yaml`, `docs/methodology.md`.
+"""
+
+
+def example_csv() -> str:
+    header = (
+        "model,hardware,framework,precision,spec_method,tp,gpu_count,isl,osl,concurrency,"
+        "throughput_per_gpu,median_tpot_ms,date"
+    )
+    rows = [
+        f"example-70b,h200,vllm,{precision},none,8,8,1024,1024,{conc},{tput},{tpot},2026-01-15"
+        for precision, conc, tpot, tput in EXAMPLE_ROWS
+    ]
+    return "\n".join([header, *rows]) + "\n"
+
+
+def init_project(folder: Path) -> list[Path]:
+    """Write a new site project that builds as it is; refuses a folder that has anything in it."""
+    if folder.exists() and not folder.is_dir():
+        raise ScaffoldError(f"{folder} exists and is not a folder")
+    if folder.is_dir() and any(folder.iterdir()):
+        raise ScaffoldError(f"{folder} is not empty; init writes only into a new or empty folder")
+    _, stub = stub_text("precision", "example-70b", ["fp4", "fp8"], hardware="h200")
+    files = {
+        "content/site.yaml": INIT_SITE,
+        "content/h200-fp4-vs-fp8-example.md": stub.replace(
+            "Optional prose for the page, in Markdown. It appears below the generated paragraphs.",
+            "This page compares the invented example data in data/results/example.csv: replace it "
+            "with your own results and this stub with your own comparisons.",
+        ),
+        "data/results/example.csv": example_csv(),
+        "data/results/_dataset.yaml": INIT_DATASET,
+        "README.md": INIT_README.format(name=folder.resolve().name),
+        ".gitignore": "/site/\n",
+    }
+    written = []
+    for relative, text in files.items():
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(text)
+        written.append(path)
+    return written

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from site_builder.content import FilterValue
-from site_builder.models import BenchmarkPoint
+from site_builder.points import BenchmarkPoint
 
 NARROWING_KEYS = ("framework", "disagg", "spec_method")
 
@@ -65,17 +65,6 @@ def by_sequence(points: Sequence[BenchmarkPoint]) -> dict[tuple[int, int], list[
     for point in points:
         groups[(point.isl, point.osl)].append(point)
     return dict(groups)
-
-
-def pooling_label(filters: Mapping[str, FilterValue], varied: Iterable[str]) -> str:
-    """'best available' unless a filter narrows the pool beyond what the page compares."""
-    varied_keys = set(varied)
-    narrowing = [
-        f"{k}={','.join(v) if isinstance(v, list) else v}"
-        for k, v in filters.items()
-        if k in NARROWING_KEYS and k not in varied_keys
-    ]
-    return "narrowed: " + "; ".join(narrowing) if narrowing else "best available"
 
 
 def describe(filters: Mapping[str, FilterValue]) -> str:

@@ -1,10 +1,11 @@
 """`build-site serve`: build, serve on localhost, rebuild what a change touches, reload the browser.
 
-The site lives in memory. A watcher polls content/, data/, templates/ and docs/; a change to a stub
-recomputes and re-renders that stub's page only (plus pages whose related links changed, and the
-index); a change to data/ recomputes every comparison but re-renders only those whose numbers
-changed; a change to templates/ or docs/ re-renders without recomputing. A failed rebuild keeps
-serving the last good site, prints the problems and shows them at the top of every page.
+The site lives in memory. A watcher polls content/, data/, templates/ and docs/ and re-runs the
+build's own pipeline (pipeline.py) with its cache: a change to a stub recomputes and re-renders
+that stub's page only (plus pages whose related links changed, and the index); a change to data/
+recomputes every comparison; a change to templates/ or docs/ re-renders without recomputing. A
+failed rebuild keeps serving the last good site, prints the problems and shows them at the top
+of every page.
 """
 
 from __future__ import annotations
@@ -15,28 +16,16 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from site_builder.build import (
-    Inputs,
-    Paths,
-    compute_page,
-    index_entry,
-    load_inputs,
-    plan_pages,
-    related_links,
-    render_page,
-    render_shared,
-)
-from site_builder.content import Stub, load_stubs
-from site_builder.problems import ProblemLog
-from site_builder.render import PageSource, SiteRenderer
+from site_builder.pipeline import Pipeline
+from site_builder.problems import InputError, Problem
+from site_builder.project import Project
 
-WATCHED = ("content", "data", "templates", "docs")
 POLL_SECONDS = 0.2
 RELOAD_SCRIPT = """<script>
 (function () {
@@ -57,10 +46,10 @@ RELOAD_SCRIPT = """<script>
 Log = Callable[[str], None]
 
 
-def snapshot(paths: Paths) -> dict[str, tuple[int, int]]:
+def snapshot(project: Project) -> dict[str, tuple[int, int]]:
     """(mtime, size) of every file under the watched folders."""
     state: dict[str, tuple[int, int]] = {}
-    for folder in (paths.content, paths.data, paths.templates, paths.docs):
+    for folder in project.watched():
         if not folder.is_dir():
             continue
         for path in folder.rglob("*"):
@@ -77,99 +66,49 @@ def changed_files(before: dict[str, tuple[int, int]], after: dict[str, tuple[int
 
 @dataclass
 class LiveSite:
-    """The served site and the state it was built from, so a change rebuilds only what it touches."""
+    """The served site and the pipeline that built it, whose cache makes a rebuild incremental."""
 
-    paths: Paths
+    project: Project
     log: Log
-    files: dict[str, bytes] = field(default_factory=dict)
+    files: Mapping[str, bytes] = field(default_factory=dict)
     version: int = 0
     error: str | None = None
-    inputs: Inputs | None = None
-    planned: dict[str, Stub] = field(default_factory=dict)
-    pages: dict[str, PageSource] = field(default_factory=dict)
-    related: dict[str, list[dict[str, str]]] = field(default_factory=dict)
-    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    pipeline: Pipeline | None = None
 
     # -- building -----------------------------------------------------------------------------
 
     def full_build(self) -> None:
-        self._rebuild(reload_inputs=True, rerender_all=True, reason="initial build")
+        self.pipeline = Pipeline(self.project, cache=True)
+        self._rebuild("initial build")
 
     def on_change(self, changed: list[str]) -> None:
-        roots = {name: getattr(self.paths, name).resolve().as_posix() for name in WATCHED}
-
-        def under(folder: str) -> bool:
-            return any(Path(c).resolve().as_posix().startswith(roots[folder] + "/") for c in changed)
-
-        site_config = any(Path(c).name == "site.yaml" for c in changed)
         names = ", ".join(Path(c).name for c in changed[:4]) + (" …" if len(changed) > 4 else "")
-        self._rebuild(
-            reload_inputs=under("data") or site_config,
-            rerender_all=under("templates") or under("docs") or site_config,
-            reason=f"{names} changed",
-        )
+        self._rebuild(f"{names} changed")
 
-    def _rebuild(self, reload_inputs: bool, rerender_all: bool, reason: str) -> None:
-        started = time.perf_counter()
-        problems = ProblemLog()
-        inputs = load_inputs(self.paths, problems) if reload_inputs or self.inputs is None else self.inputs
-        stubs = load_stubs(self.paths.content, problems)
-        if problems.errors or inputs.catalog is None:
-            self._fail(problems, reason)
+    def _rebuild(self, reason: str) -> None:
+        assert self.pipeline is not None
+        try:
+            output = self.pipeline.run()
+        except InputError as exc:
+            self._fail(exc.problems, reason)
             return
-        planned = {stub.slug: stub for stub in plan_pages(inputs, stubs)}
-        previous = self.pages
-        pages: dict[str, PageSource] = {}
-        recomputed = 0
-        for slug, stub in planned.items():
-            old = previous.get(slug)
-            if not reload_inputs and old is not None and self.planned.get(slug) == stub:
-                pages[slug] = old
-                continue
-            page = compute_page(stub, inputs, problems)
-            recomputed += 1
-            if page is not None:
-                pages[stub.slug] = page
-        if problems.errors:
-            self._fail(problems, reason)
-            return
-        ordered = sorted(pages.values(), key=lambda p: p.comparison.slug)
-        related = related_links(ordered)
-        renderer = SiteRenderer(self.paths.templates, inputs.config, inputs.catalog, self.paths.docs)
-        files = {} if rerender_all else dict(self.files)
-        for slug in set(previous) - set(pages):
-            for name in ("index.html", "comparison.json", "table.csv", "points.csv"):
-                files.pop(f"{slug}/{name}", None)
-            self.entries.pop(slug, None)
-        rebuilt = []
-        for page in ordered:
-            slug = page.comparison.slug
-            same = previous.get(slug) == page and self.related.get(slug) == related[slug]
-            if same and not rerender_all and f"{slug}/index.html" in files:
-                continue
-            page_files, narrative = render_page(renderer, page, related[slug])
-            files.update(page_files)
-            self.entries[slug] = index_entry(page, narrative, inputs.catalog)
-            rebuilt.append(slug)
-        files.update(render_shared(renderer, ordered, [self.entries[p.comparison.slug] for p in ordered]))
         with self.lock:
-            self.inputs, self.planned, self.pages, self.related = inputs, planned, pages, related
-            self.files = files
+            self.files = output.files
             self.error = None
             self.version += 1
-        seconds = time.perf_counter() - started
+        rebuilt = output.rendered
         shown = ", ".join(rebuilt[:8]) + (f" and {len(rebuilt) - 8} more" if len(rebuilt) > 8 else "")
         self.log(
-            f"{reason}: rebuilt {len(rebuilt)} of {len(ordered)} pages"
+            f"{reason}: rebuilt {len(rebuilt)} of {len(output.pages)} pages"
             + (f" ({shown})" if rebuilt else "")
-            + f", recomputed {recomputed}, in {seconds:.2f} s"
+            + f", recomputed {output.recomputed}, in {output.seconds:.2f} s"
         )
-        for warning in problems.warnings:
+        for warning in output.warnings:
             self.log(str(warning))
 
-    def _fail(self, problems: ProblemLog, reason: str) -> None:
-        message = "\n".join(str(p) for p in problems.errors)
+    def _fail(self, problems: list[Problem], reason: str) -> None:
+        message = "\n".join(str(p) for p in problems)
         with self.lock:
             self.error = message
             self.version += 1
@@ -268,12 +207,12 @@ def make_handler(site: LiveSite) -> type[http.server.BaseHTTPRequestHandler]:
 def watch(site: LiveSite, stop: threading.Event, before: dict[str, tuple[int, int]]) -> None:
     """Poll for changes since `before` (taken before the first build, so nothing slips through)."""
     while not stop.wait(POLL_SECONDS):
-        after = snapshot(site.paths)
+        after = snapshot(site.project)
         changed = changed_files(before, after)
         if not changed:
             continue
         time.sleep(0.05)  # let an editor finish writing
-        after = snapshot(site.paths)
+        after = snapshot(site.project)
         changed = changed_files(before, after)
         before = after
         try:
@@ -299,9 +238,9 @@ class Server:
         self.httpd.server_close()
 
 
-def start(paths: Paths, host: str = "127.0.0.1", port: int = 8000, log: Log | None = None) -> Server:
-    site = LiveSite(paths, log or (lambda line: print(line, file=sys.stderr, flush=True)))
-    baseline = snapshot(paths)
+def start(project: Project, host: str = "127.0.0.1", port: int = 8000, log: Log | None = None) -> Server:
+    site = LiveSite(project, log or (lambda line: print(line, file=sys.stderr, flush=True)))
+    baseline = snapshot(project)
     site.full_build()
     httpd = http.server.ThreadingHTTPServer((host, port), make_handler(site))
     httpd.daemon_threads = True

@@ -1,10 +1,15 @@
-"""Checks across points: duplicates keep the newest, and the build says which it dropped."""
+"""Checks across all loaded points (each record was validated as it loaded).
+
+Duplicates keep the newest, and the build says which it dropped; a GPU the hardware catalog does
+not know gets one warning, since its pages can show no cost or energy figures.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from site_builder.models import BenchmarkPoint
+from site_builder.catalog import HardwareCatalog
+from site_builder.points import BenchmarkPoint
 from site_builder.problems import ProblemLog, Severity
 
 
@@ -37,3 +42,30 @@ def drop_duplicates(points: Sequence[BenchmarkPoint], log: ProblemLog) -> list[B
             Severity.WARNING,
         )
     return list(kept.values())
+
+
+def unknown_hardware(points: Sequence[BenchmarkPoint], catalog: HardwareCatalog, log: ProblemLog) -> None:
+    """One warning per GPU key the catalog lacks, naming the first file that uses it."""
+    first_use: dict[str, BenchmarkPoint] = {}
+    for point in points:
+        first_use.setdefault(point.config.hardware, point)
+    for key, point in sorted(first_use.items()):
+        if key not in catalog.gpus:
+            log.add(
+                point.provenance.source_file,
+                point.provenance.record,
+                "hardware",
+                f"GPU '{key}' is not in the hardware catalog: its pages show no cost or tok/s/MW; "
+                "add it to data/hardware.yaml with its source (docs/data-format.md)",
+                Severity.WARNING,
+            )
+
+
+def validate_points(
+    points: Sequence[BenchmarkPoint], catalog: HardwareCatalog | None, log: ProblemLog
+) -> list[BenchmarkPoint]:
+    """The points to build from, with every cross-point problem logged."""
+    kept = drop_duplicates(points, log)
+    if catalog is not None:
+        unknown_hardware(kept, catalog, log)
+    return kept

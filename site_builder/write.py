@@ -1,5 +1,8 @@
 """Write a built site all at once: into a temporary folder beside the target, then swap it in.
 
+Every output file is claimed by one owner (a stub's page, the guides, the theme's assets, the
+index …); a second claim to a path, or to a top-level name another owner uses, is refused with
+both owners named, so a stub with slug `methodology` cannot silently replace the guide.
 A failed build leaves the previous site untouched, and a folder this tool did not create is
 never replaced (nothing a user wrote is deleted).
 """
@@ -8,14 +11,72 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping
-from pathlib import Path
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 
 MARKER = ".site-builder-output"
 
 
 class OutputError(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who writes a file: `what` for people ("comparison page", "guide"), `file` the input behind it."""
+
+    what: str
+    file: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.what} ({self.file})" if self.file else self.what
+
+
+@dataclass(frozen=True)
+class Collision:
+    path: str
+    first: Owner
+    second: Owner
+
+
+def top_name(path: str) -> str:
+    """The URL namespace a path lives in: 'x/index.html' -> 'x', 'index.html' -> 'index'."""
+    parts = PurePosixPath(path).parts
+    return parts[0] if len(parts) > 1 else PurePosixPath(parts[0]).stem or parts[0]
+
+
+@dataclass
+class SiteFiles(Mapping[str, bytes]):
+    """The site's files (relative POSIX path -> bytes), each with its owner."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    owners: dict[str, Owner] = field(default_factory=dict)  # top-level name -> owner
+    collisions: list[Collision] = field(default_factory=list)
+
+    def add(self, path: str, content: bytes, owner: Owner) -> bool:
+        """Claim a path; False (and a recorded collision) if it or its top-level name is taken."""
+        name = top_name(path)
+        holder = self.owners.get(name)
+        if (holder is not None and holder != owner) or path in self.files:
+            self.collisions.append(Collision(path, holder or owner, owner))
+            return False
+        self.owners[name] = owner
+        self.files[path] = content
+        return True
+
+    def add_all(self, files: Mapping[str, bytes], owner: Owner) -> None:
+        for path, content in files.items():
+            self.add(path, content, owner)
+
+    def __getitem__(self, path: str) -> bytes:
+        return self.files[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
 
 
 def check_output_folder(out: Path) -> None:

@@ -5,7 +5,25 @@ from pathlib import Path
 
 import pytest
 
+from tests import outside
+
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", outside.MARKER_HELP)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that needs ../shared: skipped in a fresh clone (see tests/outside.py)."""
+    outside.skip_missing(items)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """... and failed in CI, where ../shared is always beside the clone."""
+    outside.fail_if_missing(item)
+
 
 LAB_CSV = """model,hardware,framework,precision,spec_method,tp,gpu_count,isl,osl,concurrency,throughput_per_gpu,median_tpot_ms,date
 dsr1,h200,sglang,fp8,none,8,8,1024,1024,4,300.0,10.0,2026-09-01

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from site_builder.models import AppliedConstants, BenchmarkPoint, Configuration, Provenance
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from site_builder.catalog import AppliedConstants
+from site_builder.comparison_json import SequenceResult, sequence_result
+from site_builder.compute import ComputedSide
+from site_builder.engine import compare as engine
+from site_builder.engine.compare import Constants
+from site_builder.points import BenchmarkPoint, Configuration, Provenance
 
 
 def point(
@@ -54,3 +62,51 @@ def constants(
         source="test constants",
         as_of="2026-04",
     )
+
+
+@dataclass(frozen=True)
+class SideInput:
+    """One side of a test comparison, as the tests have always written it."""
+
+    label: str
+    filters: dict[str, str | bool | list[str]]
+    pooling: str  # "best available", or "narrowed: key=value"
+    hardware: str
+    constants: AppliedConstants
+    points: Sequence[BenchmarkPoint]
+
+
+def _narrowing(pooling: str) -> dict[str, str | bool | list[str]]:
+    """'narrowed: framework=sglang' -> {'framework': 'sglang'}; 'best available' -> {}."""
+    if pooling == "best available":
+        return {}
+    key, value = pooling.removeprefix("narrowed: ").split("=", 1)
+    return {key: value}
+
+
+def compare_sequence(
+    isl: int,
+    osl: int,
+    sequence: str,
+    sides: Sequence[SideInput],
+    pinned_targets: Sequence[float] | None = None,
+) -> SequenceResult:
+    """The engine's numbers for one workload, presented as comparison.json holds them."""
+    numbers = engine.compare_sequence(
+        isl,
+        osl,
+        [s.points for s in sides],
+        [Constants(s.constants.usd_per_gpu_hour, s.constants.watts_all_in) for s in sides],
+        pinned_targets,
+    )
+    computed = [
+        ComputedSide(
+            s.label,
+            s.filters,
+            _narrowing(s.pooling),
+            s.hardware,
+            s.constants,
+        )
+        for s in sides
+    ]
+    return sequence_result(computed, numbers)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from site_builder.catalog import constants_for, load_hardware
-from site_builder.models import ConstantOverride
+from site_builder.catalog import ConstantOverride, constants_for, load_hardware
 from site_builder.problems import ProblemLog
 
 ROOT = Path(__file__).resolve().parents[1]

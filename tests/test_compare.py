@@ -6,10 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from site_builder.engine.compare import SideInput, band_of, compare_sequence, default_targets
+from site_builder.catalog import AppliedConstants
+from site_builder.engine.compare import band_of, default_targets
 from site_builder.engine.frontier import pareto_frontier
-from site_builder.models import AppliedConstants, BenchmarkPoint
-from tests.factories import constants, point
+from site_builder.points import BenchmarkPoint
+from tests.factories import SideInput, compare_sequence, constants, point
 
 
 def side(label: str, points: list[BenchmarkPoint], const: AppliedConstants | None = None) -> SideInput:
@@ -26,7 +27,7 @@ def side(label: str, points: list[BenchmarkPoint], const: AppliedConstants | Non
 def test_band_and_default_targets() -> None:
     band = band_of((23.5, 90.0), (10.0, 85.2))
     assert band.overlap and (band.lo, band.hi) == (23.5, 85.2)
-    assert (band.display_lo, band.display_hi) == (24, 85)
+    assert band.display == (24, 85)
     # 23.5 + 0.25·61.7 = 38.925 → 39; 54.35 → 54; 69.775 → 70 (the MI355X Kimi page's targets)
     assert default_targets(band) == [39.0, 54.0, 70.0]
 
@@ -39,7 +40,7 @@ def test_targets_round_half_up() -> None:
 
 def test_no_overlap() -> None:
     band = band_of((10.0, 20.0), (30.0, 40.0))
-    assert not band.overlap and band.display_lo is None
+    assert not band.overlap and band.display is None
     assert default_targets(band) == []
     result = compare_sequence(
         1024,
@@ -60,14 +61,14 @@ def test_metrics_at_a_knot_and_between() -> None:
     b = side("FP8", [point(30, 800, 64), point(70, 300, 16)])
     result = compare_sequence(1024, 1024, "1k/1k", [a, b], pinned_targets=[60, 50])
     at60 = result.results[0].sides[0]
-    assert at60.measured and at60.throughput_per_gpu == 600 and at60.concurrency == 32
+    assert at60.measured and at60.model_dump()["throughput_per_gpu"] == 600 and at60.model_dump()["concurrency"] == 32
     assert [k.interactivity for k in at60.brackets] == [60]
-    assert at60.cost_per_million_tokens == pytest.approx(1.48e6 / (3600 * 600), rel=1e-12)
-    assert at60.tokens_per_sec_per_mw == pytest.approx(600e6 / 2650, rel=1e-12)
-    assert at60.joules_per_token == pytest.approx(2650 / 600, rel=1e-12)
+    assert at60.model_dump()["cost_per_million_tokens"] == pytest.approx(1.48e6 / (3600 * 600), rel=1e-12)
+    assert at60.model_dump()["tokens_per_sec_per_mw"] == pytest.approx(600e6 / 2650, rel=1e-12)
+    assert at60.model_dump()["joules_per_token"] == pytest.approx(2650 / 600, rel=1e-12)
     fp8_at50 = result.results[1].sides[1]
-    assert fp8_at50.throughput_per_gpu == pytest.approx(550.0, rel=1e-12)  # two knots: the line
-    assert fp8_at50.concurrency == 40  # 64 → 16 linearly: 40 at the midpoint
+    assert fp8_at50.model_dump()["throughput_per_gpu"] == pytest.approx(550.0, rel=1e-12)  # two knots: the line
+    assert fp8_at50.model_dump()["concurrency"] == 40  # 64 → 16 linearly: 40 at the midpoint
     assert [k.interactivity for k in fp8_at50.brackets] == [30, 70]
     assert result.targets_pinned
 
@@ -78,7 +79,7 @@ def test_not_measured_outside_a_frontier() -> None:
     result = compare_sequence(1024, 1024, "1k/1k", [a, b], pinned_targets=[35, 95])
     for target in result.results:
         fp4 = target.sides[0]
-        assert not fp4.measured and fp4.throughput_per_gpu is None and fp4.cost_per_million_tokens is None
+        assert not fp4.measured and fp4.model_dump()["throughput_per_gpu"] is None and fp4.model_dump()["cost_per_million_tokens"] is None
         assert fp4.reason and "not measured" in fp4.reason and "40.0–60.0" in fp4.reason
     assert result.results[0].sides[1].measured
     assert not result.results[1].sides[1].measured
@@ -93,8 +94,8 @@ def test_missing_constants_are_unavailable_not_zero() -> None:
         [side("A", [point(10, 900), point(20, 500)], const), side("B", [point(10, 800), point(20, 400)])],
     )
     metrics = result.results[0].sides[0]
-    assert metrics.measured and metrics.throughput_per_gpu is not None
-    assert metrics.cost_per_million_tokens is None and metrics.tokens_per_sec_per_mw is None
+    assert metrics.measured and metrics.model_dump()["throughput_per_gpu"] is not None
+    assert metrics.model_dump()["cost_per_million_tokens"] is None and metrics.model_dump()["tokens_per_sec_per_mw"] is None
     assert set(metrics.unavailable) == {
         "cost_per_million_tokens",
         "tokens_per_sec_per_mw",
@@ -133,6 +134,6 @@ def test_cost_times_throughput_is_the_hourly_rate(
     result = compare_sequence(1024, 1024, "1k/1k", [a, a], pinned_targets=[target])
     m = result.results[0].sides[0]
     assert m.measured
-    assert m.cost_per_million_tokens is not None and m.throughput_per_gpu is not None
+    assert m.model_dump()["cost_per_million_tokens"] is not None and m.model_dump()["throughput_per_gpu"] is not None
     # $/Mtok × tok/s/GPU × 3600 s/h ÷ 10^6 tok/Mtok = $/GPU-hour
-    assert m.cost_per_million_tokens * m.throughput_per_gpu * 3600 / 1e6 == pytest.approx(usd, rel=1e-12)
+    assert m.model_dump()["cost_per_million_tokens"] * m.model_dump()["throughput_per_gpu"] * 3600 / 1e6 == pytest.approx(usd, rel=1e-12)

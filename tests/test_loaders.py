@@ -12,17 +12,61 @@ import pytest
 from site_builder.loaders import detect_record, load_file, load_results
 from site_builder.problems import ProblemLog, Severity
 from site_builder.validate import drop_duplicates
+from tests import outside
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-API_FILE = SHARED / "real-data" / "inferencex-api-dsr1" / "benchmarks.json"
+API_PARTS = ("real-data", "inferencex-api-dsr1", "benchmarks.json")
+API_FILE = outside.path(*API_PARTS)
+# four rows of API_FILE, byte for byte (fixtures/inferencex-api/SOURCES.md): the first row, a
+# single-node TP8 EP8 row, an early disaggregated row without multinode topology, a multinode row
+API_EXCERPT = FIXTURES / "inferencex-api" / "benchmarks-excerpt.json"
 
 
 def errors(log: ProblemLog) -> list[str]:
     return [str(p) for p in log.errors]
 
 
-@pytest.mark.skipif(not API_FILE.is_file(), reason="shared/real-data is not beside the project")
+def test_inferencex_api_rows_excerpt() -> None:
+    result = load_file(API_EXCERPT)
+    assert errors(result.log) == []
+    raw = json.loads(API_EXCERPT.read_text())
+    assert len(raw) == 4 and len(result.points) == 4
+    single, tp8ep8, early, multinode = result.points
+    for point, row in zip(result.points, raw, strict=True):
+        assert (point.config.hardware, point.config.framework) == (row["hardware"], row["framework"])
+        assert (point.config.precision, point.config.spec_method) == (row["precision"], row["spec_method"])
+        assert (point.isl, point.osl, point.concurrency) == (row["isl"], row["osl"], row["conc"])
+        assert point.throughput_per_gpu == row["metrics"]["tput_per_gpu"]
+        assert point.interactivity == pytest.approx(row["metrics"]["median_intvty"], rel=1e-12)
+        assert point.ttft is not None and point.ttft.median == row["metrics"]["median_ttft"]
+        assert point.provenance.run_url == row["run_url"] and point.provenance.date == row["date"]
+    # the first row of the full file: single node, TP4, with power
+    assert single.config.hardware == "mi355x" and single.config.framework == "sglang"
+    assert single.config.gpu_count == 4 and single.config.tp == 4
+    assert single.power is not None and single.power.avg_watts_per_gpu == 628.907
+    assert single.provenance.date == "2026-06-11"
+    # single node: the GPU count is TP, never the tp×ep (64) the API puts in num_*_gpu
+    assert raw[1]["num_decode_gpu"] == 64 and not tp8ep8.config.disagg
+    assert (tp8ep8.config.tp, tp8ep8.config.ep, tp8ep8.config.gpu_count) == (8, 8, 8)
+    assert tp8ep8.power is None
+    # early disaggregated row without multinode topology: used as published, GPU count unknown
+    assert early.config.disagg and not early.config.multinode and early.config.gpu_count is None
+    (notice,) = result.log.notices
+    assert notice.record == "record 3" and notice.field == "is_multinode"
+    # multinode: prefill GPUs + decode GPUs
+    assert multinode.config.multinode and multinode.config.gpu_count == 4 + 32
+    assert multinode.config.prefill is not None and multinode.config.decode is not None
+    assert (multinode.config.prefill.gpus, multinode.config.decode.gpus) == (4, 32)
+    assert multinode.config.prefill.dp_attention is True and multinode.config.decode.dp_attention is False
+
+
+@outside.needs(*API_PARTS)
+def test_inferencex_api_excerpt_rows_are_rows_of_the_real_file() -> None:
+    full = json.loads(API_FILE.read_text())
+    assert all(row in full for row in json.loads(API_EXCERPT.read_text()))
+
+
+@outside.needs(*API_PARTS)
 def test_inferencex_api_rows_real_file() -> None:
     result = load_file(API_FILE)
     assert errors(result.log) == []

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from site_builder.engine.compare import SideInput, compare_sequence
+from site_builder.comparison_json import ComparisonResult, SideIdentity
 from site_builder.narrate import (
     PAIR_TEMPLATES,
     band_phrase,
@@ -19,8 +19,7 @@ from site_builder.narrate import (
     stable_choice,
     throughput_comparison,
 )
-from site_builder.results import ComparisonResult, SideIdentity
-from tests.factories import constants, point
+from tests.factories import SideInput, compare_sequence, constants, point
 
 
 def test_throughput_comparatives() -> None:
@@ -121,11 +120,11 @@ def test_paragraph_numbers_are_rounded_half_up_and_match_the_table() -> None:
     text = " ".join(paragraphs(c, c.sequences[0], "here"))
     for target in c.sequences[0].results:
         for m in target.sides:
-            assert m.throughput_per_gpu is not None and m.cost_per_million_tokens is not None
+            assert m.model_dump()["throughput_per_gpu"] is not None and m.model_dump()["cost_per_million_tokens"] is not None
             from site_builder.numbers import fixed
 
-            assert fixed(m.throughput_per_gpu, 0) in text
-            assert "$" + fixed(m.cost_per_million_tokens, 2) in text
+            assert fixed(m.model_dump()["throughput_per_gpu"], 0) in text
+            assert "$" + fixed(m.model_dump()["cost_per_million_tokens"], 2) in text
 
 
 def test_one_side_not_measured_is_said_plainly() -> None:

@@ -9,17 +9,20 @@ from typing import Any
 
 import pytest
 
-from site_builder.build import Paths, compute_site
 from site_builder.catalog import constants_for, load_hardware
-from site_builder.engine.compare import SideInput, compare_sequence
 from site_builder.loaders import load_file
+from site_builder.pipeline import Pipeline
 from site_builder.problems import ProblemLog
+from site_builder.project import Project
+from tests import outside
 from tests import reference_impl as ref
+from tests.factories import SideInput, compare_sequence
 
 ROOT = Path(__file__).resolve().parents[1]
-RAW = ROOT.parent / "shared" / "real-data" / "inferencex-api-dsr1" / "benchmarks.json"
+RAW_PARTS = ("real-data", "inferencex-api-dsr1", "benchmarks.json")
+RAW = outside.path(*RAW_PARTS)
 IMPORTED = ROOT / "data" / "results" / "inferencex-dsr1.json"
-pytestmark = pytest.mark.skipif(not RAW.is_file(), reason="shared/real-data is not beside the project")
+pytestmark = outside.needs(*RAW_PARTS)
 
 METRICS = (
     "throughput_per_gpu",
@@ -30,15 +33,15 @@ METRICS = (
 )
 
 
-def raw_rows() -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = json.loads(RAW.read_text())
+def raw_rows(path: Path = RAW) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads(path.read_text())
     return rows
 
 
-def pairs() -> list[tuple[str, str, int, int, str, str]]:
+def pairs(path: Path = RAW) -> list[tuple[str, str, int, int, str, str]]:
     """Every FP4-vs-FP8 and MTP-vs-none pair in the file: (kind, hw, isl, osl, a, b)."""
     groups: dict[tuple[str, int, int], set[tuple[str, str]]] = defaultdict(set)
-    for r in raw_rows():
+    for r in raw_rows(path):
         groups[(r["hardware"], r["isl"], r["osl"])].add((r["precision"], r["spec_method"]))
     found = []
     for (hw, isl, osl), keys in sorted(groups.items()):
@@ -64,7 +67,7 @@ def _side_rows(kind: str, hw: str, isl: int, osl: int, value: str) -> list[dict[
     return [r for r in rows if r["precision"] == precision and r["spec_method"] == value]
 
 
-@pytest.mark.parametrize("pair", pairs(), ids=lambda p: "-".join(map(str, p)))
+@pytest.mark.parametrize("pair", outside.params(pairs, *RAW_PARTS, ids=lambda p: "-".join(map(str, p))))
 def test_matches_independent_implementation(pair: tuple[str, str, int, int, str, str]) -> None:
     kind, hw, isl, osl, a, b = pair
     log = ProblemLog()
@@ -111,12 +114,12 @@ def test_matches_independent_implementation(pair: tuple[str, str, int, int, str,
                 continue
             assert m.measured
             for name in METRICS:
-                assert getattr(m, name) == pytest.approx(expected[name], rel=1e-9), name
-            assert m.concurrency == expected["concurrency"]
+                assert m.model_dump()[name] == pytest.approx(expected[name], rel=1e-9), name
+            assert m.model_dump()["concurrency"] == expected["concurrency"]
 
 
 def test_every_frontier_knot_is_a_measured_point_of_the_file() -> None:
-    site = compute_site(Paths.under(ROOT, ROOT / "unused-out"), ProblemLog())
+    comparisons = [p.comparison for p in Pipeline(Project.under(ROOT)).run().pages]
     measured = {
         (
             r["hardware"],
@@ -133,7 +136,7 @@ def test_every_frontier_knot_is_a_measured_point_of_the_file() -> None:
         for r in raw_rows()
     }
     checked = 0
-    for comparison in site.comparisons:
+    for comparison in comparisons:
         for sequence in comparison.sequences:
             for side in sequence.sides:
                 for knot in side.frontier:
@@ -157,8 +160,8 @@ def test_every_frontier_knot_is_a_measured_point_of_the_file() -> None:
 
 
 def test_stub_page_matches_independent_implementation() -> None:
-    site = compute_site(Paths.under(ROOT, ROOT / "unused-out"), ProblemLog())
-    page = next(c for c in site.comparisons if c.slug == "mi355x-fp4-vs-fp8-dsr1")
+    comparisons = [p.comparison for p in Pipeline(Project.under(ROOT)).run().pages]
+    page = next(c for c in comparisons if c.slug == "mi355x-fp4-vs-fp8-dsr1")
     seq = page.sequences[0]
     assert seq.sequence == "1k/1k" and page.default_sequence == "1k/1k"
     fa, fb = (ref.frontier(_side_rows("precision", "mi355x", 1024, 1024, v)) for v in ("fp4", "fp8"))
@@ -169,6 +172,6 @@ def test_stub_page_matches_independent_implementation() -> None:
         for m, f in zip(target.sides, (fa, fb), strict=True):
             expected = ref.metrics(f, target.interactivity, 1.48, 2650.0)
             assert expected is not None
-            assert m.throughput_per_gpu == pytest.approx(expected["throughput_per_gpu"], rel=1e-9)
-            assert m.cost_per_million_tokens == pytest.approx(expected["cost_per_million_tokens"], rel=1e-9)
-            assert m.concurrency == expected["concurrency"]
+            assert m.model_dump()["throughput_per_gpu"] == pytest.approx(expected["throughput_per_gpu"], rel=1e-9)
+            assert m.model_dump()["cost_per_million_tokens"] == pytest.approx(expected["cost_per_million_tokens"], rel=1e-9)
+            assert m.model_dump()["concurrency"] == expected["concurrency"]

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.build import Paths, compute_site
+from site_builder.comparison_json import ComparisonResult
 from site_builder.numbers import fixed
-from site_builder.problems import ProblemLog
-from site_builder.results import ComparisonResult
+from site_builder.pipeline import Pipeline
+from site_builder.project import Project
+from tests import outside
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = ROOT.parent / "shared" / "seeds"
+SEEDS = outside.path("seeds")
 PAGES = {
     "mi355x-fp4-vs-int4-kimi": [39, 54, 70],
     "b200-fp4-vs-int4-kimi": [55, 73, 91],
@@ -31,7 +32,6 @@ ROWS = {
     "tok/s/MW": "per_mw",
     "Concurrency": "concurrency",
 }
-pytestmark = pytest.mark.skipif(not SEEDS.is_dir(), reason="shared/seeds is not beside the project")
 
 
 def seed_table(text: str) -> dict[str, list[dict[str, float]]]:
@@ -57,11 +57,12 @@ def seed_table(text: str) -> dict[str, list[dict[str, float]]]:
 
 @pytest.fixture(scope="module")
 def comparisons() -> dict[str, ComparisonResult]:
-    site = compute_site(Paths.under(ROOT, ROOT / "unused-out"), ProblemLog())
-    return {c.slug: c for c in site.comparisons}
+    return {p.comparison.slug: p.comparison for p in Pipeline(Project.under(ROOT)).run().pages}
 
 
-@pytest.mark.parametrize("slug", PAGES)
+@pytest.mark.parametrize(
+    "slug", [pytest.param(slug, marks=outside.needs("seeds", f"{slug}.txt")) for slug in PAGES]
+)
 def test_reproduces_the_published_table(slug: str, comparisons: dict[str, ComparisonResult]) -> None:
     table = seed_table((SEEDS / f"{slug}.txt").read_text())
     page = comparisons[slug]
@@ -72,12 +73,12 @@ def test_reproduces_the_published_table(slug: str, comparisons: dict[str, Compar
     for column, target in enumerate(seq.results):
         for label, m in zip(labels, target.sides, strict=True):
             assert m.measured
-            assert m.throughput_per_gpu is not None and m.cost_per_million_tokens is not None
-            assert m.tokens_per_sec_per_mw is not None
-            assert fixed(m.throughput_per_gpu, 1) == f"{table['throughput'][column][label]:.1f}"
-            assert m.concurrency == table["concurrency"][column][label]
-            assert m.tokens_per_sec_per_mw == pytest.approx(table["per_mw"][column][label], rel=3e-4)
-            assert m.cost_per_million_tokens == pytest.approx(table["cost"][column][label], rel=0.03)
+            assert m.model_dump()["throughput_per_gpu"] is not None and m.model_dump()["cost_per_million_tokens"] is not None
+            assert m.model_dump()["tokens_per_sec_per_mw"] is not None
+            assert fixed(m.model_dump()["throughput_per_gpu"], 1) == f"{table['throughput'][column][label]:.1f}"
+            assert m.model_dump()["concurrency"] == table["concurrency"][column][label]
+            assert m.model_dump()["tokens_per_sec_per_mw"] == pytest.approx(table["per_mw"][column][label], rel=3e-4)
+            assert m.model_dump()["cost_per_million_tokens"] == pytest.approx(table["cost"][column][label], rel=0.03)
             checked += 1
     assert checked == 6
 

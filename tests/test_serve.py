@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.build import Paths
+from site_builder.project import Project
 from site_builder.serve import Server, start
 
 
@@ -42,7 +42,7 @@ def served(project: Path) -> Iterator[tuple[Server, list[str]]]:
         "  - {label: FP8, precision: fp8}\n  - {label: FP4, precision: fp4}\n---\nAnother page.\n"
     )
     lines: list[str] = []
-    server = start(Paths.under(project), port=0, log=lines.append)
+    server = start(Project.under(project), port=0, log=lines.append)
     yield server, lines
     server.shutdown()
 

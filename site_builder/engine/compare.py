@@ -1,59 +1,84 @@
-"""Two sides compared at matched interactivity: band, targets, metrics, provenance."""
+"""Two sides compared at matched interactivity: band, targets, metrics and the knots behind them.
+
+Pure: points and constants in, numbers out. No wording and no output schema here; a value that
+cannot be given comes with a structured reason (the side's measured range, or the constants a
+metric lacks) that the presentation side words.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from site_builder.engine.frontier import pareto_frontier
 from site_builder.engine.spline import MonotoneSpline
-from site_builder.models import AppliedConstants, BenchmarkPoint
+from site_builder.metrics import METRICS, evaluate
 from site_builder.numbers import round_half_up_int
-from site_builder.results import (
-    Band,
-    MetricsAtTarget,
-    PointSummary,
-    SequenceResult,
-    SideResult,
-    TargetComparison,
-)
+from site_builder.points import BenchmarkPoint
 
 TARGET_FRACTIONS = (0.25, 0.50, 0.75)
+TIE_TOLERANCE = 0.01  # within 1% is "essentially tied" (DESIGN.md)
+
+
+def is_tie(a: float, b: float) -> bool:
+    return abs(a - b) <= TIE_TOLERANCE * max(abs(a), abs(b))
+
+
+def winner(a: float | None, b: float | None, better: str) -> int | None:
+    """0 or 1 for the side whose value is better (higher or lower wins), None for a tie or no rule."""
+    if not better or a is None or b is None or is_tie(a, b):
+        return None
+    if better == "higher":
+        return 0 if a > b else 1
+    return 0 if a < b else 1
 
 
 @dataclass(frozen=True)
-class SideInput:
-    """One side of a comparison on one workload, as selected from the data."""
+class Constants:
+    """The per-GPU constants a side's metrics use; None where unknown."""
 
-    label: str
-    filters: dict[str, str | bool | list[str]]
-    pooling: str
-    hardware: str
-    constants: AppliedConstants
-    points: Sequence[BenchmarkPoint]
+    usd_per_gpu_hour: float | None
+    watts_all_in: float | None
+
+    def as_values(self) -> dict[str, float | None]:
+        return {"usd_per_gpu_hour": self.usd_per_gpu_hour, "watts_all_in": self.watts_all_in}
+
+
+def knot_quantities(point: BenchmarkPoint) -> dict[str, float | None]:
+    """A measured point's values of the curve quantities (metrics.CURVE_QUANTITIES)."""
+    return {
+        "throughput": point.throughput_per_gpu,
+        "concurrency": float(point.concurrency),
+        "output_throughput": point.output_throughput_per_gpu,
+    }
 
 
 class SideCurves:
-    """A side's frontier and the splines that share its knots."""
+    """A side's frontier and one spline per curve quantity, all on the same knots."""
 
     def __init__(self, points: Sequence[BenchmarkPoint]) -> None:
         self.frontier = pareto_frontier(points)
         xs = [p.interactivity for p in self.frontier]
-        self.throughput = MonotoneSpline(xs, [p.throughput_per_gpu for p in self.frontier])
-        self.concurrency = MonotoneSpline(xs, [float(p.concurrency) for p in self.frontier])
-        outputs = [p.output_throughput_per_gpu for p in self.frontier]
-        self.output_throughput = (
-            MonotoneSpline(xs, [float(o) for o in outputs if o is not None])
-            if xs and all(o is not None for o in outputs)
-            else None
-        )
+        knots = [knot_quantities(p) for p in self.frontier]
+        self.splines: dict[str, MonotoneSpline | None] = {}
+        for name in ("throughput", "concurrency", "output_throughput"):
+            ys = [k[name] for k in knots]
+            complete = [float(y) for y in ys if y is not None]
+            self.splines[name] = MonotoneSpline(xs, complete) if xs and len(complete) == len(xs) else None
 
     @property
     def range(self) -> tuple[float, float] | None:
         if not self.frontier:
             return None
         return (self.frontier[0].interactivity, self.frontier[-1].interactivity)
+
+    def quantities(self, x: float) -> dict[str, float | None] | None:
+        """Every curve quantity at x, or None outside the measured range."""
+        throughput = self.splines["throughput"]
+        if throughput is None or throughput.value(x) is None:
+            return None
+        return {name: spline.value(x) if spline else None for name, spline in self.splines.items()}
 
     def brackets(self, target: float) -> list[BenchmarkPoint]:
         """The knots on either side of the target, or the one knot it sits on."""
@@ -65,13 +90,28 @@ class SideCurves:
         return []
 
 
+@dataclass(frozen=True)
+class Band:
+    """Overlap of the two frontiers' interactivity ranges; shown as ceil(lo)–floor(hi)."""
+
+    lo: float | None
+    hi: float | None
+
+    @property
+    def overlap(self) -> bool:
+        return self.lo is not None and self.hi is not None and self.lo <= self.hi
+
+    @property
+    def display(self) -> tuple[int, int] | None:
+        if not self.overlap or self.lo is None or self.hi is None:
+            return None
+        return math.ceil(self.lo), math.floor(self.hi)
+
+
 def band_of(range_a: tuple[float, float] | None, range_b: tuple[float, float] | None) -> Band:
     if range_a is None or range_b is None:
-        return Band(overlap=False, lo=None, hi=None, display_lo=None, display_hi=None)
-    lo, hi = max(range_a[0], range_b[0]), min(range_a[1], range_b[1])
-    if lo > hi:
-        return Band(overlap=False, lo=lo, hi=hi, display_lo=None, display_hi=None)
-    return Band(overlap=True, lo=lo, hi=hi, display_lo=math.ceil(lo), display_hi=math.floor(hi))
+        return Band(None, None)
+    return Band(max(range_a[0], range_b[0]), min(range_a[1], range_b[1]))
 
 
 def default_targets(band: Band) -> list[float]:
@@ -82,125 +122,91 @@ def default_targets(band: Band) -> list[float]:
     return [float(round_half_up_int(band.lo + f * width)) for f in TARGET_FRACTIONS]
 
 
-def summarize(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
-    c = point.config
-    return PointSummary(
-        interactivity=point.interactivity,
-        interactivity_source=point.interactivity_source,
-        throughput_per_gpu=point.throughput_per_gpu,
-        output_throughput_per_gpu=point.output_throughput_per_gpu,
-        concurrency=point.concurrency,
-        gpu_count=c.gpu_count,
-        model=c.model,
-        hardware=c.hardware,
-        precision=c.precision,
-        framework=c.framework,
-        spec_method=c.spec_method,
-        disagg=c.disagg,
-        parallelism=c.parallelism_label(),
-        configuration=c.label(),
-        date=point.provenance.date,
-        run_url=point.provenance.run_url,
-        dataset=point.provenance.dataset,
-        source_file=point.provenance.source_file,
-        record=point.provenance.record,
-        on_frontier=on_frontier,
-    )
+@dataclass(frozen=True)
+class AtTarget:
+    """One side at one target. Not measured: `values` is empty and `measured_range` says why."""
+
+    measured: bool
+    values: Mapping[str, float | None] = field(default_factory=dict)  # metric key -> value
+    missing: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # metric key -> constants
+    measured_range: tuple[float, float] | None = None  # the side's frontier span
+    brackets: tuple[BenchmarkPoint, ...] = ()
 
 
-def metrics_at(curves: SideCurves, target: float, label: str, constants: AppliedConstants) -> MetricsAtTarget:
-    throughput = curves.throughput.value(target)
-    if throughput is None:
-        span = curves.range
-        where = (
-            f"{label} has no measured points on this workload"
-            if span is None
-            else f"{label}'s frontier spans {span[0]:.1f}–{span[1]:.1f} tok/s/user"
-        )
-        return MetricsAtTarget(measured=False, reason=f"not measured at this interactivity: {where}")
-    concurrency = curves.concurrency.value(target)
-    assert concurrency is not None  # same knots as throughput
-    output = curves.output_throughput.value(target) if curves.output_throughput else None
-    unavailable: dict[str, str] = {}
-    cost = per_mw = joules = None
-    if constants.usd_per_gpu_hour is None:
-        unavailable["cost_per_million_tokens"] = (
-            f"no {constants.cost_tier} cost per GPU-hour for {constants.hardware_name}"
-        )
-    else:
-        cost = constants.usd_per_gpu_hour * 1e6 / (3600 * throughput)
-    if constants.watts_all_in is None:
-        reason = f"no all-in power per GPU for {constants.hardware_name}"
-        unavailable["tokens_per_sec_per_mw"] = reason
-        unavailable["joules_per_token"] = reason
-    else:
-        per_mw = throughput * 1e6 / constants.watts_all_in
-        joules = constants.watts_all_in / throughput
-    return MetricsAtTarget(
+def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTarget:
+    """Every registered metric at the target, derived from the interpolated curve quantities."""
+    quantities = curves.quantities(target)
+    if quantities is None:
+        return AtTarget(measured=False, measured_range=curves.range)
+    known = {**quantities, **constants.as_values()}
+    values: dict[str, float | None] = {}
+    missing: dict[str, tuple[str, ...]] = {}
+    for metric in METRICS:
+        values[metric.key] = evaluate(metric.formula, known)
+        lacking = tuple(name for name in metric.needs if known[name] is None)
+        if lacking:
+            missing[metric.key] = lacking
+    return AtTarget(
         measured=True,
-        throughput_per_gpu=throughput,
-        output_throughput_per_gpu=output,
-        cost_per_million_tokens=cost,
-        tokens_per_sec_per_mw=per_mw,
-        joules_per_token=joules,
-        concurrency=round_half_up_int(concurrency),
-        concurrency_interpolated=concurrency,
-        unavailable=unavailable,
-        brackets=[summarize(knot, on_frontier=True) for knot in curves.brackets(target)],
+        values=values,
+        missing=missing,
+        measured_range=curves.range,
+        brackets=tuple(curves.brackets(target)),
     )
 
 
-def _side_result(side: SideInput, curves: SideCurves) -> SideResult:
-    on_frontier = {id(p) for p in curves.frontier}
-    ordered = sorted(side.points, key=lambda p: (p.interactivity, -p.throughput_per_gpu, p.concurrency))
-    dates = sorted(p.provenance.date for p in curves.frontier if p.provenance.date)
-    return SideResult(
-        label=side.label,
-        filters=side.filters,
-        pooling=side.pooling,
-        hardware=side.hardware,
-        constants=side.constants,
-        interactivity_range=curves.range,
-        engines=sorted({p.config.framework for p in curves.frontier}),
-        spec_methods=sorted({p.config.spec_method for p in curves.frontier}),
-        modes=sorted({"disagg" if p.config.disagg else "agg" for p in curves.frontier}),
-        parallelisms=sorted({p.config.parallelism_label() for p in curves.frontier}),
-        dates=(dates[0], dates[-1]) if dates else None,
-        frontier=[summarize(p, True) for p in curves.frontier],
-        points=[summarize(p, id(p) in on_frontier) for p in ordered],
-    )
+@dataclass(frozen=True)
+class SideNumbers:
+    """A side on one workload: all its points (sorted by interactivity) and its frontier."""
+
+    points: tuple[BenchmarkPoint, ...]
+    frontier: tuple[BenchmarkPoint, ...]
+    range: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class SequenceNumbers:
+    """Everything computed for one workload: band, targets, and per target each side's values."""
+
+    isl: int
+    osl: int
+    band: Band
+    targets: tuple[float, ...]
+    targets_pinned: bool
+    sides: tuple[SideNumbers, SideNumbers]
+    results: tuple[tuple[AtTarget, AtTarget], ...]  # per target: (side a, side b)
 
 
 def compare_sequence(
     isl: int,
     osl: int,
-    sequence: str,
-    sides: Sequence[SideInput],
+    points: Sequence[Sequence[BenchmarkPoint]],
+    constants: Sequence[Constants],
     pinned_targets: Sequence[float] | None = None,
-) -> SequenceResult:
-    """Everything a page shows for one workload: band, targets, metrics per side and target."""
-    if len(sides) != 2:
+) -> SequenceNumbers:
+    """Both sides of one workload at the pinned targets, or at 25/50/75% of the band."""
+    if len(points) != 2 or len(constants) != 2:
         raise ValueError("a comparison has exactly two sides")
-    curves = [SideCurves(side.points) for side in sides]
+    curves = [SideCurves(side) for side in points]
     band = band_of(curves[0].range, curves[1].range)
     targets = [float(t) for t in pinned_targets] if pinned_targets else default_targets(band)
-    results = [
-        TargetComparison(
-            interactivity=target,
-            sides=[
-                metrics_at(c, target, side.label, side.constants)
-                for c, side in zip(curves, sides, strict=True)
-            ],
+    results = tuple(
+        (metrics_at(curves[0], t, constants[0]), metrics_at(curves[1], t, constants[1])) for t in targets
+    )
+    sides = tuple(
+        SideNumbers(
+            points=tuple(sorted(side, key=lambda p: (p.interactivity, -p.throughput_per_gpu, p.concurrency))),
+            frontier=tuple(c.frontier),
+            range=c.range,
         )
-        for target in targets
-    ]
-    return SequenceResult(
-        sequence=sequence,
+        for side, c in zip(points, curves, strict=True)
+    )
+    return SequenceNumbers(
         isl=isl,
         osl=osl,
         band=band,
-        targets=targets,
+        targets=tuple(targets),
         targets_pinned=bool(pinned_targets),
+        sides=(sides[0], sides[1]),
         results=results,
-        sides=[_side_result(side, c) for side, c in zip(sides, curves, strict=True)],
     )

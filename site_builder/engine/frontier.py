@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from site_builder.models import BenchmarkPoint
+from site_builder.points import BenchmarkPoint
 
 
 def pareto_frontier(points: Sequence[BenchmarkPoint]) -> list[BenchmarkPoint]:

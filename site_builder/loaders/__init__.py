@@ -7,25 +7,28 @@ everything that is wrong.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import yaml
 from pydantic import ValidationError
 
-from site_builder.loaders import inferencex, native, serving
+from site_builder.loaders import formats, native, serving
 from site_builder.loaders.common import PointDraft, RecordContext, date_from_stamp, finish_point
-from site_builder.models import BenchmarkPoint, DatasetInfo, Provenance
+from site_builder.loaders.formats import InputFormat, Source
+from site_builder.points import BenchmarkPoint, DatasetInfo, Provenance
 from site_builder.problems import Loc, ProblemLog, add_validation_errors, suggest
 
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv")
 DATASET_FILE = "_dataset.yaml"
 FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
-FORMATS = ("native", "inferencex-api", "inferencex-agg", "vllm", "sglang")
 
 
 @dataclass
@@ -37,21 +40,9 @@ class LoadResult:
 
 
 def detect_record(record: Mapping[str, Any]) -> str | None:
-    """Which format one object is in, judged by its keys alone."""
-    keys = set(record)
-    if "metrics" in keys and "hardware" in keys:
-        return "inferencex-api"
-    if "tput_per_gpu" in keys and "hw" in keys:
-        return "inferencex-agg"
-    if "server_info" in keys or "total_output_tokens_retokenized" in keys:
-        return "sglang"
-    if "max_concurrency" in keys and ("total_token_throughput" in keys or "output_throughput" in keys):
-        return "vllm"
-    if "aiperf_version" in keys or ("schema_version" in keys and "input_config" in keys):
-        return "aiperf"
-    if native.looks_native_columns(list(keys)):
-        return "native"
-    return None
+    """The name of the format one object is in, judged by its keys alone (loaders/formats.py)."""
+    found = formats.detect(record)
+    return found.name if found else None
 
 
 def _is_metadata_file(path: Path) -> bool:
@@ -164,55 +155,86 @@ class _FileLoader:
         return [(f"record {i}", row) for i, row in enumerate(points, 1)]
 
     def _csv(self, text: str) -> None:
-        reader = csv.DictReader(text.splitlines())
-        columns = list(reader.fieldnames or [])
-        if not native.looks_native_columns(columns):
+        """A native CSV, read by pandas as text (every cell validated like a JSON value)."""
+        header = next(csv.reader(io.StringIO(text)), [])
+        if not native.looks_native_columns(header):
+            found = ", ".join(header[:12]) + (f" … ({len(header)} columns)" if len(header) > 12 else "")
             self.log.add(
                 self.display,
                 "line 1",
                 "",
-                "unknown format: a CSV needs the native columns "
-                f"({', '.join(native.REQUIRED_COLUMNS)}); found {', '.join(columns) or 'none'}",
+                f"unknown format: a CSV needs the native columns ({', '.join(native.REQUIRED_COLUMNS)}); "
+                f"found {found or 'none'}",
             )
             return
+        repeated = sorted({c for c in header if header.count(c) > 1})
+        if repeated:
+            self.log.add(self.display, "line 1", repeated[0], "column appears more than once")
+            return
+        try:
+            with warnings.catch_warnings():
+                # pandas only warns when the first row is longer than the header: refuse that too
+                warnings.simplefilter("error", pd.errors.ParserWarning)
+                frame = pd.read_csv(
+                    io.StringIO(text),
+                    dtype=str,
+                    keep_default_na=False,
+                    skip_blank_lines=False,
+                    index_col=False,
+                    engine="c",
+                )
+        except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
+            reason = "a row has more cells than the header" if isinstance(exc, Warning) else str(exc).strip()
+            self.log.add(self.display, "", "", f"not a well-formed CSV: {reason}")
+            return
         rows = [
-            (f"line {n}", {k: v for k, v in row.items() if k is not None and v != ""})
-            for n, row in enumerate(reader, 2)
+            (f"line {n}", {k: v for k, v in row.items() if isinstance(v, str) and v != ""})
+            for n, row in enumerate(frame.to_dict("records"), 2)
         ]
-        self._records(rows, forced="native")
+        self._records([(label, row) for label, row in rows if row], forced=True)
 
     # -- records -----------------------------------------------------------------------------
 
-    def _records(self, records: list[tuple[str, Any]], forced: str | None = None) -> None:
+    def _records(self, records: list[tuple[str, Any]], forced: bool = False) -> None:
         dataset = self.dataset or self._dataset_for_file()
         if dataset is None:
             return
-        self.result.datasets.setdefault(dataset.id, dataset)
+        known = self.result.datasets.setdefault(dataset.id, dataset)
+        if known != dataset:
+            self.log.add(
+                self.display,
+                "",
+                "dataset.id",
+                f"dataset '{dataset.id}' is already attributed differently by another file "
+                f"(title '{known.title}', source '{known.source}'): give this one its own id",
+            )
+            return
         seen_formats: set[str] = set()
         for label, row in records:
             ctx = RecordContext(self.display, label, self.log)
             if not isinstance(row, Mapping):
                 ctx.error("", "not an object")
                 continue
-            kind = forced or ("native" if self.dataset else detect_record(row))
+            kind = formats.NATIVE if forced or self.dataset else formats.detect(row)
             if kind is None:
                 ctx.error(
                     "",
-                    "unknown format: not a native, InferenceX, vLLM or SGLang result "
+                    f"unknown format: not any of {formats.supported_titles()} "
                     f"(keys: {', '.join(sorted(map(str, row))[:12])})",
                 )
                 continue
-            if kind == "aiperf":
+            if kind.read is None:
                 ctx.error(
                     "",
-                    "AIPerf profile exports are recognised but not supported yet; "
-                    "convert them to the native format (docs/data-format.md)",
+                    f"{kind.title} is recognised but not supported yet; "
+                    "convert it to the native format (docs/data-format.md)",
                 )
                 continue
-            if kind == "inferencex-agg" and inferencex.is_agentic(row):
-                ctx.notice("scenario_type", "agentic (AgentX) row skipped: not a fixed ISL/OSL point")
+            skipped = kind.skip(row)
+            if skipped:
+                ctx.notice("scenario_type", skipped)
                 continue
-            seen_formats.add(kind)
+            seen_formats.add(kind.name)
             errors_before = len(self.log.errors)
             draft = self._draft(kind, row, ctx)
             if draft is None:
@@ -222,20 +244,15 @@ class _FileLoader:
                 self.result.points.append(point)
         self.result.formats[self.display] = ", ".join(sorted(seen_formats)) or "none"
 
-    def _draft(self, kind: str, row: Mapping[str, Any], ctx: RecordContext) -> PointDraft | None:
-        if kind == "native":
-            return native.record(row, ctx)
-        if kind == "inferencex-api":
-            return inferencex.api_row(row, ctx)
-        if kind == "inferencex-agg":
-            return inferencex.agg_row(row, ctx, self.path.name)
-        loaded = self._metadata()
-        if loaded is None:
-            return None
-        meta, meta_name = loaded
-        if kind == "vllm":
-            return serving.vllm_result(row, meta, meta_name, ctx)
-        return serving.sglang_result(row, meta, meta_name, ctx)
+    def _draft(self, kind: InputFormat, row: Mapping[str, Any], ctx: RecordContext) -> PointDraft | None:
+        assert kind.read is not None
+        source = Source(self.path.name)
+        if kind.needs_metadata:
+            loaded = self._metadata()
+            if loaded is None:
+                return None
+            source = Source(self.path.name, loaded[0], loaded[1])
+        return kind.read(row, ctx, source)
 
     def _provenance(
         self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], draft: PointDraft

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from site_builder.models import (
+from site_builder.points import (
     BenchmarkPoint,
     Configuration,
     InteractivitySource,

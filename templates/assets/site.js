@@ -1,129 +1,39 @@
 /* Comparison page controls: editable targets, sequence and metric switches, shareable URL state,
    light/dark charts. Works offline: Plotly is the site's own copy and the data is in the page.
 
-   The interpolation below is the Python engine's (site_builder/engine/spline.py): monotone cubic
-   Hermite with Steffen tangents inside and d3's one-sided rule at the ends, no value outside the
-   knots. Metrics derive from the interpolated throughput exactly as in site_builder/engine/compare.py,
-   and numbers are rounded half-up on their shortest decimal form, as site_builder/numbers.py does. */
+   Every number comes from SiteEngine (assets/engine.js, loaded first), the Python engine's
+   arithmetic written in JavaScript: interpolation, the metric formulas of the page's metric table
+   (page.metrics, from site_builder/metrics.py), half-up rounding, the winner of a cell and the
+   "not measured" wording. This file only wires them to the table, the chart and the URL. */
 (function () {
   "use strict";
+
+  var E = window.SiteEngine;
 
   function readJSON(id) {
     var el = document.getElementById(id);
     return el ? JSON.parse(el.textContent) : null;
   }
 
-  // -- numbers ---------------------------------------------------------------------------------
-
-  /* Half-up rounding on the shortest decimal representation (what Python's repr gives). */
-  function fixed(value, decimals) {
-    var text = String(value);
-    if (/e/i.test(text)) { return value.toFixed(decimals); }
-    var negative = text.charAt(0) === "-";
-    if (negative) { text = text.slice(1); }
-    var parts = text.split(".");
-    var whole = parts[0], frac = parts[1] || "";
-    while (frac.length <= decimals) { frac += "0"; }
-    var keep = whole + frac.slice(0, decimals);
-    var digits = keep.split("").map(Number);
-    if (Number(frac.charAt(decimals)) >= 5) {
-      var i = digits.length - 1;
-      while (i >= 0) {
-        if (digits[i] === 9) { digits[i] = 0; i -= 1; } else { digits[i] += 1; break; }
-      }
-      if (i < 0) { digits.unshift(1); }
-    }
-    var joined = digits.join("");
-    var intPart = joined.slice(0, joined.length - decimals) || "0";
-    var fracPart = decimals > 0 ? "." + joined.slice(joined.length - decimals) : "";
-    intPart = intPart.replace(/^0+(?=\d)/, "");
-    var result = intPart + fracPart;
-    var isZero = /^[0.]+$/.test(result);
-    return (negative && !isZero ? "-" : "") + result;
-  }
-
-  function roundHalfUp(value) { return Number(fixed(value, 0)); }
-
-  // -- interpolation (same as the Python engine) ------------------------------------------------
-
-  function sign(v) { return v > 0 ? 1 : v < 0 ? -1 : 0; }
-
-  function steffenTangents(xs, ys) {
-    var n = xs.length, i;
-    if (n < 2) { return xs.map(function () { return 0; }); }
-    var secants = [];
-    for (i = 0; i < n - 1; i += 1) { secants.push((ys[i + 1] - ys[i]) / (xs[i + 1] - xs[i])); }
-    if (n === 2) { return [secants[0], secants[0]]; }
-    var t = new Array(n).fill(0);
-    for (i = 1; i < n - 1; i += 1) {
-      var h0 = xs[i] - xs[i - 1], h1 = xs[i + 1] - xs[i];
-      var s0 = secants[i - 1], s1 = secants[i];
-      var p = (s0 * h1 + s1 * h0) / (h0 + h1);
-      t[i] = (sign(s0) + sign(s1)) * Math.min(Math.abs(s0), Math.abs(s1), 0.5 * Math.abs(p));
-    }
-    t[0] = (3 * secants[0] - t[1]) / 2;
-    t[n - 1] = (3 * secants[n - 2] - t[n - 2]) / 2;
-    return t;
-  }
-
-  function Spline(xs, ys) {
-    this.xs = xs; this.ys = ys; this.t = steffenTangents(xs, ys);
-  }
-  Spline.prototype.value = function (x) {
-    var xs = this.xs, ys = this.ys, n = xs.length;
-    if (!n || x < xs[0] || x > xs[n - 1]) { return null; }
-    for (var k = 0; k < n; k += 1) { if (x === xs[k]) { return ys[k]; } }
-    var i = 0;
-    while (i < n - 2 && x > xs[i + 1]) { i += 1; }
-    var h = xs[i + 1] - xs[i], s = (x - xs[i]) / h, s2 = s * s, s3 = s2 * s;
-    return (2 * s3 - 3 * s2 + 1) * ys[i] + (s3 - 2 * s2 + s) * h * this.t[i] +
-      (-2 * s3 + 3 * s2) * ys[i + 1] + (s3 - s2) * h * this.t[i + 1];
-  };
-
-  function sideCurves(side) {
-    var xs = side.knots.map(function (k) { return k[0]; });
-    return {
-      side: side,
-      range: xs.length ? [xs[0], xs[xs.length - 1]] : null,
-      throughput: new Spline(xs, side.knots.map(function (k) { return k[1]; })),
-      concurrency: new Spline(xs, side.knots.map(function (k) { return k[2]; }))
-    };
-  }
-
-  function metricsAt(curves, target) {
-    var tput = curves.throughput.value(target);
-    if (tput === null) { return { measured: false, range: curves.range }; }
-    var conc = curves.concurrency.value(target);
-    var usd = curves.side.usd_per_gpu_hour, watts = curves.side.watts_all_in;
-    return {
-      measured: true,
-      throughput: tput,
-      cost: usd === null ? null : usd * 1e6 / (3600 * tput),
-      per_mw: watts === null ? null : tput * 1e6 / watts,
-      concurrency: roundHalfUp(conc),
-      concurrency_raw: conc
-    };
-  }
-
-  // -- page state ------------------------------------------------------------------------------
-
   var charts = readJSON("chart-data");
   var page = readJSON("page-data");
-  if (!charts || !page) { return; }
+  if (!charts || !page || !E) { return; }
 
   var chartEl = document.getElementById("chart");
   var seqSelect = document.getElementById("sequence-select");
   var metricSelect = document.getElementById("metric-select");
   var live = document.getElementById("live");
   var panels = Array.prototype.slice.call(document.querySelectorAll(".sequence-panel"));
-  var metricKeys = charts.metrics.map(function (m) { return m.key; });
-  var metricLabels = {};
-  charts.metrics.forEach(function (m) { metricLabels[m.key] = m.label; });
 
-  // Display rules (decimals, prefix, which value is better, the tie margin) come from the Python
-  // metric table with the page, so the table reads the same whether Python or this script filled it.
-  var CELL_FORMAT = page.formats;
+  // The metric table: table rows, chart switch, formats, which value wins, and the formulas.
+  var METRICS = page.metrics;
+  var metricByKey = {};
+  METRICS.forEach(function (m) { metricByKey[m.key] = m; });
+  var metricKeys = METRICS.map(function (m) { return m.key; });
+  var DEFAULT_METRIC = metricByKey.throughput ? "throughput" : metricKeys[0];
   var TIE = page.tie;
+  var SIDE_FALLBACK = ["#2f6fd6", "#c25e0c"];
+  var CONSTANT_WORDS = { usd_per_gpu_hour: "cost per GPU-hour", watts_all_in: "all-in power per GPU" };
 
   function defaults(seq) { return page.sequences[seq].targets.slice(); }
 
@@ -137,15 +47,16 @@
 
   function stateFromURL() {
     var params = new URLSearchParams(window.location.search);
-    var seq = charts.sequences.indexOf(params.get("seq")) >= 0 ? params.get("seq") : charts.default_sequence;
-    var metric = metricKeys.indexOf(params.get("metric")) >= 0 ? params.get("metric") : "throughput";
+    var asked = params.get("seq");
+    var seq = asked !== null && Object.prototype.hasOwnProperty.call(page.sequences, asked) ? asked : page.default_sequence;
+    var metric = metricKeys.indexOf(params.get("metric")) >= 0 ? params.get("metric") : DEFAULT_METRIC;
     return { seq: seq, metric: metric, targets: parseTargets(params.get("t"), seq) || defaults(seq) };
   }
 
   var state = stateFromURL();
   var curvesBySeq = {};
   Object.keys(page.sequences).forEach(function (seq) {
-    curvesBySeq[seq] = page.sequences[seq].sides.map(sideCurves);
+    curvesBySeq[seq] = page.sequences[seq].sides.map(function (side) { return new E.SideCurves(side); });
   });
 
   function sameTargets(a, b) {
@@ -173,29 +84,39 @@
 
   // -- table -----------------------------------------------------------------------------------
 
-  function winnerOf(values, better) {
-    if (!better || values[0] === null || values[1] === null || values[0] === undefined || values[1] === undefined) { return -1; }
-    var a = values[0], b = values[1];
-    if (Math.abs(a - b) <= TIE * Math.max(Math.abs(a), Math.abs(b))) { return -1; }
-    if (better === "higher") { return a > b ? 0 : 1; }
-    return a < b ? 0 : 1;
+  // Why a value is unavailable ("no … cost per GPU-hour for …") depends only on the side's
+  // constants, so the build's own wording, in the rendered table's tooltips, is kept for reuse.
+  var unavailableNotes = {};
+  panels.forEach(function (panel) {
+    Array.prototype.forEach.call(panel.querySelectorAll("tbody tr[data-metric]"), function (row) {
+      Array.prototype.forEach.call(row.querySelectorAll(".side-value"), function (span) {
+        var value = span.querySelector(".value");
+        if (span.title && value && value.textContent === "n/a" && !/\bnot-measured\b/.test(span.className)) {
+          unavailableNotes[row.getAttribute("data-metric") + "|" + span.getAttribute("data-side")] = span.title;
+        }
+      });
+    });
+  });
+
+  function unavailableNote(metric, side, lacking) {
+    var kept = unavailableNotes[metric.key + "|" + side];
+    if (kept) { return kept; }
+    if (!lacking || !lacking.length) { return "unavailable"; }
+    return "no " + (CONSTANT_WORDS[lacking[0]] || lacking[0]) + " for " + page.labels[side] + "'s GPU";
   }
 
-  function notMeasuredNote(label, m) {
-    if (!m.range) { return "not measured at this interactivity: " + label + " has no measured points on this workload"; }
-    return "not measured at this interactivity: " + label + "'s frontier spans " + m.range[0].toFixed(1) +
-      "–" + m.range[1].toFixed(1) + " tok/s/user";
+  function valueText(metric, value) {
+    return metric.prefix + E.fixed(value, metric.decimals);
   }
 
   function renderCell(td, metric, results) {
-    var format = CELL_FORMAT[metric];
-    var values = results.map(function (m) { return m.measured ? m[metric] : null; });
+    var values = results.map(function (m) { return m.measured ? m.values[metric.key] : null; });
     var bothMeasured = results.every(function (m) { return m.measured; });
-    var winner = bothMeasured ? winnerOf(values, format.better) : -1;
+    var best = bothMeasured ? E.winner(values[0], values[1], metric.better, TIE) : null;
     while (td.firstChild) { td.removeChild(td.firstChild); }
     results.forEach(function (m, i) {
       var span = document.createElement("span");
-      span.className = "side-value side-" + i + (winner === i ? " win" : "") + (m.measured ? "" : " not-measured");
+      span.className = "side-value side-" + i + (best === i ? " win" : "") + (m.measured ? "" : " not-measured");
       span.setAttribute("data-side", String(i));
       var label = document.createElement("span");
       label.className = "side-label";
@@ -204,17 +125,17 @@
       value.className = "value";
       if (!m.measured) {
         value.textContent = "not measured";
-        span.title = notMeasuredNote(page.labels[i], m);
+        span.title = E.notMeasuredText(page.labels[i], m.range);
       } else if (values[i] === null) {
         value.textContent = "n/a";
-        span.title = "unavailable: no constant for this GPU";
+        span.title = unavailableNote(metric, i, m.missing[metric.key]);
       } else {
-        value.textContent = format.prefix + fixed(values[i], format.decimals);
+        value.textContent = valueText(metric, values[i]);
       }
       span.appendChild(label);
       span.appendChild(document.createTextNode(" "));
       span.appendChild(value);
-      if (winner === i) {
+      if (best === i) {
         var mark = document.createElement("span");
         mark.className = "win-mark";
         mark.setAttribute("aria-hidden", "true");
@@ -238,7 +159,7 @@
   }
 
   function computeColumn(seq, target) {
-    return curvesBySeq[seq].map(function (curves) { return metricsAt(curves, target); });
+    return curvesBySeq[seq].map(function (curves) { return E.metricsAt(curves, target, METRICS); });
   }
 
   function renderTable() {
@@ -248,8 +169,9 @@
     state.targets.forEach(function (target, col) {
       var results = computeColumn(state.seq, target);
       Array.prototype.forEach.call(rows, function (row) {
+        var metric = metricByKey[row.getAttribute("data-metric")];
         var cells = row.querySelectorAll("td");
-        if (cells[col]) { renderCell(cells[col], row.getAttribute("data-metric"), results); }
+        if (metric && cells[col]) { renderCell(cells[col], metric, results); }
       });
     });
     var inputs = panel.querySelectorAll("input.target-input");
@@ -262,10 +184,17 @@
   function describeColumn(col) {
     var target = state.targets[col];
     var results = computeColumn(state.seq, target);
+    var throughput = metricByKey.throughput, cost = metricByKey.cost;
     var parts = results.map(function (m, i) {
       if (!m.measured) { return page.labels[i] + " not measured"; }
-      return page.labels[i] + " " + fixed(m.throughput, 1) + " tok/s/GPU" +
-        (m.cost === null ? "" : " at $" + fixed(m.cost, 3) + " per million tokens");
+      var text = page.labels[i];
+      if (throughput && m.values.throughput !== null) {
+        text += " " + E.fixed(m.values.throughput, throughput.decimals) + " tok/s/GPU";
+      }
+      if (cost && m.values.cost !== null) {
+        text += " at " + valueText(cost, m.values.cost) + " per million tokens";
+      }
+      return text;
     });
     return "At " + target + " tok/s/user: " + parts.join("; ") + ".";
   }
@@ -315,6 +244,26 @@
 
   function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
 
+  function escapeHTML(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
+  }
+
+  /* Python's format(x, "g"), as the build writes a target in hover text (67, 60.5, 1e+06). */
+  function general(x) {
+    if (!isFinite(x)) { return x !== x ? "nan" : x > 0 ? "inf" : "-inf"; }
+    if (x === 0) { return 1 / x < 0 ? "-0" : "0"; }
+    var exponent = Number(x.toExponential(5).split("e")[1]);
+    if (exponent >= -4 && exponent < 6) {
+      var plain = x.toFixed(5 - exponent);
+      return plain.indexOf(".") >= 0 ? plain.replace(/\.?0+$/, "") : plain;
+    }
+    var parts = x.toExponential(5).split("e");
+    var mantissa = parts[0].replace(/\.?0+$/, "");
+    var magnitude = String(Math.abs(exponent));
+    return mantissa + "e" + (exponent < 0 ? "-" : "+") + (magnitude.length < 2 ? "0" : "") + magnitude;
+  }
+
   function themedLayout(layout) {
     var copy = JSON.parse(JSON.stringify(layout));
     var fg = cssVar("--fg"), grid = cssVar("--grid");
@@ -329,34 +278,72 @@
     return copy;
   }
 
-  function targetTraces(template) {
-    var traces = [];
+  /* A trace's colour from its role: the theme's --side0 / --side1, read now (light or dark). */
+  function painted(trace, colors) {
+    var copy = JSON.parse(JSON.stringify(trace));
+    var meta = copy.meta || {};
+    var color = colors[meta.side];
+    if (!color) { return copy; }
+    if (meta.role === "curve") {
+      copy.line = copy.line || {};
+      copy.line.color = color;
+    } else {
+      copy.marker = copy.marker || {};
+      copy.marker.color = color;
+    }
+    return copy;
+  }
+
+  function targetTemplate(side) {
+    var label = page.labels[side];
+    return {
+      type: "scatter",
+      mode: "markers",
+      name: label + " at targets",
+      legendgroup: label,
+      showlegend: false,
+      marker: { symbol: "diamond", size: 12, line: { width: 2, color: "#000000" } },
+      hoverinfo: "text+y",
+      meta: { role: "targets", side: side }
+    };
+  }
+
+  /* The diamonds at the current targets, recomputed here: y is the chart metric's value there
+     (unrounded, as the curve). Like the build, a side with no measured target has no trace. */
+  function targetTraces(templates) {
+    var key = state.metric;
     var results = state.targets.map(function (t) { return computeColumn(state.seq, t); });
-    template.forEach(function (trace) {
-      var side = trace.meta.side;
+    var traces = [];
+    page.labels.forEach(function (label, side) {
+      var template = null;
+      templates.forEach(function (t) { if (t.meta.side === side) { template = t; } });
       var xs = [], ys = [], texts = [];
       state.targets.forEach(function (target, col) {
         var m = results[col][side];
-        if (!m.measured) { return; }
-        var y = state.metric === "throughput" ? m.throughput : state.metric === "cost" ? m.cost :
-          state.metric === "per_mw" ? m.per_mw : m.concurrency;
-        if (y === null) { return; }
-        xs.push(target); ys.push(y);
-        texts.push(page.labels[side] + " at " + target + " tok/s/user");
+        if (!m || !m.measured) { return; }
+        xs.push(target);
+        ys.push(m.values[key] === undefined ? null : m.values[key]);
+        texts.push(escapeHTML(label) + " at " + general(target) + " tok/s/user");
       });
-      var copy = JSON.parse(JSON.stringify(trace));
-      copy.x = xs; copy.y = ys; copy.hovertext = texts;
-      traces.push(copy);
+      if (!xs.length) { return; }
+      var trace = JSON.parse(JSON.stringify(template || targetTemplate(side)));
+      trace.x = xs; trace.y = ys; trace.hovertext = texts;
+      traces.push(trace);
     });
     return traces;
   }
 
   function draw() {
     if (!window.Plotly || !chartEl) { return; }
-    var fig = charts.figures[state.seq][state.metric];
-    var base = fig.data.filter(function (t) { return !(t.meta && t.meta.role === "targets"); });
-    var markers = fig.data.filter(function (t) { return t.meta && t.meta.role === "targets"; });
-    window.Plotly.react(chartEl, base.concat(targetTraces(markers)), themedLayout(fig.layout), {
+    var figures = charts.figures[state.seq];
+    var fig = figures && figures[state.metric];
+    if (!fig) { return; }
+    var colors = [0, 1].map(function (side) { return cssVar("--side" + side) || SIDE_FALLBACK[side]; });
+    var isTargets = function (t) { return t.meta && t.meta.role === "targets"; };
+    var base = fig.data.filter(function (t) { return !isTargets(t); });
+    var templates = fig.data.filter(isTargets);
+    var traces = base.concat(targetTraces(templates)).map(function (t) { return painted(t, colors); });
+    window.Plotly.react(chartEl, traces, themedLayout(fig.layout), {
       responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]
     });
     chartEl.setAttribute("data-drawn", state.seq + "|" + state.metric + "|" + state.targets.join(","));
@@ -380,6 +367,8 @@
     draw();
   }
 
+  function labelOf(key) { return metricByKey[key] ? metricByKey[key].label : key; }
+
   if (seqSelect) {
     seqSelect.addEventListener("change", function () {
       state = { seq: seqSelect.value, metric: state.metric, targets: defaults(seqSelect.value) };
@@ -393,17 +382,18 @@
       state.metric = metricSelect.value;
       draw();
       pushState();
-      announce("Chart shows " + metricLabels[state.metric] + ".");
+      announce("Chart shows " + labelOf(state.metric) + ".");
     });
   }
   window.addEventListener("popstate", function () {
     state = stateFromURL();
     render();
-    announce("Showing " + state.seq + ", " + metricLabels[state.metric] + ".");
+    announce("Showing " + state.seq + ", " + labelOf(state.metric) + ".");
   });
   if (window.matchMedia) {
     var scheme = window.matchMedia("(prefers-color-scheme: dark)");
     if (scheme.addEventListener) { scheme.addEventListener("change", draw); }
+    else if (scheme.addListener) { scheme.addListener(draw); }
   }
 
   makeInputs();

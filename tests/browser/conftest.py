@@ -29,6 +29,20 @@ LAUNCH_ARGS = [
 ]
 
 
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in tests/browser/ carries the `browser` mark, so `-m 'not browser'` leaves them out.
+
+    (A `pytestmark` in a conftest applies to nothing: pytest reads it only from test modules.)
+    """
+    for item in items:
+        if item.path.resolve().is_relative_to(HERE):
+            item.add_marker(pytest.mark.browser)
+
+
 if not CHROMIUM.is_file():
     if os.environ.get("CI"):
         raise RuntimeError(f"{CHROMIUM} is missing: the README's test command installs Debian's chromium")

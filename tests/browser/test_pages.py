@@ -12,10 +12,11 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, Page, Request
 
-from site_builder.engine.compare import SideInput, compare_sequence
-from site_builder.models import AppliedConstants, BenchmarkPoint, Configuration, Provenance
+from site_builder.catalog import AppliedConstants
 from site_builder.numbers import fixed
+from site_builder.points import BenchmarkPoint, Configuration, Provenance
 from tests.browser.conftest import ARTIFACTS
+from tests.factories import SideInput, compare_sequence
 
 KINDS = {
     "precision": "mi355x-fp4-vs-fp8-dsr1",
@@ -358,13 +359,13 @@ def test_serve_reloads_the_open_page(browser: Browser, tmp_path: Path) -> None:
     """build-site serve: an open tab shows a stub edit by itself, without the reader reloading."""
     import shutil
 
-    from site_builder.build import Paths
+    from site_builder.project import Project
     from site_builder.serve import start
     from tests.browser.conftest import ROOT
 
     for name in ("data", "content", "templates", "docs"):
         shutil.copytree(ROOT / name, tmp_path / name)
-    server = start(Paths.under(tmp_path), port=0, log=lambda line: None)
+    server = start(Project.under(tmp_path), port=0, log=lambda line: None)
     try:
         page = browser.new_page()
         watch = Watch(page, server.url)

@@ -1,4 +1,4 @@
-"""The data every stage passes on: benchmark points, hardware constants, comparison results.
+"""Input points: one serving configuration at one concurrency on one workload, and its origin.
 
 Units are fixed here once: latency in seconds, throughput in tok/s per GPU, interactivity in
 tok/s/user, power in watts per GPU.
@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from site_builder.numbers import sequence_label
 
-CostTier = Literal["hyperscaler", "neocloud", "rental"]
 InteractivitySource = Literal["tpot", "stated", "derived"]
 
 
@@ -146,58 +145,6 @@ class BenchmarkPoint(Frozen):
     @property
     def sequence(self) -> str:
         return sequence_label(self.isl, self.osl)
-
-
-class HardwareSpec(BaseModel):
-    """Constants of one GPU: all-in power and owning cost by tier."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    vendor: str | None = None
-    architecture: str | None = None
-    watts_all_in: float | None = Field(default=None, gt=0)
-    usd_per_gpu_hour: dict[CostTier, float] = Field(default_factory=dict)
-
-
-class HardwareCatalog(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    source: str
-    source_url: str | None = None
-    as_of: str
-    default_cost_tier: CostTier = "hyperscaler"
-    gpus: dict[str, HardwareSpec]
-
-
-class ModelInfo(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    aliases: list[str] = Field(default_factory=list)
-
-
-class ConstantOverride(BaseModel):
-    """A site's or page's own value for a GPU's constants, with where it came from."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    watts_all_in: float | None = Field(default=None, gt=0)
-    usd_per_gpu_hour: float | None = Field(default=None, gt=0)
-    source: str | None = None
-    as_of: str | None = None
-
-
-class AppliedConstants(Frozen):
-    """The constants one page used for one GPU, as printed on that page."""
-
-    hardware: str
-    hardware_name: str
-    cost_tier: CostTier
-    usd_per_gpu_hour: float | None
-    watts_all_in: float | None
-    source: str
-    as_of: str
 
 
 class DatasetInfo(BaseModel):

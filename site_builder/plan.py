@@ -1,23 +1,21 @@
-"""Pages the data implies: every precision pair per model and GPU, every speculative-decoding
-method against none per model, GPU and precision. Stubs take over pages of the same identity."""
+"""Plan the site's pages: every stub, then the pages the data implies that no stub covers.
+
+Generated pages: every precision pair per model and GPU, every speculative-decoding method
+against none per model, GPU and precision. A stub with the same identity takes a page over.
+"""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
-from site_builder.content import SideSpec, Stub, StubSpec, resolve_sides
-from site_builder.models import BenchmarkPoint, DatasetInfo
+from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
+from site_builder.kinds import KINDS
 from site_builder.numbers import sequence_label
+from site_builder.points import BenchmarkPoint, DatasetInfo
 
 PRECISION_ORDER = ("fp4", "int4", "fp8", "bf16", "fp16")
-GENERATED = "(generated)"
-
-
-def _slug(*parts: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
 
 
 def _precision_rank(precision: str) -> tuple[int, str]:
@@ -26,7 +24,7 @@ def _precision_rank(precision: str) -> tuple[int, str]:
 
 
 def _auto_stub(slug: str, spec: StubSpec) -> Stub:
-    return Stub(path=GENERATED, slug=slug, spec=spec, body="", sides=resolve_sides(spec))
+    return Stub(path=None, slug=slug, spec=spec, body="", sides=resolve_sides(spec))
 
 
 def discover_pages(
@@ -63,14 +61,14 @@ def discover_pages(
                 continue
             sequence = _first_sequence(shared)
             add(
-                _slug(hardware, a, "vs", b, model),
+                KINDS["precision"].slug(model, hardware, "", a, b),
                 StubSpec(
                     kind="precision",
                     model=model,
                     hardware=hardware,
                     dataset=dataset,
                     sequence=sequence,
-                    sides=[SideSpec(label=a.upper(), precision=a), SideSpec(label=b.upper(), precision=b)],
+                    sides=[_side("precision", a), _side("precision", b)],
                 ),
             )
         for precision in sorted(by_precision, key=_precision_rank):
@@ -87,7 +85,7 @@ def discover_pages(
                     continue
                 sequence = _first_sequence(shared)
                 add(
-                    _slug(hardware, precision, method, "vs-off", model),
+                    KINDS["spec-decoding"].slug(model, hardware, precision, method, "none"),
                     StubSpec(
                         kind="spec-decoding",
                         model=model,
@@ -95,13 +93,27 @@ def discover_pages(
                         precision=precision,
                         dataset=dataset,
                         sequence=sequence,
-                        sides=[
-                            SideSpec(label=method.upper(), spec_method=method),
-                            SideSpec(label="Off", spec_method="none"),
-                        ],
+                        sides=[_side("spec-decoding", method), _side("spec-decoding", "none")],
                     ),
                 )
     return found
+
+
+def _side(kind: str, value: str) -> SideSpec:
+    """A generated side: the kind's varied filter set to the value, labelled by the kind's rule."""
+    kind_of = KINDS[kind]
+    return SideSpec.model_validate({"label": kind_of.side_label(value), kind_of.varies: value})
+
+
+def plan_pages(
+    stubs: Sequence[Stub],
+    points: Sequence[BenchmarkPoint],
+    datasets: Mapping[str, DatasetInfo],
+    config: SiteConfig,
+) -> list[Stub]:
+    """The stubs, then the generated pairs no stub covers (unless the site turns them off)."""
+    generated = discover_pages(points, datasets, stubs) if config.auto_pages else []
+    return [*stubs, *generated]
 
 
 def _first_sequence(shared: set[tuple[int, int]]) -> str:

@@ -1,0 +1,334 @@
+"""`comparison.json`: the schema of a computed page as readers download it, and its construction.
+
+Documented field by field in docs/comparison-json.md; `schema_version` changes when a field's
+meaning does. Built from the engine's numbers on the presentation side: the reasons here ("not
+measured at this interactivity: …") are words, made from the engine's structured reasons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+
+from site_builder.catalog import AppliedConstants, CostTier, HardwareCatalog, hardware_name
+from site_builder.compute import ComputedPage, ComputedSide
+from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
+from site_builder.kinds import KINDS, Words
+from site_builder.metrics import BY_KEY, METRICS
+from site_builder.numbers import fixed, round_half_up_int, sequence_label
+from site_builder.points import BenchmarkPoint, InteractivitySource
+
+SCHEMA_VERSION = 1
+BEST_AVAILABLE = "best available"  # a side's pooling when no filter narrows it
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PointSummary(Out):
+    """A measured point as a reader sees it: numbers plus the configuration behind them."""
+
+    interactivity: float
+    interactivity_source: InteractivitySource
+    throughput_per_gpu: float
+    output_throughput_per_gpu: float | None
+    concurrency: int
+    gpu_count: int | None
+    model: str
+    hardware: str
+    precision: str
+    framework: str
+    spec_method: str
+    disagg: bool
+    parallelism: str
+    configuration: str
+    date: str | None
+    run_url: str | None
+    dataset: str
+    source_file: str
+    record: str
+    on_frontier: bool
+
+
+class MetricsAtTarget(Out):
+    """One side's numbers at one target; None where not measured or unavailable.
+
+    `values` holds every registered metric by its attribute; the JSON lists them flat, in
+    registry order, a whole-number metric rounded with its raw value beside it.
+    """
+
+    measured: bool
+    reason: str | None = None
+    values: dict[str, float | None] = {}
+    unavailable: dict[str, str] = {}
+    brackets: list[PointSummary] = []
+
+    def value(self, key: str) -> float | None:
+        return self.values.get(BY_KEY[key].attribute)
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        flat: dict[str, Any] = {"measured": data["measured"], "reason": data["reason"]}
+        for metric in METRICS:
+            raw = self.values.get(metric.attribute)
+            if metric.whole:
+                flat[metric.attribute] = None if raw is None else round_half_up_int(raw)
+                flat[f"{metric.attribute}_interpolated"] = raw
+            else:
+                flat[metric.attribute] = raw
+        flat["unavailable"] = data["unavailable"]
+        flat["brackets"] = data["brackets"]
+        return flat
+
+
+class TargetComparison(Out):
+    interactivity: float
+    sides: list[MetricsAtTarget]
+
+
+class Band(Out):
+    """Overlap of the two frontiers' interactivity ranges; display bounds are ceil/floor."""
+
+    overlap: bool
+    lo: float | None
+    hi: float | None
+    display_lo: int | None
+    display_hi: int | None
+
+
+class SideResult(Out):
+    label: str
+    filters: dict[str, str | bool | list[str]]
+    pooling: str
+    hardware: str
+    constants: AppliedConstants
+    interactivity_range: tuple[float, float] | None
+    engines: list[str]
+    spec_methods: list[str]
+    modes: list[str]
+    parallelisms: list[str]
+    dates: tuple[str, str] | None
+    frontier: list[PointSummary]
+    points: list[PointSummary]
+
+
+class SequenceResult(Out):
+    sequence: str
+    isl: int
+    osl: int
+    band: Band
+    targets: list[float]
+    targets_pinned: bool
+    results: list[TargetComparison]
+    sides: list[SideResult]
+
+
+class SideIdentity(Out):
+    label: str
+    filters: dict[str, str | bool | list[str]]
+
+
+class DataSource(Out):
+    dataset: str
+    title: str
+    source: str
+    url: str | None
+    licence: str | None
+    retrieved: str | None
+    published_values: bool
+
+
+class ComparisonResult(Out):
+    schema_version: int = SCHEMA_VERSION
+    slug: str
+    kind: str
+    title: str
+    model: str
+    model_name: str
+    hardware: list[str]
+    default_sequence: str
+    cost_tier: CostTier
+    sides: list[SideIdentity]
+    sequences: list[SequenceResult]
+    constants: list[AppliedConstants]
+    data_sources: list[DataSource]
+    notices: list[str]
+
+
+# -- construction -------------------------------------------------------------------------------
+
+
+def summarize(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
+    c = point.config
+    return PointSummary(
+        interactivity=point.interactivity,
+        interactivity_source=point.interactivity_source,
+        throughput_per_gpu=point.throughput_per_gpu,
+        output_throughput_per_gpu=point.output_throughput_per_gpu,
+        concurrency=point.concurrency,
+        gpu_count=c.gpu_count,
+        model=c.model,
+        hardware=c.hardware,
+        precision=c.precision,
+        framework=c.framework,
+        spec_method=c.spec_method,
+        disagg=c.disagg,
+        parallelism=c.parallelism_label(),
+        configuration=c.label(),
+        date=point.provenance.date,
+        run_url=point.provenance.run_url,
+        dataset=point.provenance.dataset,
+        source_file=point.provenance.source_file,
+        record=point.provenance.record,
+        on_frontier=on_frontier,
+    )
+
+
+def range_reason(label: str, measured_range: tuple[float, float] | None) -> str:
+    """Why a side has no value at a target, in the words the table's tooltip and the JSON use."""
+    if measured_range is None:
+        return f"not measured at this interactivity: {label} has no measured points on this workload"
+    lo, hi = measured_range
+    span = f"{fixed(lo, 1)}–{fixed(hi, 1)}"
+    return f"not measured at this interactivity: {label}'s frontier spans {span} tok/s/user"
+
+
+def constant_reason(constant: str, constants: AppliedConstants) -> str:
+    if constant == "usd_per_gpu_hour":
+        return f"no {constants.cost_tier} cost per GPU-hour for {constants.hardware_name}"
+    return f"no all-in power per GPU for {constants.hardware_name}"
+
+
+def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> MetricsAtTarget:
+    if not at.measured:
+        return MetricsAtTarget(measured=False, reason=range_reason(label, at.measured_range))
+    return MetricsAtTarget(
+        measured=True,
+        values={BY_KEY[key].attribute: value for key, value in at.values.items()},
+        unavailable={
+            BY_KEY[key].attribute: constant_reason(lacking[0], constants)
+            for key, lacking in at.missing.items()
+        },
+        brackets=[summarize(knot, on_frontier=True) for knot in at.brackets],
+    )
+
+
+def pooling(side: ComputedSide) -> str:
+    if not side.narrowed_by:
+        return BEST_AVAILABLE
+    return "narrowed: " + "; ".join(
+        f"{k}={','.join(v) if isinstance(v, list) else v}" for k, v in side.narrowed_by.items()
+    )
+
+
+def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
+    frontier = numbers.frontier
+    on_frontier = {id(p) for p in frontier}
+    dates = sorted(p.provenance.date for p in frontier if p.provenance.date)
+    return SideResult(
+        label=side.label,
+        filters=side.filters,
+        pooling=pooling(side),
+        hardware=side.hardware,
+        constants=side.constants,
+        interactivity_range=numbers.range,
+        engines=sorted({p.config.framework for p in frontier}),
+        spec_methods=sorted({p.config.spec_method for p in frontier}),
+        modes=sorted({"disagg" if p.config.disagg else "agg" for p in frontier}),
+        parallelisms=sorted({p.config.parallelism_label() for p in frontier}),
+        dates=(dates[0], dates[-1]) if dates else None,
+        frontier=[summarize(p, True) for p in frontier],
+        points=[summarize(p, id(p) in on_frontier) for p in numbers.points],
+    )
+
+
+def sequence_result(sides: Sequence[ComputedSide], numbers: SequenceNumbers) -> SequenceResult:
+    band = numbers.band
+    display = band.display
+    return SequenceResult(
+        sequence=sequence_label(numbers.isl, numbers.osl),
+        isl=numbers.isl,
+        osl=numbers.osl,
+        band=Band(
+            overlap=band.overlap,
+            lo=band.lo,
+            hi=band.hi,
+            display_lo=display[0] if display else None,
+            display_hi=display[1] if display else None,
+        ),
+        targets=list(numbers.targets),
+        targets_pinned=numbers.targets_pinned,
+        results=[
+            TargetComparison(
+                interactivity=target,
+                sides=[
+                    metrics_at(at, side.label, side.constants) for at, side in zip(pair, sides, strict=True)
+                ],
+            )
+            for target, pair in zip(numbers.targets, numbers.results, strict=True)
+        ],
+        sides=[side_result(side, n) for side, n in zip(sides, numbers.sides, strict=True)],
+    )
+
+
+def default_title(page: ComputedPage, catalog: HardwareCatalog) -> str:
+    """The kind's title pattern, filled with this page's names."""
+    spec = page.stub.spec
+    a, b = (side.label for side in page.sides)
+    gpu = hardware_name(catalog, page.sides[0].hardware)
+    precision = spec.precision.upper() if spec.precision else ""
+    words = Words(a=a, b=b, model=page.model_name, gpu=gpu, gpu_with_architecture=gpu, precision=precision)
+    return KINDS[spec.kind].title(words)
+
+
+def notices(page: ComputedPage) -> list[str]:
+    found = []
+    if any(d.published_values for d in page.datasets):
+        found.append(
+            "Some points are values another site published at its own targets (read off its table), "
+            "not raw measurements; curves between them are our interpolation of those values."
+        )
+    if page.derived_interactivity:
+        found.append(
+            "Some interactivities are derived as output tok/s ÷ concurrency because the source gives no TPOT."
+        )
+    return found
+
+
+def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> ComparisonResult:
+    """The whole page as `comparison.json` holds it (and the templates read it)."""
+    spec = page.stub.spec
+    return ComparisonResult(
+        slug=page.slug,
+        kind=spec.kind,
+        title=spec.title or default_title(page, catalog),
+        model=spec.model,
+        model_name=page.model_name,
+        hardware=list(dict.fromkeys(s.hardware for s in page.sides)),
+        default_sequence=sequence_label(*page.stub.sequence),
+        cost_tier=page.cost_tier,
+        sides=[SideIdentity(label=s.label, filters=s.filters) for s in page.sides],
+        sequences=[sequence_result(page.sides, s) for s in page.sequences],
+        constants=sorted({s.constants for s in page.sides}, key=lambda c: c.hardware),
+        data_sources=[
+            DataSource(
+                dataset=d.id,
+                title=d.title,
+                source=d.source,
+                url=d.url,
+                licence=d.licence,
+                retrieved=d.retrieved,
+                published_values=d.published_values,
+            )
+            for d in page.datasets
+        ],
+        notices=notices(page),
+    )
+
+
+def comparison_json(result: ComparisonResult) -> bytes:
+    return result.model_dump_json(indent=1).encode() + b"\n"

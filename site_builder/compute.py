@@ -1,0 +1,165 @@
+"""Compute one planned page: select each side's points, apply constants, run the engine per workload.
+
+The result is numbers and the identities behind them; words are the presentation's job
+(narrate.py, comparison_json.py, render.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from site_builder.catalog import (
+    AppliedConstants,
+    CostTier,
+    HardwareCatalog,
+    ModelInfo,
+    constants_for,
+    model_name,
+)
+from site_builder.content import FILTER_KEYS, FilterValue, ResolvedSide, SiteConfig, Stub
+from site_builder.engine.compare import Constants, SequenceNumbers, compare_sequence
+from site_builder.numbers import sequence_label
+from site_builder.points import BenchmarkPoint, DatasetInfo
+from site_builder.problems import ProblemLog, Severity, suggest
+from site_builder.select import NARROWING_KEYS, PointIndex, by_sequence, describe, select, value_of
+
+
+@dataclass(frozen=True)
+class ComputedSide:
+    label: str
+    filters: dict[str, FilterValue]
+    narrowed_by: dict[str, FilterValue]  # filters that narrow the pool beyond what the page varies
+    hardware: str
+    constants: AppliedConstants
+
+
+@dataclass(frozen=True)
+class ComputedPage:
+    """A planned page with its numbers: every workload either side measured, the default first."""
+
+    stub: Stub
+    model_name: str
+    cost_tier: CostTier
+    sides: tuple[ComputedSide, ComputedSide]
+    sequences: tuple[SequenceNumbers, ...]
+    datasets: tuple[DatasetInfo, ...]  # every dataset whose points either side uses
+    derived_interactivity: bool  # some point's interactivity is output tok/s ÷ concurrency
+
+    @property
+    def slug(self) -> str:
+        return self.stub.slug
+
+
+def varied_keys(stub: Stub) -> list[str]:
+    a, b = stub.sides[0].filters, stub.sides[1].filters
+    return [k for k in FILTER_KEYS if a.get(k) != b.get(k)]
+
+
+def narrowing(side: ResolvedSide, varied: Sequence[str]) -> dict[str, FilterValue]:
+    """The filters that narrow a side beyond 'best available' (engine, mode, method not compared)."""
+    return {k: v for k, v in side.filters.items() if k in NARROWING_KEYS and k not in varied}
+
+
+def explain_empty(points: Sequence[BenchmarkPoint], filters: Mapping[str, FilterValue]) -> tuple[str, str]:
+    """(the filter that leaves nothing, why): what values exist there instead, and the closest."""
+    pool = list(points)
+    applied: dict[str, FilterValue] = {}
+    for key, wanted in filters.items():
+        narrowed = select(pool, {key: wanted})
+        if not narrowed:
+            values = sorted({str(value_of(p, key)) for p in pool})
+            scope = describe(applied) or "all data"
+            hint = suggest(str(wanted), values) if isinstance(wanted, str) else ""
+            available = ", ".join(values) or "none"
+            return key, f"no points with {key}={wanted} among {scope}; available: {available}{hint}"
+        pool, applied[key] = narrowed, wanted
+    return "", "no points match"
+
+
+def _stub_file(stub: Stub) -> str:
+    return stub.path or f"generated page {stub.slug}"
+
+
+def _select_sides(stub: Stub, index: PointIndex, log: ProblemLog) -> list[list[BenchmarkPoint]] | None:
+    selected = []
+    for i, side in enumerate(stub.sides):
+        side_points = index.select(side.filters)
+        if not side_points:
+            key, reason = explain_empty(index.points, side.filters)
+            on_side = key in stub.spec.sides[i].model_fields_set
+            loc: tuple[str | int, ...] = ("sides", i, key) if on_side else (key,)
+            field_name = f"sides[{i}].{key}" if on_side else key
+            log.add(_stub_file(stub), stub.line_of(*loc), field_name, f"side '{side.label}': {reason}")
+        selected.append(side_points)
+    return selected if all(selected) else None
+
+
+def compute_page(
+    stub: Stub,
+    index: PointIndex,
+    catalog: HardwareCatalog,
+    models: Mapping[str, ModelInfo],
+    config: SiteConfig,
+    datasets: Mapping[str, DatasetInfo],
+    log: ProblemLog,
+) -> ComputedPage | None:
+    """The page's numbers, or None (with the reasons logged) when a side selects no points."""
+    spec = stub.spec
+    selected = _select_sides(stub, index, log)
+    if selected is None:
+        return None
+    tier = spec.cost_tier or config.cost_tier or catalog.default_cost_tier
+    constants = [
+        constants_for(catalog, s.hardware, tier, config.constants, spec.constants) for s in stub.sides
+    ]
+    for c in constants:
+        missing = [n for n, v in (("cost", c.usd_per_gpu_hour), ("power", c.watts_all_in)) if v is None]
+        if missing:
+            log.add(
+                _stub_file(stub),
+                "",
+                "hardware",
+                f"no {' or '.join(missing)} constants for {c.hardware_name}: "
+                "those metrics are shown as unavailable",
+                Severity.WARNING,
+            )
+    groups = [by_sequence(side_points) for side_points in selected]
+    default = stub.sequence
+    for side, group in zip(stub.sides, groups, strict=True):
+        if default not in group:
+            have = ", ".join(sequence_label(*s) for s in sorted(group))
+            log.add(
+                _stub_file(stub),
+                "",
+                "sequence",
+                f"side '{side.label}' has no points at {spec.sequence}; it has {have}",
+                Severity.WARNING,
+            )
+    workloads = sorted(set(groups[0]) | set(groups[1]), key=lambda s: (s != default, s))
+    engine_constants = [Constants(c.usd_per_gpu_hour, c.watts_all_in) for c in constants]
+    sequences = tuple(
+        compare_sequence(
+            isl,
+            osl,
+            [group.get((isl, osl), []) for group in groups],
+            engine_constants,
+            spec.targets if (isl, osl) == default else None,
+        )
+        for isl, osl in workloads
+    )
+    varied = varied_keys(stub)
+    sides = tuple(
+        ComputedSide(side.label, side.filters, narrowing(side, varied), side.hardware, c)
+        for side, c in zip(stub.sides, constants, strict=True)
+    )
+    used = sorted({p.provenance.dataset for side_points in selected for p in side_points})
+    return ComputedPage(
+        stub=stub,
+        model_name=model_name(models, spec.model),
+        cost_tier=tier,
+        sides=(sides[0], sides[1]),
+        sequences=sequences,
+        datasets=tuple(datasets[d] for d in used),
+        derived_interactivity=any(p.interactivity_source == "derived" for s in selected for p in s),
+    )

@@ -1,0 +1,136 @@
+"""The page-kind registry: what each kind of comparison varies and how its pages are worded.
+
+A kind names the filter its two sides differ in, how a side value becomes a label and a slug, the
+default title, the opening sentence and the closing sentences of its paragraphs, and which
+caveats always apply. Stubs (`kind:`), `build-site new`, generated pages, prose and the index all
+read this table, so adding a kind is one entry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Words:
+    """The names a title or sentence may use; `precision` is '' where the page has none."""
+
+    a: str  # side labels
+    b: str
+    model: str  # display name
+    gpu: str  # display name(s), "MI355X" or "B200 and H200"
+    gpu_with_architecture: str
+    precision: str  # page-wide precision, upper case
+
+
+def _upper(value: str) -> str:
+    return value.upper()
+
+
+def _method_label(value: str) -> str:
+    return "Off" if value == "none" else value.upper()
+
+
+def slugify(*parts: str) -> str:
+    """Lowercase words joined by '-': the one rule for every page's URL segment."""
+    return re.sub(r"[^a-z0-9]+", "-", "-".join(p for p in parts if p).lower()).strip("-")
+
+
+@dataclass(frozen=True)
+class PageKind:
+    key: str  # the stub's `kind:`
+    name: str  # index section, eyebrow, breadcrumb
+    varies: str  # the filter the two sides differ in
+    title: Callable[[Words], str]
+    lede: Callable[[Words], str]
+    closers: tuple[str, ...]  # one ends each paragraph, chosen by a stable hash
+    slug: Callable[[str, str, str, str, str], str]  # (model, gpu, precision, side a, side b)
+    side_label: Callable[[str], str] = _upper  # a side's label from its filter value
+    accuracy_caveat: bool = False  # a precision change may change model quality
+    engine_caveat: bool = False  # acceptance rates differ between engines
+    needs_gpu: bool = True  # both sides share one GPU
+
+
+def _precision(words: Words) -> str:
+    return f" {words.precision}" if words.precision else ""
+
+
+KINDS: dict[str, PageKind] = {
+    kind.key: kind
+    for kind in (
+        PageKind(
+            key="precision",
+            name="Precision Comparison",
+            varies="precision",
+            title=lambda w: f"{w.gpu}: {w.a} vs {w.b} Precision Comparison",
+            lede=lambda w: (
+                f"How {w.a} and {w.b} precision affect {w.model} inference on {w.gpu_with_architecture}"
+            ),
+            closers=(
+                "Precision changes model quality as well as speed: check accuracy results before choosing.",
+                "Lower precision trades some accuracy for throughput; "
+                "the cost figures say nothing about quality.",
+                "Quantization-level accuracy differences are not part of these numbers.",
+                "A faster precision is only cheaper if its accuracy is good enough for the workload.",
+            ),
+            slug=lambda model, gpu, precision, a, b: slugify(gpu, a, "vs", b, model),
+            accuracy_caveat=True,
+        ),
+        PageKind(
+            key="spec-decoding",
+            name="Speculative Decoding",
+            varies="spec_method",
+            title=lambda w: f"{w.gpu}{_precision(w)}: {w.a} vs {w.b} Speculative Decoding",
+            lede=lambda w: (
+                f"Speculative decoding, {w.a} against {w.b}, for {w.model} on {w.gpu_with_architecture}"
+            ),
+            closers=(
+                "Draft-token acceptance decides whether speculative decoding helps at a given concurrency.",
+                "Speculative decoding spends compute on draft tokens to save decoding steps; the payoff "
+                "depends on sequence length and batch size.",
+                "Gains from speculative decoding vary by workload and by how well the draft model predicts.",
+                "Acceptance rates differ between engines, "
+                "so part of a gap can be the engine, not the method.",
+            ),
+            slug=lambda model, gpu, precision, a, b: slugify(
+                gpu, precision, a, "vs", "off" if b == "none" else b, model
+            ),
+            side_label=_method_label,
+            engine_caveat=True,
+        ),
+        PageKind(
+            key="hardware",
+            name="Hardware Comparison",
+            varies="hardware",
+            title=lambda w: f"{w.model}{_precision(w)}: {w.a} vs {w.b}",
+            lede=lambda w: f"{w.a} against {w.b} serving {w.model}",
+            closers=(
+                "Cost and energy use each GPU's own constants, printed below.",
+                "Per-GPU figures hide how many GPUs each deployment needs: see the concurrency row.",
+                "The faster GPU is only cheaper per token "
+                "if its hourly cost grows more slowly than its throughput.",
+                "Both sides pool their best available configuration, "
+                "which may differ in engine and parallelism.",
+            ),
+            slug=lambda model, gpu, precision, a, b: slugify(a, "vs", b, precision, model),
+            needs_gpu=False,
+        ),
+        PageKind(
+            key="custom",
+            name="Comparison",
+            varies="framework",
+            title=lambda w: f"{w.model}: {w.a} vs {w.b}",
+            lede=lambda w: f"{w.a} against {w.b} serving {w.model} on {w.gpu_with_architecture}",
+            closers=(
+                "Each side pools the configurations its filters select.",
+                "See the provenance section for the configurations behind each number.",
+                "Numbers are interpolated along each side's measured frontier.",
+                "Cost and energy use the constants printed below.",
+            ),
+            slug=lambda model, gpu, precision, a, b: slugify(gpu, a, "vs", b, model),
+        ),
+    )
+}
+KIND_KEYS = tuple(KINDS)

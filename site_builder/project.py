@@ -1,0 +1,94 @@
+"""Where a site's inputs live, and the packaged defaults that fill in what a project lacks.
+
+A project is a folder with `content/` (stubs, `site.yaml`) and `data/` (result files). Everything
+else has a default that ships inside the package, as MkDocs and Pelican ship their themes: the
+theme (`templates/`), the hardware and model catalogs (`data/hardware.yaml`, `data/models.yaml`)
+and the guides (`docs/*.md`). A project overrides any of them by having its own file of that name:
+a template or asset file by file, a catalog as a whole, a guide by name (its other guides are added).
+
+In a wheel the defaults live in `site_builder/defaults/`; in a checkout (an editable install, the
+tests) they are the repository's own top-level `templates/`, `data/` and `docs/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+_CHECKOUT = _PACKAGE.parent
+
+
+def _default(packaged: str, checkout: str, probe: str) -> Path:
+    """The packaged copy, else the checkout's folder (both hold `probe`)."""
+    for folder in (_PACKAGE / "defaults" / packaged, _CHECKOUT / checkout):
+        if (folder / probe).is_file():
+            return folder
+    raise RuntimeError(f"site_builder is installed without its {packaged} (no {probe}); reinstall it")
+
+
+def default_theme() -> Path:
+    return _default("theme", "templates", "comparison.html")
+
+
+def default_catalogs() -> Path:
+    return _default("catalog", "data", "hardware.yaml")
+
+
+def default_guides() -> Path:
+    return _default("guides", "docs", "methodology.md")
+
+
+@dataclass(frozen=True)
+class Project:
+    """The folders of one site project; the defaults are looked up, never copied in."""
+
+    data: Path
+    content: Path
+    out: Path
+    templates: Path
+    docs: Path
+
+    @classmethod
+    def under(cls, root: Path, out: Path | None = None) -> Project:
+        return cls(
+            data=root / "data",
+            content=root / "content",
+            out=out or root / "site",
+            templates=root / "templates",
+            docs=root / "docs",
+        )
+
+    # -- what the build reads, after overrides ---------------------------------------------------
+
+    def template_folders(self) -> list[Path]:
+        """Jinja's search path: the project's own templates first, then the default theme."""
+        own = [self.templates] if self.templates.is_dir() else []
+        return [*own, default_theme()]
+
+    def asset_files(self) -> dict[str, Path]:
+        """Every file under the theme's `assets/`, the project's own replacing the default's."""
+        found: dict[str, Path] = {}
+        for folder in reversed(self.template_folders()):
+            assets = folder / "assets"
+            if assets.is_dir():
+                for path in sorted(assets.rglob("*")):
+                    if path.is_file() and not path.name.startswith("."):
+                        found[path.relative_to(assets).as_posix()] = path
+        return dict(sorted(found.items()))
+
+    def catalog_file(self, name: str) -> Path:
+        """`data/hardware.yaml` or `data/models.yaml`: the project's, else the packaged one."""
+        own = self.data / name
+        return own if own.is_file() else default_catalogs() / name
+
+    def guide_files(self) -> dict[str, Path]:
+        """Guides by name (`methodology.md` …): the packaged ones, a project's own replacing or adding."""
+        found = {p.name: p for p in sorted(default_guides().glob("*.md"))}
+        if self.docs.is_dir():
+            found.update({p.name: p for p in sorted(self.docs.glob("*.md"))})
+        return dict(sorted(found.items()))
+
+    def watched(self) -> tuple[Path, ...]:
+        """Folders whose changes `serve` rebuilds for."""
+        return (self.content, self.data, self.templates, self.docs)

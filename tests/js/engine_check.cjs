@@ -1,0 +1,93 @@
+// The page engine's answers for tests/test_engine_js.py: reads the cases (a JSON file named on the
+// command line), runs them through templates/assets/engine.js and prints the answers as JSON.
+//
+// Cases: {"fixed": [{value, decimals}], "spline": [{xs, ys, at}], "evaluate": [{formula, values}],
+// "winner": [{a, b, better, tie}], "metrics": [{labels, tie, metrics, sides, targets}]}; fixed's
+// value is Python's repr text ("nan", "inf" and "-0.0" included), so every float arrives exactly.
+"use strict";
+
+const fs = require("fs");
+const path = require("path");
+const vm = require("vm");
+
+const ENGINE = path.resolve(__dirname, "..", "..", "templates", "assets", "engine.js");
+const E = require(ENGINE);
+
+function number(text) {
+  if (text === "nan") return NaN;
+  if (text === "inf") return Infinity;
+  if (text === "-inf") return -Infinity;
+  return Number(text);
+}
+
+function attempt(fn) {
+  try {
+    return { ok: fn() };
+  } catch (error) {
+    return { error: String(error && error.message) };
+  }
+}
+
+function fixedCase(c) {
+  const value = number(c.value);
+  const text = attempt(() => E.fixed(value, c.decimals));
+  const rounded = attempt(() => E.roundHalfUp(value, c.decimals));
+  return {
+    text: "ok" in text ? text.ok : null,
+    rounded: "ok" in rounded ? rounded.ok : null,
+  };
+}
+
+function splineCase(c) {
+  const spline = new E.MonotoneSpline(c.xs, c.ys);
+  return { tangents: E.steffenTangents(c.xs, c.ys), values: c.at.map((x) => spline.value(x)) };
+}
+
+function metricsCase(c) {
+  const curves = c.sides.map((side) => new E.SideCurves(side));
+  return c.targets.map((target) => {
+    const results = curves.map((side) => E.metricsAt(side, target, c.metrics));
+    const both = results.every((m) => m.measured);
+    const winners = {};
+    const texts = {};
+    c.metrics.forEach((metric) => {
+      const values = results.map((m) => m.values[metric.key]);
+      winners[metric.key] = both ? E.winner(values[0], values[1], metric.better, c.tie) : null;
+      texts[metric.key] = results.map((m, i) => {
+        if (!m.measured) return "not measured";
+        return values[i] === null ? "n/a" : metric.prefix + E.fixed(values[i], metric.decimals);
+      });
+    });
+    return {
+      sides: results.map((m, i) => ({
+        measured: m.measured,
+        range: m.range,
+        values: m.measured ? m.values : {},
+        missing: m.missing,
+        reason: m.measured ? null : E.notMeasuredText(c.labels[i], m.range),
+      })),
+      winners,
+      texts,
+    };
+  });
+}
+
+/* The same file as a browser loads it: a plain script defining window.SiteEngine. */
+function browserGlobal() {
+  const sandbox = { window: {} };
+  vm.runInNewContext(fs.readFileSync(ENGINE, "utf8"), sandbox, { filename: ENGINE });
+  const engine = sandbox.window.SiteEngine;
+  return engine ? Object.keys(engine).sort() : null;
+}
+
+const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const out = {
+  fixed: (input.fixed || []).map(fixedCase),
+  spline: (input.spline || []).map(splineCase),
+  evaluate: (input.evaluate || []).map((c) => E.evaluate(c.formula, c.values)),
+  winner: (input.winner || []).map((c) => E.winner(c.a, c.b, c.better, c.tie)),
+  metrics: (input.metrics || []).map(metricsCase),
+  node_exports: Object.keys(E).sort(),
+  browser_global: browserGlobal(),
+};
+process.stdout.write(JSON.stringify(out));
