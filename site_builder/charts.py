@@ -12,9 +12,10 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+from site_builder import metrics
 from site_builder.comparison_json import ComparisonResult, PointSummary, SequenceResult, SideResult
 from site_builder.engine.spline import MonotoneSpline
-from site_builder.metrics import SHOWN, Metric, evaluate
+from site_builder.metrics import Metric
 
 SAMPLES = 64
 ValueOf = Callable[[float, float], float | None]
@@ -28,7 +29,9 @@ def metric_function(metric: Metric, side: SideResult) -> ValueOf:
     }
 
     def value_of(throughput: float, concurrency: float) -> float | None:
-        return evaluate(metric.formula, {**constants, "throughput": throughput, "concurrency": concurrency})
+        return metrics.evaluate(
+            metric.formula, {**constants, "throughput": throughput, "concurrency": concurrency}
+        )
 
     return value_of
 
@@ -195,13 +198,13 @@ def figure(
 
 def _figures(sequence: SequenceResult) -> dict[str, dict[str, Any]]:
     curves = [sample_curve(side) for side in sequence.sides]
-    return {m.key: figure(sequence, m, curves) for m in SHOWN}
+    return {m.key: figure(sequence, m, curves) for m in metrics.SHOWN}
 
 
 def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
     """Everything the page's charts need: figures by sequence and metric, plus the metric names."""
     return {
-        "metrics": [{"key": m.key, "label": m.label} for m in SHOWN],
+        "metrics": [{"key": m.key, "label": m.label} for m in metrics.SHOWN],
         "sequences": [s.sequence for s in comparison.sequences],
         "default_sequence": comparison.default_sequence,
         "figures": {s.sequence: _figures(s) for s in comparison.sequences},

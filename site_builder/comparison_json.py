@@ -12,11 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
+from site_builder import metrics
 from site_builder.catalog import AppliedConstants, CostTier, HardwareCatalog, hardware_name
 from site_builder.compute import ComputedPage, ComputedSide
 from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
 from site_builder.kinds import KINDS, Words
-from site_builder.metrics import BY_KEY, METRICS
 from site_builder.numbers import fixed, round_half_up_int, sequence_label
 from site_builder.points import BenchmarkPoint, InteractivitySource
 
@@ -67,13 +67,13 @@ class MetricsAtTarget(Out):
     brackets: list[PointSummary] = []
 
     def value(self, key: str) -> float | None:
-        return self.values.get(BY_KEY[key].attribute)
+        return self.values.get(metrics.BY_KEY[key].attribute)
 
     @model_serializer(mode="wrap")
     def _flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
         flat: dict[str, Any] = {"measured": data["measured"], "reason": data["reason"]}
-        for metric in METRICS:
+        for metric in metrics.METRICS:
             raw = self.values.get(metric.attribute)
             if metric.whole:
                 flat[metric.attribute] = None if raw is None else round_half_up_int(raw)
@@ -208,9 +208,9 @@ def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> Metrics
         return MetricsAtTarget(measured=False, reason=range_reason(label, at.measured_range))
     return MetricsAtTarget(
         measured=True,
-        values={BY_KEY[key].attribute: value for key, value in at.values.items()},
+        values={metrics.BY_KEY[key].attribute: value for key, value in at.values.items()},
         unavailable={
-            BY_KEY[key].attribute: constant_reason(lacking[0], constants)
+            metrics.BY_KEY[key].attribute: constant_reason(lacking[0], constants)
             for key, lacking in at.missing.items()
         },
         brackets=[summarize(knot, on_frontier=True) for knot in at.brackets],

@@ -31,18 +31,19 @@ from jinja2 import (
 )
 from markupsafe import Markup
 
-from site_builder import __version__
+from site_builder import __version__, metrics
 from site_builder.catalog import HardwareCatalog, hardware_name
 from site_builder.charts import chart_data
 from site_builder.comparison_json import ComparisonResult, MetricsAtTarget, SequenceResult, comparison_json
 from site_builder.content import SiteConfig
 from site_builder.engine.compare import TIE_TOLERANCE, winner
 from site_builder.kinds import KINDS
-from site_builder.metrics import METRICS, SHOWN, Metric, page_table
+from site_builder.metrics import Metric
 from site_builder.narrate import Narrative, narrate
 from site_builder.numbers import fixed
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
+from site_builder.sections import SECTIONS
 from site_builder.write import Owner
 
 PLOTLY_ASSET = "plotly.min.js"
@@ -144,7 +145,7 @@ def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[dict[s
             "title": m.row_title,
             "cells": [metric_cells(m, target.sides, labels) for target in sequence.results],
         }
-        for m in SHOWN
+        for m in metrics.SHOWN
     ]
 
 
@@ -170,7 +171,7 @@ def table_csv(comparison: ComparisonResult) -> bytes:
         "target_interactivity",
         "side",
         "measured",
-        *(m.attribute for m in METRICS),
+        *(m.attribute for m in metrics.METRICS),
         "reason",
     ]
     rows: list[list[Any]] = [header]
@@ -184,7 +185,7 @@ def table_csv(comparison: ComparisonResult) -> bytes:
                         target.interactivity,
                         side.label,
                         m.measured,
-                        *(flat[metric.attribute] for metric in METRICS),
+                        *(flat[metric.attribute] for metric in metrics.METRICS),
                         m.reason,
                     ]
                 )
@@ -365,7 +366,7 @@ class SiteRenderer:
             "name": comparison.title,
             "description": f"{narrative.summary} {narrative.lede}",
             "url": here,
-            "variableMeasured": [m.label for m in SHOWN] + ["Interactivity (tok/s/user)"],
+            "variableMeasured": [m.label for m in metrics.SHOWN] + ["Interactivity (tok/s/user)"],
             "distribution": [
                 {
                     "@type": "DataDownload",
@@ -407,6 +408,7 @@ class SiteRenderer:
             "c": comparison,
             "n": narrative,
             "kind_name": KINDS[comparison.kind].name,
+            "sections": SECTIONS,
             "body": safe_markdown(page.body_markdown) if page.body_markdown.strip() else None,
             "auto": page.generated,
             "tables": [(s, table(comparison, s)) for s in comparison.sequences],
@@ -514,7 +516,7 @@ def page_data(comparison: ComparisonResult) -> dict[str, Any]:
         "slug": comparison.slug,
         "labels": [s.label for s in comparison.sides],
         "tie": TIE_TOLERANCE,
-        "metrics": page_table(),
+        "metrics": metrics.page_table(metrics.SHOWN),
         "default_sequence": comparison.default_sequence,
         "sequences": {
             s.sequence: {

@@ -156,3 +156,46 @@ def test_project_paths_resolve_overrides_file_by_file(project: Path) -> None:
     (project / "data" / "models.yaml").unlink()
     assert own.catalog_file("models.yaml") == default_catalogs() / "models.yaml"
     assert set(own.guide_files()) == {p.name for p in default_guides().glob("*.md")}
+
+
+def test_the_wheel_carries_the_theme_catalogs_and_guides(tmp_path: Path) -> None:
+    """What `pip install .` installs: every default a project can go without, and every subpackage."""
+    import subprocess
+    import sys
+    import tomllib
+    import zipfile
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    on_disk = {
+        ".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "site_builder").rglob("__init__.py")
+    }
+    assert on_disk <= set(declared), "a subpackage is missing from [tool.setuptools] packages"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        cwd=tmp_path,
+    )
+    (wheel,) = tmp_path.glob("site_builder-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    theme = {
+        f"site_builder/defaults/theme/{p.relative_to(ROOT / 'templates').as_posix()}"
+        for p in (ROOT / "templates").rglob("*")
+        if p.is_file()
+    }
+    guides = {f"site_builder/defaults/guides/{p.name}" for p in (ROOT / "docs").glob("*.md")}
+    catalogs = {"site_builder/defaults/catalog/hardware.yaml", "site_builder/defaults/catalog/models.yaml"}
+    assert theme | guides | catalogs <= names
+    assert not any(
+        n.startswith("site_builder/defaults/catalog/results") for n in names
+    )  # not the default site's data

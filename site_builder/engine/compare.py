@@ -11,9 +11,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from site_builder import metrics
 from site_builder.engine.frontier import pareto_frontier
 from site_builder.engine.spline import MonotoneSpline
-from site_builder.metrics import METRICS, evaluate
 from site_builder.numbers import round_half_up_int
 from site_builder.points import BenchmarkPoint
 
@@ -141,8 +141,8 @@ def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTar
     known = {**quantities, **constants.as_values()}
     values: dict[str, float | None] = {}
     missing: dict[str, tuple[str, ...]] = {}
-    for metric in METRICS:
-        values[metric.key] = evaluate(metric.formula, known)
+    for metric in metrics.METRICS:
+        values[metric.key] = metrics.evaluate(metric.formula, known)
         lacking = tuple(name for name in metric.needs if known[name] is None)
         if lacking:
             missing[metric.key] = lacking
