@@ -43,7 +43,6 @@ class ModelInfo(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    aliases: list[str] = Field(default_factory=list)
 
 
 class ConstantOverride(BaseModel):

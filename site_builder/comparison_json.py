@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from site_builder import metrics
 from site_builder.catalog import AppliedConstants, CostTier, HardwareCatalog, hardware_name
@@ -21,7 +21,6 @@ from site_builder.numbers import fixed, round_half_up_int, sequence_label
 from site_builder.points import BenchmarkPoint, InteractivitySource
 
 SCHEMA_VERSION = 1
-BEST_AVAILABLE = "best available"  # a side's pooling when no filter narrows it
 
 
 class Out(BaseModel):
@@ -103,7 +102,8 @@ class Band(Out):
 class SideResult(Out):
     label: str
     filters: dict[str, str | bool | list[str]]
-    pooling: str
+    pooling: str  # words: "best available" or "narrowed: framework=sglang"
+    narrowed: bool = Field(exclude=True)  # a filter narrows the side beyond what the page varies
     hardware: str
     constants: AppliedConstants
     interactivity_range: tuple[float, float] | None
@@ -219,7 +219,7 @@ def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> Metrics
 
 def pooling(side: ComputedSide) -> str:
     if not side.narrowed_by:
-        return BEST_AVAILABLE
+        return "best available"
     return "narrowed: " + "; ".join(
         f"{k}={','.join(v) if isinstance(v, list) else v}" for k, v in side.narrowed_by.items()
     )
@@ -233,6 +233,7 @@ def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
         label=side.label,
         filters=side.filters,
         pooling=pooling(side),
+        narrowed=bool(side.narrowed_by),
         hardware=side.hardware,
         constants=side.constants,
         interactivity_range=numbers.range,

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from site_builder.comparison_json import (
-    BEST_AVAILABLE,
     ComparisonResult,
     MetricsAtTarget,
     SequenceResult,
@@ -257,11 +256,7 @@ def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]
         engines = _join(side.engines)
         methods = _method_text(side.spec_methods)
         modes = _join(["aggregated" if m == "agg" else "disaggregated" for m in side.modes])
-        how = (
-            "pools the best available configurations"
-            if side.pooling == BEST_AVAILABLE
-            else (f"is {side.pooling}")
-        )
+        how = "pools the best available configurations" if not side.narrowed else (f"is {side.pooling}")
         if side.engines == ["unknown"]:
             pooled.append(f"{side.label}: the published values do not say which engine or configuration")
         else:

@@ -35,7 +35,6 @@ FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
 class LoadResult:
     points: list[BenchmarkPoint] = field(default_factory=list)
     datasets: dict[str, DatasetInfo] = field(default_factory=dict)
-    formats: dict[str, str] = field(default_factory=dict)
     log: ProblemLog = field(default_factory=ProblemLog)
 
 
@@ -209,7 +208,6 @@ class _FileLoader:
                 f"(title '{known.title}', source '{known.source}'): give this one its own id",
             )
             return
-        seen_formats: set[str] = set()
         for label, row in records:
             ctx = RecordContext(self.display, label, self.log)
             if not isinstance(row, Mapping):
@@ -234,7 +232,6 @@ class _FileLoader:
             if skipped:
                 ctx.notice("scenario_type", skipped)
                 continue
-            seen_formats.add(kind.name)
             errors_before = len(self.log.errors)
             draft = self._draft(kind, row, ctx)
             if draft is None:
@@ -242,7 +239,6 @@ class _FileLoader:
             point = finish_point(draft, ctx, self._provenance(dataset, label, row, draft))
             if point is not None and len(self.log.errors) == errors_before:
                 self.result.points.append(point)
-        self.result.formats[self.display] = ", ".join(sorted(seen_formats)) or "none"
 
     def _draft(self, kind: InputFormat, row: Mapping[str, Any], ctx: RecordContext) -> PointDraft | None:
         assert kind.read is not None

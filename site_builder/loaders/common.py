@@ -26,7 +26,6 @@ from site_builder.points import (
 )
 from site_builder.problems import ProblemLog, Severity
 
-KNOWN_HARDWARE = ("h100", "h200", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x")
 _HARDWARE_SUFFIXES = (
     "-trt",
     "-multinode-slurm",

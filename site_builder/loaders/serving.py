@@ -6,7 +6,6 @@ and the rest come from a small metadata file beside them (docs/data-format.md).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -182,12 +181,3 @@ def sglang_result(
     _per_gpu(draft, raw, total_key, meta.gpus(), ctx, meta_name)
     add_latencies_ms(draft, raw, ctx, names={"e2el": "e2e_latency"})
     return draft
-
-
-def run_date(raw: Mapping[str, Any], meta: RunMetadata) -> str | None:
-    if meta.date:
-        return meta.date
-    stamp = raw.get("date")
-    if isinstance(stamp, str) and re.fullmatch(r"\d{8}-\d{6}", stamp):
-        return f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}"
-    return None
