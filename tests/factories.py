@@ -78,7 +78,7 @@ class SideInput:
 
 def _narrowing(pooling: str) -> dict[str, str | bool | list[str]]:
     """'narrowed: framework=sglang' -> {'framework': 'sglang'}; 'best available' -> {}."""
-    if pooling == "best available":
+    if pooling in ("", "best available"):
         return {}
     key, value = pooling.removeprefix("narrowed: ").split("=", 1)
     return {key: value}

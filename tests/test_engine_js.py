@@ -1,9 +1,10 @@
 """The page's engine (templates/assets/engine.js) gives the Python engine's answers, run by Node.
 
-Hypothesis draws batches of cases; each batch is computed here by the Python engine, written to
-one JSON file and answered by one Node process (tests/js/engine_check.cjs). Numbers must agree
-to 1e-12 relative (in practice they are equal: the script does the same float operations in the
-same order), text exactly. The largest difference is reported when a batch fails.
+Each test draws batches of cases with Hypothesis (a fixed seed, a few batches), computes the
+Python engine's answer to every case, writes all cases to one JSON file and has one Node process
+(tests/js/engine_check.cjs) answer them. Numbers must agree to 1e-12 relative (in practice they
+are equal: the script does the same float operations in the same order), text exactly. A failure
+lists the differing cases with their inputs and the largest difference seen.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -34,12 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHECK = ROOT / "tests" / "js" / "engine_check.cjs"
 ENGINE = ROOT / "templates" / "assets" / "engine.js"
 RELATIVE = 1e-12
-BATCHES = settings(
-    max_examples=20,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
-)
+BATCHES = 20
 EXPORTS = sorted(
     [
         "MonotoneSpline",
@@ -55,6 +51,8 @@ EXPORTS = sorted(
         "winner",
     ]
 )
+Case = TypeVar("Case")
+SKIP = object()  # a case the Python engine cannot answer (it raises where JavaScript gives Infinity)
 
 
 @pytest.fixture(scope="module")
@@ -68,17 +66,52 @@ def node() -> str:
     return found
 
 
-def run_engine(node: str, cases: dict[str, Any]) -> dict[str, Any]:
-    """All cases through one Node process."""
+def collect(
+    batches: st.SearchStrategy[list[Case]],
+    python: Callable[[Case], Any],
+    explicit: Sequence[list[Case]] = (),
+    batches_drawn: int = BATCHES,
+) -> tuple[list[Case], list[Any]]:
+    """Cases drawn by Hypothesis, batch by batch (a fixed seed), with the Python engine's answers."""
+    cases: list[Case] = []
+    answers: list[Any] = []
+
+    @settings(
+        max_examples=batches_drawn,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.large_base_example,
+        ],
+    )
+    @given(batches)
+    def draw(batch: list[Case]) -> None:
+        for case in batch:
+            answer = python(case)
+            if answer is not SKIP:
+                cases.append(case)
+                answers.append(answer)
+
+    for batch in explicit:
+        draw = example(batch)(draw)
+    draw()
+    return cases, answers
+
+
+def run_engine(node: str, kind: str, cases: list[Any]) -> list[Any]:
+    """All cases in one JSON file, answered by one Node process."""
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "cases.json"
-        path.write_text(json.dumps(cases, allow_nan=False), encoding="utf-8")
+        path = Path(folder) / f"{kind}.json"
+        path.write_text(json.dumps({kind: cases}, allow_nan=False), encoding="utf-8")
         done = subprocess.run(
             [node, str(CHECK), str(path)], capture_output=True, text=True, check=False, timeout=120
         )
     if done.returncode != 0:
         pytest.fail(f"{CHECK.name} failed ({done.returncode}):\n{done.stderr}")
-    answers: dict[str, Any] = json.loads(done.stdout)
+    answers: list[Any] = json.loads(done.stdout)[kind]
     return answers
 
 
@@ -92,19 +125,20 @@ class Comparison:
         self.largest_at = ""
 
     def check(self, expected: Any, actual: Any, where: str) -> None:
-        number = (int, float)
         if isinstance(expected, bool) or isinstance(actual, bool):
             if expected is not actual:
                 self.mismatches.append(f"{where}: python {expected!r}, js {actual!r}")
-        elif isinstance(expected, number) and isinstance(actual, number):
+        elif isinstance(expected, int | float) and isinstance(actual, int | float):
             self.numbers += 1
             if expected != actual:
                 scale = max(abs(expected), abs(actual))
                 difference = abs(expected - actual) / scale if math.isfinite(scale) else math.inf
-                if difference > self.largest:
+                if not difference <= self.largest:
                     self.largest, self.largest_at = difference, f"{where}: python {expected!r}, js {actual!r}"
                 if not difference <= RELATIVE:
-                    self.mismatches.append(f"{where}: python {expected!r}, js {actual!r} (rel {difference:.3g})")
+                    self.mismatches.append(
+                        f"{where}: python {expected!r}, js {actual!r} (rel {difference:.3g})"
+                    )
         elif isinstance(expected, dict) and isinstance(actual, dict):
             if sorted(expected) != sorted(actual):
                 self.mismatches.append(f"{where}: keys {sorted(expected)} vs {sorted(actual)}")
@@ -119,15 +153,23 @@ class Comparison:
         elif expected != actual or type(expected) is not type(actual):
             self.mismatches.append(f"{where}: python {expected!r}, js {actual!r}")
 
-    def assert_equal(self, expected: Any, actual: Any, where: str) -> None:
-        self.check(expected, actual, where)
-        summary = (
-            f"{self.numbers} numbers compared, largest relative difference {self.largest:.3g}"
-            + (f" at {self.largest_at}" if self.largest_at else "")
-        )
-        assert not self.mismatches, f"{len(self.mismatches)} mismatches ({summary}):\n" + "\n".join(
-            self.mismatches[:20]
-        )
+
+def assert_same(kind: str, cases: list[Any], expected: list[Any], actual: list[Any]) -> None:
+    """Python's and Node's answers agree case by case; the failing cases are shown with their input."""
+    comparison = Comparison()
+    failing: list[str] = []
+    assert len(actual) == len(expected), f"{kind}: {len(expected)} cases sent, {len(actual)} answered"
+    for i, (case, e, a) in enumerate(zip(cases, expected, actual, strict=True)):
+        before = len(comparison.mismatches)
+        comparison.check(e, a, f"{kind}[{i}]")
+        if len(comparison.mismatches) > before and len(failing) < 5:
+            failing.append(f"case {i}: {json.dumps(case, allow_nan=False)[:2000]}")
+    summary = f"{len(cases)} cases, {comparison.numbers} numbers, largest relative difference {comparison.largest:.3g}"
+    if comparison.largest_at:
+        summary += f" ({comparison.largest_at})"
+    assert not comparison.mismatches, "\n".join(
+        [f"{len(comparison.mismatches)} differences; {summary}", *comparison.mismatches[:20], *failing]
+    )
 
 
 # -- fixed and roundHalfUp ---------------------------------------------------------------------------
@@ -147,17 +189,18 @@ def halfway(digits: int, places: int) -> float:
 values = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
     st.floats(min_value=-1e6, max_value=1e6),
-    st.integers(0, 6).flatmap(
-        lambda places: st.decimals(min_value=-(10**6), max_value=10**6, places=places, allow_nan=False)
-    ).map(float),
+    st.integers(0, 6)
+    .flatmap(lambda places: st.decimals(min_value=-(10**6), max_value=10**6, places=places, allow_nan=False))
+    .map(float),
     st.builds(halfway, st.integers(-(10**7), 10**7), st.integers(0, 5)),
     st.sampled_from(SPECIAL_VALUES),
     st.sampled_from([math.inf, -math.inf, math.nan]),
 )
-fixed_cases = st.lists(st.tuples(values, st.integers(-3, 10) | st.integers(0, 3)), min_size=50, max_size=50)
+FixedCase = tuple[float, int]
 
 
-def python_fixed(value: float, decimals: int) -> dict[str, Any]:
+def python_fixed(case: FixedCase) -> dict[str, Any]:
+    value, decimals = case
     text: str | None
     rounded: float | None
     try:
@@ -171,66 +214,84 @@ def python_fixed(value: float, decimals: int) -> dict[str, Any]:
     return {"text": text, "rounded": rounded}
 
 
-@BATCHES
-@given(fixed_cases)
-@example([(v, d) for v in SPECIAL_VALUES for d in (0, 1, 2, 3)])
-@example([(1e-7, 7), (0.0, 7), (1e21, 10), (1e21, 1), (1234.5, -2), (math.nan, 2), (-0.0, 1), (1e-7, 1)])
-def test_fixed_and_round_half_up(node: str, batch: list[tuple[float, int]]) -> None:
-    expected = [python_fixed(v, d) for v, d in batch]
-    answers = run_engine(node, {"fixed": [{"value": repr(v), "decimals": d} for v, d in batch]})
-    Comparison().assert_equal(expected, answers["fixed"], "fixed")
+def test_fixed_and_round_half_up(node: str) -> None:
+    cases, expected = collect(
+        st.lists(st.tuples(values, st.integers(0, 3) | st.integers(-3, 10)), min_size=50, max_size=50),
+        python_fixed,
+        explicit=[
+            [(v, d) for v in SPECIAL_VALUES for d in (0, 1, 2, 3)],
+            [(1e-7, 7), (0.0, 7), (1e21, 10), (1e21, 1), (1234.5, -2), (math.nan, 2), (-0.0, 1), (1e-7, 1)],
+        ],
+    )
+    sent = [{"value": repr(v), "decimals": d} for v, d in cases]  # repr: every float arrives exactly
+    assert_same("fixed", sent, expected, run_engine(node, "fixed", sent))
 
 
 # -- spline ------------------------------------------------------------------------------------------
 
 
+# Strategies are built once, here: drawing from a strategy made inside a draw is slow.
+FRACTION = st.floats(0, 1)
+INDEX = st.integers(0, 63)  # a knot, modulo their number
+FIRST_X = st.floats(0.1, 300) | st.integers(1, 300).map(float)
+X_GAPS = st.lists(st.floats(1e-3, 200), max_size=7)
+YS = st.lists(st.floats(-1e6, 1e6), min_size=8, max_size=8)
+BEYOND = st.floats(1e-9, 100)
+
+
 @st.composite
-def knot_xs(draw: st.DrawFn, min_size: int = 1, max_size: int = 8) -> list[float]:
-    """Strictly increasing interactivities, from round numbers to arbitrary floats."""
-    first = draw(st.floats(0.1, 300) | st.integers(1, 300).map(float))
-    gaps = draw(
-        st.lists(
-            st.floats(1e-3, 200) | st.integers(1, 60).map(float) | st.sampled_from([0.5, 0.25, 1e-2]),
-            min_size=min_size - 1,
-            max_size=max_size - 1,
-        )
-    )
-    xs = [first]
-    for gap in gaps:
+def knot_xs(draw: st.DrawFn) -> list[float]:
+    """1–8 strictly increasing interactivities, from round numbers to arbitrary floats."""
+    xs = [draw(FIRST_X)]
+    for gap in draw(X_GAPS):
         xs.append(xs[-1] + gap)
     return xs
 
 
-def probes(xs: list[float], fractions: list[float], outside: list[float]) -> list[float]:
-    """Points at every knot, between knots, and beyond both ends."""
+def probes(xs: list[float], fractions: list[float], outside: tuple[float, float]) -> list[float]:
+    """Every knot, points between knots, beyond both ends, and the floats next to the ends."""
     lo, hi = xs[0], xs[-1]
-    inside = [lo + f * (hi - lo) for f in fractions]
-    return [*xs, *inside, lo - outside[0], hi + outside[1], math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)]
+    return [
+        *xs,
+        *(lo + f * (hi - lo) for f in fractions),
+        lo - outside[0],
+        hi + outside[1],
+        math.nextafter(lo, -math.inf),
+        math.nextafter(hi, math.inf),
+    ]
 
 
 @st.composite
 def spline_case(draw: st.DrawFn) -> dict[str, Any]:
     xs = draw(knot_xs())
-    ys = draw(st.lists(st.floats(-1e6, 1e6) | st.integers(-50, 50).map(float), min_size=len(xs), max_size=len(xs)))
-    fractions = draw(st.lists(st.floats(0, 1), min_size=4, max_size=10))
-    outside = draw(st.tuples(st.floats(1e-9, 100), st.floats(1e-9, 100)))
-    return {"xs": xs, "ys": ys, "at": probes(xs, fractions, list(outside))}
+    ys = draw(YS)[: len(xs)]
+    fractions = draw(st.lists(FRACTION, min_size=2, max_size=6))
+    outside = (draw(BEYOND), draw(BEYOND))
+    return {"xs": xs, "ys": ys, "at": probes(xs, fractions, outside)}
 
 
-@BATCHES
-@given(st.lists(spline_case(), min_size=20, max_size=20))
-@example([{"xs": [10.0, 30.0], "ys": [500.0, 100.0], "at": [10.0, 25.0, 30.0, 31.0]},
-          {"xs": [10.0], "ys": [5.0], "at": [10.0, 9.0, 11.0]},
-          {"xs": [1.0, 2.0, 3.0, 4.0], "ys": [3.0, 3.0, 7.0, 7.0], "at": [1.5, 2.5, 3.5]}])  # fmt: skip
-def test_spline(node: str, batch: list[dict[str, Any]]) -> None:
-    expected = []
-    for case in batch:
-        spline = MonotoneSpline(case["xs"], case["ys"])
-        expected.append(
-            {"tangents": steffen_tangents(case["xs"], case["ys"]), "values": [spline.value(x) for x in case["at"]]}
-        )
-    answers = run_engine(node, {"spline": batch})
-    Comparison().assert_equal(expected, answers["spline"], "spline")
+def python_spline(case: dict[str, Any]) -> dict[str, Any]:
+    spline = MonotoneSpline(case["xs"], case["ys"])
+    return {
+        "tangents": steffen_tangents(case["xs"], case["ys"]),
+        "values": [spline.value(x) for x in case["at"]],
+    }
+
+
+def test_spline(node: str) -> None:
+    cases, expected = collect(
+        st.lists(spline_case(), min_size=20, max_size=20),
+        python_spline,
+        batches_drawn=10,
+        explicit=[
+            [
+                {"xs": [10.0, 30.0], "ys": [500.0, 100.0], "at": [10.0, 25.0, 30.0, 31.0]},
+                {"xs": [10.0], "ys": [5.0], "at": [10.0, 9.0, 11.0]},
+                {"xs": [1.0, 2.0, 3.0, 4.0], "ys": [3.0, 3.0, 7.0, 7.0], "at": [1.5, 2.5, 3.5]},
+            ]
+        ],
+    )
+    assert_same("spline", cases, expected, run_engine(node, "spline", cases))
 
 
 # -- evaluate ----------------------------------------------------------------------------------------
@@ -246,28 +307,37 @@ formulas: st.SearchStrategy[Expr] = st.recursive(
     lambda inner: st.builds(
         lambda op, operands: [op, *operands], st.sampled_from("+-*/"), st.lists(inner, min_size=2, max_size=3)
     ),
-    max_leaves=8,
+    max_leaves=6,
 )
 variable_values = st.fixed_dictionaries(
     {name: st.none() | st.floats(1e-3, 1e4) | st.floats(-1e4, -1e-3) | st.just(0.0) for name in NAMES}
 )
+EvaluateCase = tuple[Expr, dict[str, float | None]]
 
 
-@BATCHES
-@given(st.lists(st.tuples(formulas, variable_values), min_size=50, max_size=50))
-@example([(m.formula, {"throughput": 1234.5, "concurrency": 64.0, "output_throughput": None,
-                       "usd_per_gpu_hour": 1.95, "watts_all_in": None}) for m in METRICS])  # fmt: skip
-def test_evaluate(node: str, batch: list[tuple[Expr, dict[str, float | None]]]) -> None:
-    cases, expected = [], []
-    for formula, known in batch:
-        try:
-            value = evaluate(formula, known)
-        except ZeroDivisionError:
-            continue  # Python raises, JavaScript gives ±Infinity or NaN: not comparable
-        cases.append({"formula": formula, "values": known})
-        expected.append(value)
-    answers = run_engine(node, {"evaluate": cases})
-    Comparison().assert_equal(expected, answers["evaluate"], "evaluate")
+def python_evaluate(case: EvaluateCase) -> Any:
+    try:
+        return evaluate(*case)
+    except ZeroDivisionError:
+        return SKIP  # Python raises; JavaScript gives ±Infinity or NaN
+
+
+def test_evaluate(node: str) -> None:
+    registry = {"throughput": 1234.5, "concurrency": 64.0, "output_throughput": None}
+    cases, expected = collect(
+        st.lists(st.tuples(formulas, variable_values), min_size=30, max_size=30),
+        python_evaluate,
+        batches_drawn=10,
+        explicit=[
+            [
+                (m.formula, {**registry, "usd_per_gpu_hour": 1.95, "watts_all_in": w})
+                for m in METRICS
+                for w in (None, 2170.0)
+            ]
+        ],
+    )
+    sent = [{"formula": formula, "values": known} for formula, known in cases]
+    assert_same("evaluate", sent, expected, run_engine(node, "evaluate", sent))
 
 
 # -- winner ------------------------------------------------------------------------------------------
@@ -275,66 +345,76 @@ def test_evaluate(node: str, batch: list[tuple[Expr, dict[str, float | None]]]) 
 magnitudes = st.floats(-1e6, 1e6) | st.integers(-1000, 1000).map(float)
 pairs = st.one_of(
     st.tuples(st.none() | magnitudes, st.none() | magnitudes),
-    # near the 1% tie margin, both sides of it
+    # around the 1% tie margin, on both sides of it
     st.builds(
         lambda a, ratio: (a, a * ratio),
         magnitudes,
         st.sampled_from([1.0, 0.99, 1.01, 0.98, 1.02, 1 / 0.99, 0.9899999999, 1.0100000001, 0.99000001]),
     ),
 )
+WinnerCase = tuple[tuple[float | None, float | None], str]
 
 
-@BATCHES
-@given(st.lists(st.tuples(pairs, st.sampled_from(["higher", "lower", ""])), min_size=50, max_size=50))
-@example([((100.0, 99.0), "higher"), ((100.0, 101.0), "lower"), ((0.0, 0.0), "higher"), ((None, 3.0), "lower"),
-          ((3.0, 1.0), ""), ((-5.0, 5.0), "higher")])  # fmt: skip
-def test_winner(node: str, batch: list[tuple[tuple[float | None, float | None], str]]) -> None:
-    expected = [winner(a, b, better) for (a, b), better in batch]
-    cases = [{"a": a, "b": b, "better": better, "tie": TIE_TOLERANCE} for (a, b), better in batch]
-    answers = run_engine(node, {"winner": cases})
-    Comparison().assert_equal(expected, answers["winner"], "winner")
+def python_winner(case: WinnerCase) -> int | None:
+    (a, b), better = case
+    return winner(a, b, better)
+
+
+def test_winner(node: str) -> None:
+    cases, expected = collect(
+        st.lists(st.tuples(pairs, st.sampled_from(["higher", "lower", ""])), min_size=50, max_size=50),
+        python_winner,
+        explicit=[
+            [
+                ((100.0, 99.0), "higher"),
+                ((100.0, 101.0), "lower"),
+                ((0.0, 0.0), "higher"),
+                ((None, 3.0), "lower"),
+                ((3.0, 1.0), ""),
+                ((-5.0, 5.0), "higher"),
+            ]
+        ],
+    )
+    sent = [{"a": a, "b": b, "better": better, "tie": TIE_TOLERANCE} for (a, b), better in cases]
+    assert_same("winner", sent, expected, run_engine(node, "winner", sent))
 
 
 # -- metrics at targets (the table) --------------------------------------------------------------------
 
+# A side as measured points: (interactivity, throughput, concurrency, output throughput or None).
+Knot = tuple[float, float, int, float | None]
 
-def point(x: float, throughput: float, concurrency: int, output: float | None, i: int) -> BenchmarkPoint:
-    return BenchmarkPoint(
-        config=Configuration(model="m", hardware="gpu", framework="f", precision="p"),
-        isl=1024,
-        osl=1024,
-        concurrency=concurrency,
-        throughput_per_gpu=throughput,
-        output_throughput_per_gpu=output,
-        interactivity=x,
-        provenance=Provenance(dataset="d", source_file="f", record=str(i)),
-    )
+
+LAST_THROUGHPUT = st.floats(1.0, 3000.0) | st.integers(1, 3000).map(float)
+THROUGHPUT_STEPS = st.lists(st.floats(1e-3, 5000.0), min_size=7, max_size=7)
+CONCURRENCIES = st.lists(st.integers(1, 20000), min_size=8, max_size=8)
+OUTPUT_SHARE = st.none() | st.floats(0.01, 1.0)
+EXTRAS = st.lists(st.tuples(st.booleans(), INDEX, FRACTION, st.floats(0.001, 0.999)), max_size=3)
 
 
 @st.composite
-def side_points(draw: st.DrawFn) -> list[BenchmarkPoint]:
-    """A frontier of 1–8 knots (rising interactivity, falling throughput), sometimes none, plus a
-    few dominated points the frontier drops."""
+def side_points(draw: st.DrawFn) -> list[Knot]:
+    """A frontier of 1–8 knots (rising interactivity, falling throughput), now and then none, plus
+    a few dominated points that the frontier drops."""
     if draw(st.integers(0, 9)) == 0:
         return []
     xs = draw(knot_xs())
     n = len(xs)
-    throughputs = sorted(
-        draw(st.lists(st.floats(1.0, 20000.0) | st.integers(1, 20000).map(float), min_size=n, max_size=n, unique=True)),
-        reverse=True,
-    )
-    concurrencies = draw(st.lists(st.integers(1, 20000), min_size=n, max_size=n))
-    output_kind = draw(st.sampled_from(["all", "none", "some"]))
-    outputs: list[float | None] = [
-        None if output_kind == "none" or (output_kind == "some" and i == 0) else t * draw(st.floats(0.01, 1.0))
-        for i, t in enumerate(throughputs)
+    throughputs = [draw(LAST_THROUGHPUT)]
+    for step in draw(THROUGHPUT_STEPS)[: n - 1]:
+        throughputs.append(throughputs[-1] + step)
+    throughputs.reverse()
+    concurrencies = draw(CONCURRENCIES)[:n]
+    share = draw(OUTPUT_SHARE)  # output throughput: none, or a share of the total …
+    partial = share is not None and n > 1 and draw(st.booleans())  # … missing at one knot
+    points: list[Knot] = [
+        (x, t, c, None if share is None or (partial and i == 0) else t * share)
+        for i, (x, t, c) in enumerate(zip(xs, throughputs, concurrencies, strict=True))
     ]
-    points = [point(x, t, c, o, i) for i, (x, t, c, o) in enumerate(zip(xs, throughputs, concurrencies, outputs, strict=True))]
-    for j in range(draw(st.integers(0, 3))):
-        x = draw(st.sampled_from(xs) | st.floats(xs[0], xs[-1]))
-        t = draw(st.floats(0.001, 1.0)) * throughputs[-1]
-        points.append(point(x, t, draw(st.integers(1, 100)), None, n + j))
-    return draw(st.permutations(points))
+    for at_knot, index, fraction, lower in draw(EXTRAS):
+        x = xs[index % n] if at_knot else xs[0] + fraction * (xs[-1] - xs[0])
+        points.append((x, lower * throughputs[-1], 7, None))
+    return points
 
 
 constants = st.builds(
@@ -343,34 +423,53 @@ constants = st.builds(
     watts_all_in=st.none() | st.floats(100.0, 5000.0) | st.sampled_from([2170.0, 1400.0]),
 )
 labels = st.sampled_from(["FP4", "FP8", "MTP", "off", "B200", "H200"]) | st.text(min_size=1, max_size=12)
+# where a target sits: 0 at a knot, 1 inside, 2 a whole number inside, 3 below, 4 above
+TARGETS = st.lists(
+    st.tuples(st.integers(0, 4), INDEX, FRACTION, st.floats(1e-6, 100.0)), min_size=3, max_size=8
+)
+ComparisonCase = tuple[list[list[Knot]], list[Constants], list[str], list[float]]
+
+
+def target_at(xs: list[float], where: int, index: int, fraction: float, beyond: float) -> float:
+    lo, hi = xs[0], xs[-1]
+    inside = lo + fraction * (hi - lo)
+    return [xs[index % len(xs)], inside, float(round(inside)), lo - beyond, hi + beyond][where]
 
 
 @st.composite
-def comparison_case(draw: st.DrawFn) -> tuple[list[list[BenchmarkPoint]], list[Constants], list[str], list[float]]:
+def comparison_case(draw: st.DrawFn) -> ComparisonCase:
     sides = [draw(side_points()), draw(side_points())]
-    xs = sorted(p.interactivity for side in sides for p in side) or [50.0]
-    lo, hi = xs[0], xs[-1]
-    targets = draw(
-        st.lists(
-            st.one_of(
-                st.sampled_from(xs),  # exactly at a knot (of one side or the other)
-                st.floats(lo, hi),  # inside
-                st.floats(lo, hi).map(lambda x: float(round(x))),  # a whole number, as the defaults are
-                st.floats(1e-6, 100.0).map(lambda d: lo - d),  # below
-                st.floats(1e-6, 100.0).map(lambda d: hi + d),  # above
-            ),
-            min_size=3,
-            max_size=8,
-        )
-    )
+    xs = sorted(k[0] for side in sides for k in side) or [50.0]
+    targets = [target_at(xs, *t) for t in draw(TARGETS)]
     return sides, [draw(constants), draw(constants)], [draw(labels), draw(labels)], targets
 
 
-def knots(curves: SideCurves) -> list[list[float | int | None]]:
-    """The page's knots for a side, with output throughput as an optional fourth column."""
+def benchmark_points(knots: list[Knot]) -> list[BenchmarkPoint]:
     return [
-        [p.interactivity, p.throughput_per_gpu, p.concurrency, p.output_throughput_per_gpu] for p in curves.frontier
+        BenchmarkPoint(
+            config=Configuration(model="m", hardware="gpu", framework="f", precision="p"),
+            isl=1024,
+            osl=1024,
+            concurrency=c,
+            throughput_per_gpu=t,
+            output_throughput_per_gpu=o,
+            interactivity=x,
+            provenance=Provenance(dataset="d", source_file="f", record=str(i)),
+        )
+        for i, (x, t, c, o) in enumerate(knots)
     ]
+
+
+def page_side(curves: SideCurves, constants: Constants) -> dict[str, Any]:
+    """A side as the page data holds it; output throughput rides along as an optional 4th column."""
+    return {
+        "knots": [
+            [p.interactivity, p.throughput_per_gpu, p.concurrency, p.output_throughput_per_gpu]
+            for p in curves.frontier
+        ],
+        "usd_per_gpu_hour": constants.usd_per_gpu_hour,
+        "watts_all_in": constants.watts_all_in,
+    }
 
 
 def python_column(
@@ -384,7 +483,11 @@ def python_column(
         values = [at.values.get(metric.key) for at in ats]
         winners[metric.key] = winner(values[0], values[1], metric.better) if both else None
         texts[metric.key] = [
-            "not measured" if not at.measured else "n/a" if v is None else metric.prefix + fixed(v, metric.decimals)
+            "not measured"
+            if not at.measured
+            else "n/a"
+            if v is None
+            else metric.prefix + fixed(v, metric.decimals)
             for at, v in zip(ats, values, strict=True)
         ]
     return {
@@ -393,7 +496,7 @@ def python_column(
                 "measured": at.measured,
                 "range": at.measured_range,
                 "values": dict(at.values),
-                "missing": {key: list(names_) for key, names_ in at.missing.items()},
+                "missing": {key: list(lacking) for key, lacking in at.missing.items()},
                 "reason": None if at.measured else range_reason(label, at.measured_range),
             }
             for at, label in zip(ats, names, strict=True)
@@ -403,34 +506,34 @@ def python_column(
     }
 
 
-@BATCHES
-@given(st.lists(comparison_case(), min_size=25, max_size=25))
-def test_metrics_at_targets(node: str, batch: list[Any]) -> None:
-    cases, expected = [], []
-    table = page_table(METRICS)  # every metric, the shown ones and the download-only ones
-    for sides, consts, names, targets in batch:
-        curves = [SideCurves(side) for side in sides]
-        cases.append(
-            {
-                "labels": names,
-                "tie": TIE_TOLERANCE,
-                "metrics": table,
-                "targets": targets,
-                "sides": [
-                    {"knots": knots(c), "usd_per_gpu_hour": k.usd_per_gpu_hour, "watts_all_in": k.watts_all_in}
-                    for c, k in zip(curves, consts, strict=True)
-                ],
-            }
-        )
-        expected.append([python_column(curves, consts, names, t) for t in targets])
-    answers = run_engine(node, {"metrics": cases})
-    Comparison().assert_equal(expected, answers["metrics"], "metrics")
+def python_comparison(case: ComparisonCase) -> dict[str, Any]:
+    sides, consts, names, targets = case
+    curves = [SideCurves(benchmark_points(side)) for side in sides]
+    sent = {
+        "labels": names,
+        "tie": TIE_TOLERANCE,
+        "metrics": page_table(METRICS),  # every metric: the shown ones and the download-only ones
+        "targets": targets,
+        "sides": [page_side(c, k) for c, k in zip(curves, consts, strict=True)],
+    }
+    return {"sent": sent, "answer": [python_column(curves, consts, names, t) for t in targets]}
+
+
+def test_metrics_at_targets(node: str) -> None:
+    _, computed = collect(
+        st.lists(comparison_case(), min_size=12, max_size=12), python_comparison, batches_drawn=10
+    )
+    sent = [c["sent"] for c in computed]
+    expected = [c["answer"] for c in computed]
+    assert_same("metrics", sent, expected, run_engine(node, "metrics", sent))
+
+
+# -- the file itself ---------------------------------------------------------------------------------
 
 
 def test_the_page_metric_table_is_what_the_script_reads() -> None:
     """The page sends the shown metrics; every formula reads only names the script knows."""
     assert [m["key"] for m in page_table()] == [m.key for m in SHOWN]
-    known = set(NAMES)
 
     def names(expr: Expr) -> Iterator[str]:
         if isinstance(expr, str):
@@ -440,12 +543,15 @@ def test_the_page_metric_table_is_what_the_script_reads() -> None:
                 yield from names(operand)
 
     for metric in METRICS:
-        assert set(names(metric.formula)) <= known, metric.key
+        assert set(names(metric.formula)) <= set(NAMES), metric.key
 
 
 def test_one_file_for_node_and_the_browser(node: str) -> None:
     """engine.js is both a CommonJS module and a plain script defining window.SiteEngine."""
-    answers = run_engine(node, {})
+    done = subprocess.run(
+        [node, str(CHECK), "-"], input="{}", capture_output=True, text=True, check=True, timeout=60
+    )
+    answers = json.loads(done.stdout)
     assert answers["node_exports"] == EXPORTS
     assert answers["browser_global"] == EXPORTS
     text = ENGINE.read_text(encoding="utf-8")

@@ -249,19 +249,30 @@
       .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
   }
 
-  /* Python's format(x, "g"), as the build writes a target in hover text (67, 60.5, 1e+06). */
+  /* Python's format(x, "g"), as the build writes a target in hover text (67, 60.5, 1e+06): six
+     significant digits of the exact binary value, ties to even, trailing zeros dropped. */
   function general(x) {
     if (!isFinite(x)) { return x !== x ? "nan" : x > 0 ? "inf" : "-inf"; }
     if (x === 0) { return 1 / x < 0 ? "-0" : "0"; }
-    var exponent = Number(x.toExponential(5).split("e")[1]);
-    if (exponent >= -4 && exponent < 6) {
-      var plain = x.toFixed(5 - exponent);
-      return plain.indexOf(".") >= 0 ? plain.replace(/\.?0+$/, "") : plain;
+    var exact = Math.abs(x).toExponential(99).split("e"); // the first 100 digits of the exact value
+    var digits = exact[0].replace(".", ""), exponent = Number(exact[1]);
+    var kept = digits.slice(0, 6), next = digits.charAt(6);
+    var tie = next === "5" && !/[1-9]/.test(digits.slice(7));
+    if (next > "5" || (next === "5" && (!tie || Number(kept.charAt(5)) % 2 === 1))) {
+      kept = String(Number(kept) + 1);
+      if (kept.length > 6) { kept = kept.slice(0, 6); exponent += 1; }
     }
-    var parts = x.toExponential(5).split("e");
-    var mantissa = parts[0].replace(/\.?0+$/, "");
-    var magnitude = String(Math.abs(exponent));
-    return mantissa + "e" + (exponent < 0 ? "-" : "+") + (magnitude.length < 2 ? "0" : "") + magnitude;
+    var text;
+    if (exponent >= -4 && exponent < 6) {
+      text = exponent >= 0 ? kept.slice(0, exponent + 1) + "." + kept.slice(exponent + 1)
+        : "0." + new Array(-exponent).join("0") + kept;
+      text = text.replace(/0+$/, "").replace(/\.$/, "");
+    } else {
+      var mantissa = (kept.charAt(0) + "." + kept.slice(1)).replace(/0+$/, "").replace(/\.$/, "");
+      var magnitude = String(Math.abs(exponent));
+      text = mantissa + "e" + (exponent < 0 ? "-" : "+") + (magnitude.length < 2 ? "0" : "") + magnitude;
+    }
+    return (x < 0 ? "-" : "") + text;
   }
 
   function themedLayout(layout) {

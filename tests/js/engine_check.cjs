@@ -1,5 +1,5 @@
 // The page engine's answers for tests/test_engine_js.py: reads the cases (a JSON file named on the
-// command line), runs them through templates/assets/engine.js and prints the answers as JSON.
+// command line, or stdin for "-"), runs them through templates/assets/engine.js and prints the answers as JSON.
 //
 // Cases: {"fixed": [{value, decimals}], "spline": [{xs, ys, at}], "evaluate": [{formula, values}],
 // "winner": [{a, b, better, tie}], "metrics": [{labels, tie, metrics, sides, targets}]}; fixed's
@@ -80,7 +80,8 @@ function browserGlobal() {
   return engine ? Object.keys(engine).sort() : null;
 }
 
-const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const source = process.argv[2];
+const input = JSON.parse(fs.readFileSync(source === undefined || source === "-" ? 0 : source, "utf8"));
 const out = {
   fixed: (input.fixed || []).map(fixedCase),
   spline: (input.spline || []).map(splineCase),
