@@ -73,7 +73,7 @@ class AppliedConstants(BaseModel):
 def _read_yaml(path: Path, log: ProblemLog) -> object:
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         log.add(path.as_posix(), "", "", f"cannot read: {exc}")
         return None
 
@@ -91,8 +91,11 @@ def _report(exc: ValidationError, path: Path, log: ProblemLog) -> None:
 
 
 def load_hardware(path: Path, log: ProblemLog) -> HardwareCatalog | None:
+    errors_before = len(log.errors)
     data = _read_yaml(path, log)
     if data is None:
+        if len(log.errors) == errors_before:
+            log.add(path.as_posix(), "", "", "empty: the hardware catalog needs source, as_of and gpus")
         return None
     try:
         return HardwareCatalog.model_validate(data)

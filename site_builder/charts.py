@@ -18,22 +18,29 @@ from site_builder.engine.spline import MonotoneSpline
 from site_builder.metrics import Metric
 
 SAMPLES = 64
-ValueOf = Callable[[float, float], float | None]
+Quantities = dict[str, float | None]  # a curve quantity's value by name (metrics.CURVE_QUANTITIES)
+ValueOf = Callable[[Quantities], float | None]
 
 
 def metric_function(metric: Metric, side: SideResult) -> ValueOf:
-    """(throughput, concurrency) -> the metric's value for this side, by the registry's formula."""
+    """Curve quantities -> the metric's value for this side, by the registry's formula."""
     constants = {
         "usd_per_gpu_hour": side.constants.usd_per_gpu_hour,
         "watts_all_in": side.constants.watts_all_in,
     }
 
-    def value_of(throughput: float, concurrency: float) -> float | None:
-        return metrics.evaluate(
-            metric.formula, {**constants, "throughput": throughput, "concurrency": concurrency}
-        )
+    def value_of(quantities: Quantities) -> float | None:
+        return metrics.evaluate(metric.formula, {**constants, **quantities})
 
     return value_of
+
+
+def point_quantities(point: PointSummary) -> Quantities:
+    values: Quantities = {}
+    for name, attribute in metrics.CURVE_QUANTITIES.items():
+        value = getattr(point, attribute)
+        values[name] = None if value is None else float(value)
+    return values
 
 
 def sample_xs(knots: list[float]) -> list[float]:
@@ -60,32 +67,33 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
-Curve = tuple[list[float], list[float], list[float]]
+Curve = tuple[list[float], list[Quantities]]
 
 
 def sample_curve(side: SideResult) -> Curve | None:
-    """(x, throughput, concurrency) densely along the side's frontier spline, knots included."""
+    """(x, curve quantities) densely along the side's frontier splines, knots included."""
     knots = side.frontier
     if not knots:
         return None
     xs = [k.interactivity for k in knots]
     samples = sample_xs(xs)
-    throughput = MonotoneSpline(xs, [k.throughput_per_gpu for k in knots]).values(samples)
-    concurrency = MonotoneSpline(xs, [float(k.concurrency) for k in knots]).values(samples)
-    return (
-        samples,
-        [float(v) for v in throughput if v is not None],
-        [float(v) for v in concurrency if v is not None],
-    )
+    columns: dict[str, list[float | None]] = {}
+    for name in metrics.CURVE_QUANTITIES:
+        ys = [point_quantities(k)[name] for k in knots]
+        known = [y for y in ys if y is not None]
+        columns[name] = (
+            MonotoneSpline(xs, known).values(samples) if len(known) == len(ys) else [None] * len(samples)
+        )
+    return samples, [{name: column[i] for name, column in columns.items()} for i in range(len(samples))]
 
 
 def side_traces(side: SideResult, index: int, metric: Metric, curve: Curve | None) -> list[dict[str, Any]]:
     value_of = metric_function(metric, side)
     traces: list[dict[str, Any]] = []
     if curve is not None:
-        samples, throughput, concurrency = curve
+        samples, quantities = curve
         curve_x = [round(x, 4) for x in samples]
-        curve_y = [_round(value_of(t, c)) for t, c in zip(throughput, concurrency, strict=True)]
+        curve_y = [_round(value_of(q)) for q in quantities]
         traces.append(
             {
                 "type": "scatter",
@@ -101,7 +109,7 @@ def side_traces(side: SideResult, index: int, metric: Metric, curve: Curve | Non
             }
         )
     points = side.points
-    values = [value_of(p.throughput_per_gpu, float(p.concurrency)) for p in points]
+    values = [value_of(point_quantities(p)) for p in points]
     traces.append(
         {
             "type": "scatter",

@@ -13,6 +13,7 @@ from site_builder.catalog import ConstantOverride, CostTier
 from site_builder.kinds import KIND_KEYS, KINDS
 from site_builder.numbers import parse_sequence_label
 from site_builder.problems import ProblemLog, add_validation_errors, suggest
+from site_builder.project import is_hidden
 
 FilterValue = str | bool | list[str]
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
@@ -249,7 +250,7 @@ def read_stub(path: Path, display: str, log: ProblemLog) -> Stub | None:
 def load_stubs(content_dir: Path, log: ProblemLog) -> list[Stub]:
     stubs: list[Stub] = []
     seen: dict[str, str] = {}
-    for path in sorted(content_dir.glob("*.md")):
+    for path in sorted(p for p in content_dir.glob("*.md") if not is_hidden(p)):
         display = f"{content_dir.name}/{path.name}"
         stub = read_stub(path, display, log)
         if stub is None:
@@ -271,8 +272,8 @@ def load_site_config(content_dir: Path, log: ProblemLog) -> SiteConfig:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         return SiteConfig.model_validate(data)
-    except yaml.YAMLError as exc:
-        log.add(display, "", "", f"not valid YAML: {exc}")
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        log.add(display, "", "", f"cannot read: {exc}")
     except ValidationError as exc:
         add_validation_errors(log, display, exc, fields=lambda loc: SiteConfig.model_fields)
     return SiteConfig()

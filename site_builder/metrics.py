@@ -18,8 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-# The quantities a side's frontier interpolates (one spline each, sharing the knots).
-CURVE_QUANTITIES = ("throughput", "concurrency", "output_throughput")
+# The quantities a side's frontier interpolates (one spline each, sharing the knots), with the
+# attribute that holds each on a measured point (BenchmarkPoint and its summary alike).
+CURVE_QUANTITIES: dict[str, str] = {
+    "throughput": "throughput_per_gpu",
+    "concurrency": "concurrency",
+    "output_throughput": "output_throughput_per_gpu",
+}
 # The per-GPU constants a formula may use (data/hardware.yaml, overridable per site and page).
 CONSTANTS = ("usd_per_gpu_hour", "watts_all_in")
 
@@ -188,6 +193,12 @@ def check_registry(metrics: Sequence[Metric] = METRICS) -> None:
         values = [getattr(m, name) for m in metrics]
         if len(set(values)) != len(values):
             raise ValueError(f"metric {name}s repeat: {values}")
+
+
+def shown_quantities() -> list[str]:
+    """The curve quantities the shown metrics read (throughput always: it decides 'measured')."""
+    used = {name for m in SHOWN for name in variables(m.formula)}
+    return [q for q in CURVE_QUANTITIES if q == "throughput" or q in used]
 
 
 def page_table(metrics: Sequence[Metric] = SHOWN) -> list[dict[str, object]]:

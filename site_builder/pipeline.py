@@ -43,12 +43,13 @@ from site_builder.validate import validate_points
 from site_builder.write import Owner, SiteFiles, check_output_folder, write_site
 
 Progress = Callable[[int, int], None]
-Stamp = tuple[tuple[str, int, int], ...]
+Stamp = tuple[tuple[str, int, int, int, int], ...]
 
 
 def stamp(*places: Path) -> Stamp:
-    """(path, mtime, size) of every file in these files and folders: what a change changes."""
-    found: list[tuple[str, int, int]] = []
+    """(path, inode, mtime, ctime, size) of every file in these files and folders: what a change
+    changes, including a copy that keeps the old size and modification time (cp -p, rsync -t)."""
+    found: list[tuple[str, int, int, int, int]] = []
     for place in places:
         paths = sorted(place.rglob("*")) if place.is_dir() else [place]
         for path in paths:
@@ -57,7 +58,7 @@ def stamp(*places: Path) -> Stamp:
             except OSError:
                 continue
             if path.is_file():
-                found.append((path.as_posix(), info.st_mtime_ns, info.st_size))
+                found.append((path.as_posix(), info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size))
     return tuple(found)
 
 
@@ -109,13 +110,31 @@ class SiteOutput:
         return [p for p in self.problems if p.severity is Severity.NOTICE]
 
 
+@dataclass(frozen=True)
+class _Computed:
+    """A page's numbers as of `stub` and the inputs the cache held then, with its problems."""
+
+    stub: Stub
+    page: PageSource | None
+    problems: list[Problem]
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    """A page's files as of `page` (the very object) and `context`, with the problems rendering it found."""
+
+    context: Hashable
+    page: PageSource
+    files: dict[str, bytes]
+    entry: dict[str, Any]
+    problems: list[Problem]
+
+
 @dataclass
 class _Cache:
     inputs: tuple[Hashable, Inputs] | None = None
-    computed: dict[str, tuple[Hashable, PageSource | None, list[Problem]]] = field(default_factory=dict)
-    rendered: dict[str, tuple[Hashable, PageSource, dict[str, bytes], dict[str, Any]]] = field(
-        default_factory=dict
-    )
+    computed: dict[str, _Computed] = field(default_factory=dict)
+    rendered: dict[str, _Rendered] = field(default_factory=dict)
     shared: tuple[Hashable, list[tuple[Owner, dict[str, bytes]]]] | None = None
 
 
@@ -146,10 +165,10 @@ class Pipeline:
 
     def _compute(self, stub: Stub, inputs: Inputs, log: ProblemLog) -> tuple[PageSource | None, bool]:
         """(the page, whether it was computed now rather than taken from the cache)."""
-        key = (stub.path, stub.slug, stub.spec.model_dump_json(), stub.body)
-        if self._cache is not None and (hit := self._cache.computed.get(stub.slug)) and hit[0] == key:
-            log.problems.extend(hit[2])
-            return hit[1], False
+        hit = self._cache.computed.get(stub.slug) if self._cache is not None else None
+        if hit is not None and hit.stub == stub:  # every field: spec, body, and the lines errors name
+            log.problems.extend(hit.problems)
+            return hit.page, False
         page_log = ProblemLog()
         page = None
         if inputs.catalog is not None:
@@ -160,7 +179,7 @@ class Pipeline:
                 page = PageSource(comparison_result(computed, inputs.catalog), stub.body, stub.generated)
         log.problems.extend(page_log.problems)
         if self._cache is not None:
-            self._cache.computed[stub.slug] = (key, page, page_log.problems)
+            self._cache.computed[stub.slug] = _Computed(stub, page, page_log.problems)
         return page, True
 
     def _owner(self, page: PageSource, stubs: dict[str, Stub]) -> Owner:
@@ -214,11 +233,12 @@ class Pipeline:
         progress: Progress | None,
     ) -> tuple[SiteFiles, list[str]]:
         assert inputs.catalog is not None
-        renderer = SiteRenderer(self.project, inputs.config, inputs.catalog, log)
-        theme = (
+        # stamped before anything is read, so a file saved meanwhile is read again next time
+        theme_and_config = (
             stamp(*self.project.template_folders(), *self.project.guide_files().values()),
             inputs.config.model_dump_json(),
         )
+        renderer = SiteRenderer(self.project, inputs.config, inputs.catalog, log)
         related = related_links(pages)
         owned: list[tuple[Owner, dict[str, bytes]]] = []
         entries = []
@@ -226,16 +246,19 @@ class Pipeline:
         cache = self._cache
         for done, page in enumerate(pages, 1):
             slug = page.comparison.slug
-            key = (theme, page.body_markdown, json.dumps(related[slug]))
+            context = (theme_and_config, page.body_markdown, json.dumps(related[slug]))
             hit = cache.rendered.get(slug) if cache is not None else None
-            if hit is not None and hit[0] == key and hit[1] is page:
-                page_files, entry = hit[2], hit[3]
+            if hit is not None and hit.context == context and hit.page is page:
+                page_files, entry = hit.files, hit.entry
+                log.problems.extend(hit.problems)
             else:
+                before = len(log.problems)
                 page_files, narrative = render_page(renderer, page, related[slug])
                 entry = index_entry(page, narrative, inputs.catalog)
                 rendered.append(slug)
                 if cache is not None:
-                    cache.rendered[slug] = (key, page, page_files, entry)
+                    problems = log.problems[before:]
+                    cache.rendered[slug] = _Rendered(context, page, page_files, entry, problems)
             owned.append((self._owner(page, stubs), page_files))
             entries.append(entry)
             if progress:
@@ -243,7 +266,7 @@ class Pipeline:
         if cache is not None:
             for gone in set(cache.rendered) - {p.comparison.slug for p in pages}:
                 del cache.rendered[gone]
-        shared_key = (theme, json.dumps(entries, sort_keys=True))
+        shared_key = (theme_and_config, json.dumps(entries, sort_keys=True))
         if cache is not None and cache.shared is not None and cache.shared[0] == shared_key:
             shared = cache.shared[1]
         else:
@@ -262,8 +285,7 @@ class Pipeline:
                 collision.second.file or collision.second.what,
                 "",
                 "slug" if collision.second.what == "comparison page" else "",
-                f"{collision.second} writes {collision.path}, where {collision.first} already writes: "
-                "two sources cannot share one output path (for a stub, choose another slug)",
+                f"{collision}: two sources cannot share one address (for a stub, choose another slug)",
             )
         return files, rendered
 

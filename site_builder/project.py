@@ -19,6 +19,11 @@ _PACKAGE = Path(__file__).resolve().parent
 _CHECKOUT = _PACKAGE.parent
 
 
+def is_hidden(path: Path) -> bool:
+    """Editor and system files a project never means as input: '.x', '.#x' locks, 'x~' backups."""
+    return path.name.startswith((".", "#")) or path.name.endswith("~")
+
+
 def _default(packaged: str, checkout: str, probe: str) -> Path:
     """The packaged copy, else the checkout's folder (both hold `probe`)."""
     for folder in (_PACKAGE / "defaults" / packaged, _CHECKOUT / checkout):
@@ -73,7 +78,7 @@ class Project:
             assets = folder / "assets"
             if assets.is_dir():
                 for path in sorted(assets.rglob("*")):
-                    if path.is_file() and not path.name.startswith("."):
+                    if path.is_file() and not is_hidden(path):
                         found[path.relative_to(assets).as_posix()] = path
         return dict(sorted(found.items()))
 
@@ -84,9 +89,9 @@ class Project:
 
     def guide_files(self) -> dict[str, Path]:
         """Guides by name (`methodology.md` …): the packaged ones, a project's own replacing or adding."""
-        found = {p.name: p for p in sorted(default_guides().glob("*.md"))}
+        found = {p.name: p for p in sorted(default_guides().glob("*.md")) if not is_hidden(p)}
         if self.docs.is_dir():
-            found.update({p.name: p for p in sorted(self.docs.glob("*.md"))})
+            found.update({p.name: p for p in sorted(self.docs.glob("*.md")) if not is_hidden(p)})
         return dict(sorted(found.items()))
 
     def watched(self) -> tuple[Path, ...]:

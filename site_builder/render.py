@@ -11,6 +11,7 @@ import io
 import json
 import os
 import re
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -294,7 +295,7 @@ class SiteRenderer:
         self.log = log
         self.site_url = (config.site_url.rstrip("/") + "/") if config.site_url else None
         self.built = build_date()
-        self.guide_pages = self._read_guides()
+        self.guides_by_name = self._read_guides()
 
     def _read_guides(self) -> dict[str, Guide]:
         guides = {}
@@ -315,17 +316,60 @@ class SiteRenderer:
         return guides
 
     def render(self, template: str, context: Mapping[str, Any]) -> bytes | None:
-        """A template rendered, or None with the problem logged (file, line, what Jinja said)."""
+        """A template rendered, or None with the problem logged: the template file and line where
+        it went wrong (an included section's, not the page's), and what went wrong."""
         try:
             return self.env.get_template(template).render(context).encode()
+        except UnicodeDecodeError:
+            for path in self._templates_not_utf8():
+                self.log.add(self._shown_template(path), "", "", "not valid UTF-8: save it as UTF-8")
         except TemplateSyntaxError as exc:
-            where = shown_path(Path(exc.filename)) if exc.filename else f"templates/{template}"
+            where = self._shown_template(Path(exc.filename)) if exc.filename else template
             self.log.add(where, f"line {exc.lineno}", "", f"template syntax error: {exc.message}")
         except TemplateNotFound as exc:
-            self.log.add(f"templates/{template}", "", "", f"template not found: {exc.name}")
-        except TemplateError as exc:
-            self.log.add(f"templates/{template}", "", "", f"template error: {exc}")
+            file, line = self._failing_template(exc, template)
+            self.log.add(file, line, "", f"template not found: {exc.name}")
+        except Exception as exc:  # a template's own expression failed: name it, never a traceback
+            file, line = self._failing_template(exc, template)
+            kind = (
+                "template error"
+                if isinstance(exc, TemplateError)
+                else f"template error ({type(exc).__name__})"
+            )
+            self.log.add(file, line, "", f"{kind}: {exc}")
         return None
+
+    def _shown_template(self, path: Path) -> str:
+        """'templates/sections/notes.html' for a project's file, '… (default theme)' for ours."""
+        resolved = path.resolve()
+        for folder in self.project.template_folders():
+            if folder.resolve() in resolved.parents:
+                relative = resolved.relative_to(folder.resolve()).as_posix()
+                if folder == self.project.templates:
+                    return f"{folder.name}/{relative}"
+                return f"templates/{relative} (default theme)"
+        return path.as_posix()
+
+    def _failing_template(self, exc: BaseException, template: str) -> tuple[str, str]:
+        """(file, 'line N') of the innermost template frame in the exception's traceback."""
+        folders = [f.resolve() for f in self.project.template_folders()]
+        found = (self._shown_template(folders[-1] / template), "")
+        for frame in traceback.extract_tb(exc.__traceback__):
+            path = Path(frame.filename)
+            if path.is_absolute() and any(f in path.resolve().parents for f in folders):
+                found = (self._shown_template(path), f"line {frame.lineno}" if frame.lineno else "")
+        return found
+
+    def _templates_not_utf8(self) -> list[Path]:
+        bad = []
+        for folder in self.project.template_folders():
+            for path in sorted(folder.rglob("*")):
+                if path.is_file() and "assets" not in path.relative_to(folder).parts:
+                    try:
+                        path.read_bytes().decode("utf-8")
+                    except UnicodeDecodeError:
+                        bad.append(path)
+        return bad
 
     def absolute(self, path: str) -> str | None:
         return self.site_url + path if self.site_url else None
@@ -351,7 +395,7 @@ class SiteRenderer:
             "site": self.config,
             "version": __version__,
             "built": self.built,
-            "has_methodology": "methodology.md" in self.guide_pages,
+            "has_methodology": "methodology.md" in self.guides_by_name,
         }
 
     def _structured_data(
@@ -448,34 +492,29 @@ class SiteRenderer:
 
         def link(match: re.Match[str]) -> str:
             name, anchor = match.group(1), match.group(2) or ""
-            target = self.guide_pages.get(name)
+            target = self.guides_by_name.get(name)
             if target is not None:
                 return f'href="{root}{target.address}index.html{anchor}"'
             return match.group(0)
 
         return Markup(re.sub(r'href="([\w.-]+\.md)(#[\w-]+)?"', link, html))
 
-    def guide_files(self) -> dict[str, bytes]:
-        """One page per guide: methodology/index.html and docs/<name>/index.html."""
-        pages = {}
-        for guide in self.guide_pages.values():
-            root = "../" * guide.address.count("/")
-            context = {
-                **self._common(root),
-                "content": self._guide_html(guide, root),
-                "canonical": self.absolute(guide.address),
-                "doc_title": "Methodology" if guide.address == "methodology/" else guide.title,
-            }
-            page = self.render("methodology.html", context)
-            if page is not None:
-                pages[guide.address + "index.html"] = page
-        return pages
+    def guide_page(self, guide: Guide) -> bytes | None:
+        """A guide's page: methodology/index.html or docs/<name>/index.html."""
+        root = "../" * guide.address.count("/")
+        context = {
+            **self._common(root),
+            "content": self._guide_html(guide, root),
+            "canonical": self.absolute(guide.address),
+            "doc_title": "Methodology" if guide.address == "methodology/" else guide.title,
+        }
+        return self.render("methodology.html", context)
 
     def guides(self, root: str) -> list[dict[str, str]]:
         """The footer's links: every guide but the methodology (linked on its own)."""
         return [
             {"href": f"{root}{g.address}index.html", "title": g.title}
-            for g in self.guide_pages.values()
+            for g in self.guides_by_name.values()
             if g.address != "methodology/"
         ]
 
@@ -486,7 +525,7 @@ class SiteRenderer:
     def sitemap(self, slugs: Sequence[str]) -> bytes | None:
         if not self.site_url:
             return None
-        guides = ["methodology/"] if "methodology.md" in self.guide_pages else []
+        guides = ["methodology/"] if "methodology.md" in self.guides_by_name else []
         urls = ["", *guides, *(f"{s}/" for s in slugs)]
         context = {"urls": [self.site_url + u for u in urls], "lastmod": self.built}
         return self.render("sitemap.xml", context)
@@ -511,12 +550,16 @@ class SiteRenderer:
 
 
 def page_data(comparison: ComparisonResult) -> dict[str, Any]:
-    """What the page script needs to re-interpolate and redraw: knots and constants per sequence."""
+    """What the page script needs to re-interpolate and redraw: knots and constants per sequence.
+
+    Knots carry the interactivity and then the curve quantities the shown metrics read."""
+    quantities = metrics.shown_quantities()
     return {
         "slug": comparison.slug,
         "labels": [s.label for s in comparison.sides],
         "tie": TIE_TOLERANCE,
         "metrics": metrics.page_table(metrics.SHOWN),
+        "quantities": quantities,
         "default_sequence": comparison.default_sequence,
         "sequences": {
             s.sequence: {
@@ -525,7 +568,8 @@ def page_data(comparison: ComparisonResult) -> dict[str, Any]:
                 "sides": [
                     {
                         "knots": [
-                            [k.interactivity, k.throughput_per_gpu, k.concurrency] for k in side.frontier
+                            [k.interactivity, *(getattr(k, metrics.CURVE_QUANTITIES[q]) for q in quantities)]
+                            for k in side.frontier
                         ],
                         "usd_per_gpu_hour": side.constants.usd_per_gpu_hour,
                         "watts_all_in": side.constants.watts_all_in,
@@ -607,9 +651,14 @@ def render_shared(
         (Owner("robots.txt"), {"robots.txt": renderer.robots()}),
         (Owner("the sitemap"), {"sitemap.xml": sitemap} if sitemap is not None else {}),
         (Owner("the hosting marker"), {".nojekyll": b""}),
-        (Owner("the guides", "docs/*.md"), renderer.guide_files()),
-        (Owner("the theme's assets", "templates/assets/"), renderer.assets()),
+        (Owner("the theme's assets", "templates/assets/", group="theme"), renderer.assets()),
     ]
+    for guide in renderer.guides_by_name.values():
+        page = renderer.guide_page(guide)
+        own = guide.source.parent == renderer.project.docs
+        file = shown_path(guide.source) if own else f"docs/{guide.source.name}, packaged"
+        owner = Owner("the guide", file, group="guides")
+        owned.append((owner, {f"{guide.address}index.html": page} if page is not None else {}))
     return owned
 
 

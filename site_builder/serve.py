@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from site_builder.pipeline import Pipeline
+from site_builder.pipeline import Pipeline, stamp
 from site_builder.problems import InputError, Problem
-from site_builder.project import Project
+from site_builder.project import Project, is_hidden
 
 POLL_SECONDS = 0.2
 RELOAD_SCRIPT = """<script>
@@ -46,20 +46,19 @@ RELOAD_SCRIPT = """<script>
 Log = Callable[[str], None]
 
 
-def snapshot(project: Project) -> dict[str, tuple[int, int]]:
-    """(mtime, size) of every file under the watched folders."""
-    state: dict[str, tuple[int, int]] = {}
-    for folder in project.watched():
-        if not folder.is_dir():
-            continue
-        for path in folder.rglob("*"):
-            if path.is_file() and not path.name.startswith("."):
-                stat = path.stat()
-                state[path.as_posix()] = (stat.st_mtime_ns, stat.st_size)
-    return state
+Snapshot = dict[str, tuple[int, ...]]
 
 
-def changed_files(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
+def snapshot(project: Project) -> Snapshot:
+    """What the pipeline's cache keys on (pipeline.stamp), for every file under the watched folders."""
+    return {
+        path: tuple(rest)
+        for path, *rest in stamp(*(f for f in project.watched() if f.is_dir()))
+        if not is_hidden(Path(path))
+    }
+
+
+def changed_files(before: Snapshot, after: Snapshot) -> list[str]:
     keys = set(before) | set(after)
     return sorted(k for k in keys if before.get(k) != after.get(k))
 
@@ -204,7 +203,7 @@ def make_handler(site: LiveSite) -> type[http.server.BaseHTTPRequestHandler]:
     return Handler
 
 
-def watch(site: LiveSite, stop: threading.Event, before: dict[str, tuple[int, int]]) -> None:
+def watch(site: LiveSite, stop: threading.Event, before: Snapshot) -> None:
     """Poll for changes since `before` (taken before the first build, so nothing slips through)."""
     while not stop.wait(POLL_SECONDS):
         after = snapshot(site.project)

@@ -24,26 +24,43 @@ class OutputError(Exception):
 
 @dataclass(frozen=True)
 class Owner:
-    """Who writes a file: `what` for people ("comparison page", "guide"), `file` the input behind it."""
+    """Who writes a file: `what` for people ("comparison page", "guide"), `file` the input behind
+    it; owners of one `group` (the guides, the theme's assets) share their top-level names."""
 
     what: str
     file: str = ""
+    group: str = ""
 
     def __str__(self) -> str:
         return f"{self.what} ({self.file})" if self.file else self.what
+
+    @property
+    def shares_with(self) -> str:
+        return self.group or f"{self.what}|{self.file}"
 
 
 @dataclass(frozen=True)
 class Collision:
     path: str
+    name: str  # the top-level name both claim ("" for the same top-level file)
     first: Owner
     second: Owner
 
+    def __str__(self) -> str:
+        if not self.name:
+            return f"{self.second} writes {self.path}, which {self.first} writes too"
+        return (
+            f"{self.second} writes {self.path}, under the top-level name '{self.name}' that {self.first} uses"
+        )
+
 
 def top_name(path: str) -> str:
-    """The URL namespace a path lives in: 'x/index.html' -> 'x', 'index.html' -> 'index'."""
+    """The URL namespace a path claims: 'x/index.html' -> 'x', 'index.html' -> 'index' (its
+    address, as a folder would be); other top-level files ('robots.txt') claim only themselves."""
     parts = PurePosixPath(path).parts
-    return parts[0] if len(parts) > 1 else PurePosixPath(parts[0]).stem or parts[0]
+    if len(parts) > 1:
+        return parts[0]
+    return PurePosixPath(path).stem if path.endswith(".html") else ""
 
 
 @dataclass
@@ -51,17 +68,23 @@ class SiteFiles(Mapping[str, bytes]):
     """The site's files (relative POSIX path -> bytes), each with its owner."""
 
     files: dict[str, bytes] = field(default_factory=dict)
-    owners: dict[str, Owner] = field(default_factory=dict)  # top-level name -> owner
+    path_owners: dict[str, Owner] = field(default_factory=dict)
+    name_owners: dict[str, Owner] = field(default_factory=dict)  # top-level name -> its owner
     collisions: list[Collision] = field(default_factory=list)
 
     def add(self, path: str, content: bytes, owner: Owner) -> bool:
-        """Claim a path; False (and a recorded collision) if it or its top-level name is taken."""
-        name = top_name(path)
-        holder = self.owners.get(name)
-        if (holder is not None and holder != owner) or path in self.files:
-            self.collisions.append(Collision(path, holder or owner, owner))
+        """Claim a path; False (and a recorded collision) if it, or its top-level name, is another's."""
+        if path in self.path_owners:
+            self.collisions.append(Collision(path, "", self.path_owners[path], owner))
             return False
-        self.owners[name] = owner
+        name = top_name(path)
+        holder = self.name_owners.get(name) if name else None
+        if holder is not None and holder.shares_with != owner.shares_with:
+            self.collisions.append(Collision(path, name, holder, owner))
+            return False
+        if name:
+            self.name_owners.setdefault(name, owner)
+        self.path_owners[path] = owner
         self.files[path] = content
         return True
 

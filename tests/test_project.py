@@ -102,10 +102,11 @@ def test_a_project_guide_replaces_the_packaged_one_and_adds_its_own(project: Pat
 @pytest.mark.parametrize(
     ("slug", "holder"),
     [
-        ("methodology", "the guides"),
+        ("methodology", "the guide (docs/methodology.md, packaged)"),
         ("assets", "the theme's assets"),
         ("index", "the index page"),
-        ("docs", "the guides"),
+        ("docs", "the guide (docs/authoring.md, packaged)"),
+        ("404", "the 404 page"),
     ],
 )
 def test_a_stub_whose_page_would_overwrite_another_file_is_refused(
@@ -115,7 +116,7 @@ def test_a_stub_whose_page_would_overwrite_another_file_is_refused(
     stub.write_text(
         (project / "content" / "h200-fp4-vs-fp8.md")
         .read_text()
-        .replace("---\nkind", f"---\nslug: {slug}\nkind", 1)
+        .replace("---\nkind", f"---\nslug: '{slug}'\nkind", 1)
     )
     assert main(["build", "--root", str(project), "-q"]) == 1
     err = capsys.readouterr().err
@@ -125,6 +126,17 @@ def test_a_stub_whose_page_would_overwrite_another_file_is_refused(
     assert main(["check", "--root", str(project)]) == 1
     out = capsys.readouterr().out
     assert "content/clash.md" in out and holder in out and "check failed" in out
+
+
+def test_slugs_that_share_no_address_with_site_files_are_fine(project: Path) -> None:
+    """robots.txt and sitemap.xml are files, not folders: slugs 'robots' and 'sitemap' clash with nothing."""
+    for slug in ("robots", "sitemap"):
+        text = (project / "content" / "h200-fp4-vs-fp8.md").read_text()
+        (project / "content" / f"{slug}.md").write_text(text.replace("kind: precision", "kind: custom"))
+    assert main(["build", "--root", str(project), "-q", "--site-url", "https://example.org/"]) == 0
+    site = project / "site"
+    assert (site / "robots" / "index.html").is_file() and (site / "robots.txt").is_file()
+    assert (site / "sitemap" / "index.html").is_file() and (site / "sitemap.xml").is_file()
 
 
 def test_check_reads_the_guides_and_names_a_file_that_is_not_utf8(

@@ -47,11 +47,11 @@ class Constants:
 
 def knot_quantities(point: BenchmarkPoint) -> dict[str, float | None]:
     """A measured point's values of the curve quantities (metrics.CURVE_QUANTITIES)."""
-    return {
-        "throughput": point.throughput_per_gpu,
-        "concurrency": float(point.concurrency),
-        "output_throughput": point.output_throughput_per_gpu,
-    }
+    values: dict[str, float | None] = {}
+    for name, attribute in metrics.CURVE_QUANTITIES.items():
+        value = getattr(point, attribute)
+        values[name] = None if value is None else float(value)
+    return values
 
 
 class SideCurves:
@@ -62,7 +62,7 @@ class SideCurves:
         xs = [p.interactivity for p in self.frontier]
         knots = [knot_quantities(p) for p in self.frontier]
         self.splines: dict[str, MonotoneSpline | None] = {}
-        for name in ("throughput", "concurrency", "output_throughput"):
+        for name in metrics.CURVE_QUANTITIES:
             ys = [k[name] for k in knots]
             complete = [float(y) for y in ys if y is not None]
             self.splines[name] = MonotoneSpline(xs, complete) if xs and len(complete) == len(xs) else None

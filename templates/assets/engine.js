@@ -212,22 +212,25 @@
   }
 
   // The curve quantities a side's knots carry: [interactivity, throughput, concurrency(, output)].
-  var QUANTITIES = [["throughput", 1], ["concurrency", 2], ["output_throughput", 3]];
+  /* The curve quantities in knot-column order after the interactivity (metrics.CURVE_QUANTITIES);
+     the page sends its own list as page.quantities. */
+  var QUANTITIES = ["throughput", "concurrency", "output_throughput"];
 
   /* A side's splines, one per curve quantity on the same knots (compare.py SideCurves). A quantity
      some knot lacks has no spline, so its value is null. */
-  function SideCurves(side) {
-    if (!(this instanceof SideCurves)) { return new SideCurves(side); }
+  function SideCurves(side, names) {
+    if (!(this instanceof SideCurves)) { return new SideCurves(side, names); }
     var knots = side.knots || [];
     var xs = knots.map(function (k) { return k[0]; });
     this.side = side;
+    this.names = names || QUANTITIES;
     this.range = xs.length ? [xs[0], xs[xs.length - 1]] : null;
     this.splines = {};
-    for (var q = 0; q < QUANTITIES.length; q += 1) {
-      var column = QUANTITIES[q][1];
+    for (var q = 0; q < this.names.length; q += 1) {
+      var column = q + 1;
       var ys = knots.map(function (k) { return k.length > column && isNumber(k[column]) ? k[column] : null; });
       var complete = xs.length > 0 && ys.every(isNumber);
-      this.splines[QUANTITIES[q][0]] = complete ? new MonotoneSpline(xs, ys) : null;
+      this.splines[this.names[q]] = complete ? new MonotoneSpline(xs, ys) : null;
     }
   }
 
@@ -236,9 +239,9 @@
     var throughput = this.splines.throughput;
     if (throughput === null || throughput.value(x) === null) { return null; }
     var out = {};
-    for (var q = 0; q < QUANTITIES.length; q += 1) {
-      var spline = this.splines[QUANTITIES[q][0]];
-      out[QUANTITIES[q][0]] = spline ? spline.value(x) : null;
+    for (var q = 0; q < this.names.length; q += 1) {
+      var spline = this.splines[this.names[q]];
+      out[this.names[q]] = spline ? spline.value(x) : null;
     }
     return out;
   };
@@ -261,13 +264,10 @@
       for (i = 0; i < metrics.length; i += 1) { values[metrics[i].key] = null; }
       return { measured: false, range: curves.range, values: values, missing: missing };
     }
-    var known = {
-      throughput: quantities.throughput,
-      concurrency: quantities.concurrency,
-      output_throughput: quantities.output_throughput,
-      usd_per_gpu_hour: constantOf(curves.side, "usd_per_gpu_hour"),
-      watts_all_in: constantOf(curves.side, "watts_all_in")
-    };
+    var known = {};
+    Object.keys(quantities).forEach(function (name) { known[name] = quantities[name]; });
+    known.usd_per_gpu_hour = constantOf(curves.side, "usd_per_gpu_hour");
+    known.watts_all_in = constantOf(curves.side, "watts_all_in");
     for (i = 0; i < metrics.length; i += 1) {
       var metric = metrics[i];
       values[metric.key] = evaluate(metric.formula, known);

@@ -56,7 +56,7 @@
   var state = stateFromURL();
   var curvesBySeq = {};
   Object.keys(page.sequences).forEach(function (seq) {
-    curvesBySeq[seq] = page.sequences[seq].sides.map(function (side) { return new E.SideCurves(side); });
+    curvesBySeq[seq] = page.sequences[seq].sides.map(function (side) { return new E.SideCurves(side, page.quantities); });
   });
 
   function sameTargets(a, b) {
