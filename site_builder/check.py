@@ -36,7 +36,7 @@ def run_check(project: Project, site: Path | None = None) -> CheckReport:
         report.pages, report.points = len(output.pages), output.point_count
         site_url = output.site_url
     except InputError as exc:
-        report.problems = list(exc.everything)
+        report.problems = list(exc.problems)
     if site is not None:
         if not site.is_dir():
             report.problems.append(Problem(site.as_posix(), "", "", "no built site here"))

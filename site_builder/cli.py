@@ -249,8 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handlers[args.command](args)
     except InputError as exc:
-        _print_problems(exc.problems)
-        print(f"build-site: {len(exc.problems)} problem(s); nothing was written", file=sys.stderr)
+        _print_problems(exc.stopping)
+        print(f"build-site: {len(exc.stopping)} problem(s); nothing was written", file=sys.stderr)
         return 1
     except (OutputError, ImportRefused, ScaffoldError, ValueError, OSError) as exc:
         print(f"build-site: {exc}", file=sys.stderr)

@@ -77,7 +77,8 @@ def explain_empty(points: Sequence[BenchmarkPoint], filters: Mapping[str, Filter
     return "", "no points match"
 
 
-def _stub_file(stub: Stub) -> str:
+def _where(stub: Stub) -> str:
+    """Where a page's problem is reported: its stub, or the generated page it is."""
     return stub.path or f"generated page {stub.slug}"
 
 
@@ -90,7 +91,7 @@ def _select_sides(stub: Stub, index: PointIndex, log: ProblemLog) -> list[list[B
             on_side = key in stub.spec.sides[i].model_fields_set
             loc: tuple[str | int, ...] = ("sides", i, key) if on_side else (key,)
             field_name = f"sides[{i}].{key}" if on_side else key
-            log.add(_stub_file(stub), stub.line_of(*loc), field_name, f"side '{side.label}': {reason}")
+            log.add(_where(stub), stub.line_of(*loc), field_name, f"side '{side.label}': {reason}")
         selected.append(side_points)
     return selected if all(selected) else None
 
@@ -117,7 +118,7 @@ def compute_page(
         missing = [n for n, v in (("cost", c.usd_per_gpu_hour), ("power", c.watts_all_in)) if v is None]
         if missing:
             log.add(
-                _stub_file(stub),
+                _where(stub),
                 "",
                 "hardware",
                 f"no {' or '.join(missing)} constants for {c.hardware_name}: "
@@ -130,7 +131,7 @@ def compute_page(
         if default not in group:
             have = ", ".join(sequence_label(*s) for s in sorted(group))
             log.add(
-                _stub_file(stub),
+                _where(stub),
                 "",
                 "sequence",
                 f"side '{side.label}' has no points at {spec.sequence}; it has {have}",

@@ -73,10 +73,10 @@ class ProblemLog:
 class InputError(Exception):
     """Raised when input problems make the build impossible; carries every problem found."""
 
-    def __init__(self, problems: list[Problem], everything: list[Problem] | None = None) -> None:
-        self.problems = problems  # the ones that stopped the build
-        self.everything = everything if everything is not None else problems  # warnings included
-        super().__init__("\n".join(str(p) for p in problems))
+    def __init__(self, stopping: list[Problem], everything: list[Problem] | None = None) -> None:
+        self.stopping = stopping  # the problems that stopped the build
+        self.problems = everything if everything is not None else stopping  # all found, warnings too
+        super().__init__("\n".join(str(p) for p in stopping))
 
 
 def suggest(name: str, choices: Iterable[str]) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Section:
     key: str
-    title: str  # for people: docs, a stub's `sections:` list, error messages
+    title: str  # for people: the contributor guide, messages
     template: str
 
 

@@ -90,7 +90,7 @@ class LiveSite:
         try:
             output = self.pipeline.run()
         except InputError as exc:
-            self._fail(exc.problems, reason)
+            self._fail(exc.stopping, reason)
             return
         with self.lock:
             self.files = output.files

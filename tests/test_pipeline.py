@@ -17,7 +17,7 @@ def _run(pipeline: Pipeline) -> tuple[dict[str, bytes] | None, list[str]]:
     try:
         output: SiteOutput = pipeline.run()
     except InputError as exc:
-        return None, [str(p) for p in exc.everything]
+        return None, [str(p) for p in exc.problems]
     return dict(output.files), [str(p) for p in output.problems]
 
 

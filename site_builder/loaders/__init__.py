@@ -217,7 +217,7 @@ class _FileLoader:
             if kind is None:
                 ctx.error(
                     "",
-                    f"unknown format: not any of {formats.supported_titles()} "
+                    f"unknown format: not any of {formats.supported_names()} "
                     f"(keys: {', '.join(sorted(map(str, row))[:12])})",
                 )
                 continue

@@ -108,6 +108,6 @@ def detect(record: Mapping[str, Any]) -> InputFormat | None:
     return next((f for f in FORMATS if f.detect(keys)), None)
 
 
-def supported_titles() -> str:
+def supported_names() -> str:
     names = [f.name for f in FORMATS if f.read is not None]
     return ", ".join(names)
