@@ -16,6 +16,7 @@ from site_builder import metrics
 from site_builder.comparison_json import ComparisonResult, PointSummary, SequenceResult, SideResult
 from site_builder.engine.spline import MonotoneSpline
 from site_builder.metrics import Metric
+from site_builder.numbers import fixed, grouped
 
 SAMPLES = 64
 Quantities = dict[str, float | None]  # a curve quantity's value by name (metrics.CURVE_QUANTITIES)
@@ -52,11 +53,11 @@ def sample_xs(knots: list[float]) -> list[float]:
 
 
 def hover(point: PointSummary, metric: Metric, value: float | None) -> str:
-    shown = "n/a" if value is None else f"{value:,.{metric.decimals}f} {metric.unit}".strip()
+    shown = "n/a" if value is None else f"{grouped(fixed(value, metric.decimals))} {metric.unit}".strip()
     lines = [
         escape(point.configuration),
         f"concurrency {point.concurrency}" + (f" · {escape(point.date)}" if point.date else ""),
-        f"{point.interactivity:.1f} tok/s/user · {shown}",
+        f"{fixed(point.interactivity, 1)} tok/s/user · {shown}",
     ]
     if not point.on_frontier:
         lines.append("(not on the frontier)")

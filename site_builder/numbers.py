@@ -24,6 +24,16 @@ def fixed(value: float, decimals: int) -> str:
     return str(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
+def grouped(text: str) -> str:
+    """'12345.6' -> '12,345.6': thousands separated, for hover text (tables keep plain digits)."""
+    sign, digits = ("-", text[1:]) if text.startswith("-") else ("", text)
+    whole, dot, fraction = digits.partition(".")
+    groups: list[str] = []
+    while len(whole) > 3:
+        whole, groups = whole[:-3], [whole[-3:], *groups]
+    return sign + ",".join([whole, *groups]) + dot + fraction
+
+
 def sequence_label(isl: int, osl: int) -> str:
     """1024/8192 -> '1k/8k'; lengths that are not whole multiples of 1024 are written out."""
 

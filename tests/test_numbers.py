@@ -42,3 +42,14 @@ def test_sequence_labels() -> None:
     assert parse_sequence_label("1024/1024") == (1024, 1024)
     with pytest.raises(ValueError):
         parse_sequence_label("long")
+
+
+def test_grouped_separates_thousands_of_the_half_up_text() -> None:
+    from site_builder.numbers import grouped
+
+    assert [grouped(fixed(v, 1)) for v in (0.05, 999.95, 12345.25, -1234567.0)] == [
+        "0.1",
+        "1,000.0",
+        "12,345.3",
+        "-1,234,567.0",
+    ]
