@@ -12,6 +12,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from site_builder import metrics
 from site_builder.problems import ProblemLog, add_validation_errors
 
 CostTier = Literal["hyperscaler", "neocloud", "rental"]
@@ -60,6 +61,14 @@ class AppliedConstants(BaseModel):
     """The constants one page used for one GPU, as printed on that page."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def values(self) -> dict[str, float | None]:
+        """The constants a metric formula may read (metrics.CONSTANTS), None where unknown."""
+        return {name: getattr(self, name) for name in metrics.CONSTANTS}
+
+    def missing(self) -> list[str]:
+        """Short names of the unknown constants: ['cost'], ['cost', 'power'] …"""
+        return [short for name, short in metrics.CONSTANTS.items() if getattr(self, name) is None]
 
     hardware: str
     hardware_name: str

@@ -25,10 +25,7 @@ ValueOf = Callable[[Quantities], float | None]
 
 def metric_function(metric: Metric, side: SideResult) -> ValueOf:
     """Curve quantities -> the metric's value for this side, by the registry's formula."""
-    constants = {
-        "usd_per_gpu_hour": side.constants.usd_per_gpu_hour,
-        "watts_all_in": side.constants.watts_all_in,
-    }
+    constants = side.constants.values()
 
     def value_of(quantities: Quantities) -> float | None:
         return metrics.evaluate(metric.formula, {**constants, **quantities})

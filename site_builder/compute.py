@@ -115,7 +115,7 @@ def compute_page(
         constants_for(catalog, s.hardware, tier, config.constants, spec.constants) for s in stub.sides
     ]
     for c in constants:
-        missing = [n for n, v in (("cost", c.usd_per_gpu_hour), ("power", c.watts_all_in)) if v is None]
+        missing = c.missing()
         if missing:
             log.add(
                 _where(stub),
@@ -138,7 +138,7 @@ def compute_page(
                 Severity.WARNING,
             )
     workloads = sorted(set(groups[0]) | set(groups[1]), key=lambda s: (s != default, s))
-    engine_constants = [Constants(c.usd_per_gpu_hour, c.watts_all_in) for c in constants]
+    engine_constants = [Constants(**c.values()) for c in constants]
     sequences = tuple(
         compare_sequence(
             isl,

@@ -26,7 +26,8 @@ CURVE_QUANTITIES: dict[str, str] = {
     "output_throughput": "output_throughput_per_gpu",
 }
 # The per-GPU constants a formula may use (data/hardware.yaml, overridable per site and page).
-CONSTANTS = ("usd_per_gpu_hour", "watts_all_in")
+# With the short name warnings and caveats use for each.
+CONSTANTS: dict[str, str] = {"usd_per_gpu_hour": "cost", "watts_all_in": "power"}
 
 Expr: TypeAlias = "str | float | int | list[Expr]"
 Better = Literal["higher", "lower", ""]

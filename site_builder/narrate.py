@@ -294,11 +294,7 @@ def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]
                 f"Cost and energy for {constants.hardware_name} use {_join(parts)}, from {constants.source} "
                 f"(as of {constants.as_of}). Cost is derived from the interpolated throughput."
             )
-        missing = [
-            n
-            for n, v in (("cost", constants.usd_per_gpu_hour), ("power", constants.watts_all_in))
-            if v is None
-        ]
+        missing = constants.missing()
         if missing:
             notes.append(
                 f"No {' or '.join(missing)} constant is known for {constants.hardware_name}: "

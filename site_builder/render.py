@@ -35,7 +35,13 @@ from markupsafe import Markup
 from site_builder import __version__, metrics
 from site_builder.catalog import HardwareCatalog, hardware_name
 from site_builder.charts import chart_data
-from site_builder.comparison_json import ComparisonResult, MetricsAtTarget, SequenceResult, comparison_json
+from site_builder.comparison_json import (
+    ComparisonResult,
+    MetricsAtTarget,
+    PointSummary,
+    SequenceResult,
+    comparison_json,
+)
 from site_builder.content import SiteConfig
 from site_builder.engine.compare import TIE_TOLERANCE, winner
 from site_builder.kinds import KINDS
@@ -47,6 +53,7 @@ from site_builder.project import Project
 from site_builder.sections import SECTIONS
 from site_builder.write import Owner
 
+METHODOLOGY = "methodology.md"  # the guide every number's page links to
 PLOTLY_ASSET = "plotly.min.js"
 SAFE_TAGS = {
     "p",
@@ -193,26 +200,8 @@ def table_csv(comparison: ComparisonResult) -> bytes:
     return _csv(rows)
 
 
-POINT_COLUMNS = (
-    "interactivity",
-    "interactivity_source",
-    "throughput_per_gpu",
-    "output_throughput_per_gpu",
-    "concurrency",
-    "gpu_count",
-    "model",
-    "hardware",
-    "precision",
-    "framework",
-    "spec_method",
-    "disagg",
-    "parallelism",
-    "date",
-    "run_url",
-    "dataset",
-    "source_file",
-    "record",
-)
+# A point summary's fields, less the one-line label (its parts are columns) and on_frontier (up front).
+POINT_COLUMNS = tuple(f for f in PointSummary.model_fields if f not in ("configuration", "on_frontier"))
 
 
 def points_csv(comparison: ComparisonResult) -> bytes:
@@ -270,9 +259,13 @@ class Guide:
     text: str
 
     @property
+    def is_methodology(self) -> bool:
+        """The methodology guide has its own address, header link and title."""
+        return self.source.name == METHODOLOGY
+
+    @property
     def address(self) -> str:
-        stem = self.source.stem
-        return "methodology/" if stem == "methodology" else f"docs/{stem}/"
+        return "methodology/" if self.is_methodology else f"docs/{self.source.stem}/"
 
     @property
     def title(self) -> str:
@@ -395,7 +388,7 @@ class SiteRenderer:
             "site": self.config,
             "version": __version__,
             "built": self.built,
-            "has_methodology": "methodology.md" in self.guides_by_name,
+            "has_methodology": METHODOLOGY in self.guides_by_name,
         }
 
     def _structured_data(
@@ -506,7 +499,7 @@ class SiteRenderer:
             **self._common(root),
             "content": self._guide_html(guide, root),
             "canonical": self.absolute(guide.address),
-            "doc_title": "Methodology" if guide.address == "methodology/" else guide.title,
+            "doc_title": "Methodology" if guide.is_methodology else guide.title,
         }
         return self.render("methodology.html", context)
 
@@ -515,7 +508,7 @@ class SiteRenderer:
         return [
             {"href": f"{root}{g.address}index.html", "title": g.title}
             for g in self.guides_by_name.values()
-            if g.address != "methodology/"
+            if not g.is_methodology
         ]
 
     def not_found_page(self) -> bytes | None:
@@ -525,7 +518,7 @@ class SiteRenderer:
     def sitemap(self, slugs: Sequence[str]) -> bytes | None:
         if not self.site_url:
             return None
-        guides = ["methodology/"] if "methodology.md" in self.guides_by_name else []
+        guides = [g.address for g in self.guides_by_name.values() if g.is_methodology]
         urls = ["", *guides, *(f"{s}/" for s in slugs)]
         context = {"urls": [self.site_url + u for u in urls], "lastmod": self.built}
         return self.render("sitemap.xml", context)
@@ -571,8 +564,7 @@ def page_data(comparison: ComparisonResult) -> dict[str, Any]:
                             [k.interactivity, *(getattr(k, metrics.CURVE_QUANTITIES[q]) for q in quantities)]
                             for k in side.frontier
                         ],
-                        "usd_per_gpu_hour": side.constants.usd_per_gpu_hour,
-                        "watts_all_in": side.constants.watts_all_in,
+                        **side.constants.values(),
                     }
                     for side in s.sides
                 ],

@@ -96,7 +96,7 @@ def compare_sequence(
         isl,
         osl,
         [s.points for s in sides],
-        [Constants(s.constants.usd_per_gpu_hour, s.constants.watts_all_in) for s in sides],
+        [Constants(**s.constants.values()) for s in sides],
         pinned_targets,
     )
     computed = [

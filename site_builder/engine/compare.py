@@ -42,7 +42,7 @@ class Constants:
     watts_all_in: float | None
 
     def as_values(self) -> dict[str, float | None]:
-        return {"usd_per_gpu_hour": self.usd_per_gpu_hour, "watts_all_in": self.watts_all_in}
+        return {name: getattr(self, name) for name in metrics.CONSTANTS}
 
 
 def knot_quantities(point: BenchmarkPoint) -> dict[str, float | None]:
