@@ -207,6 +207,99 @@ def _figures(sequence: SequenceResult) -> dict[str, dict[str, Any]]:
     return {m.key: figure(sequence, m, curves) for m in metrics.SHOWN}
 
 
+def _percent(value: float) -> float:
+    return round(value * 100, 4)
+
+
+def _errors(value: float, lo: float | None, hi: float | None) -> dict[str, Any]:
+    if lo is None or hi is None:
+        return {"visible": False}
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [_percent(hi - value)],
+        "arrayminus": [_percent(value - lo)],
+        "thickness": 1.5,
+        "width": 4,
+    }
+
+
+def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
+    """Scores with their 95% intervals: per task and side, the pooled score and each run."""
+    accuracy = comparison.accuracy
+    if accuracy is None:
+        return None
+    data: list[dict[str, Any]] = []
+    rows: list[str] = []
+    for task in accuracy.tasks:
+        for index, side in enumerate(task.sides):
+            row = f"{task.task_name} · {side.label}"
+            rows.append(row)
+            for run in side.runs:
+                ci = (
+                    f" (95% CI {fixed(run.ci_lo * 100, 1)}–{fixed(run.ci_hi * 100, 1)})"
+                    if run.ci_lo is not None and run.ci_hi is not None
+                    else ""
+                )
+                data.append(
+                    {
+                        "type": "scatter",
+                        "mode": "markers",
+                        "x": [_percent(run.score)],
+                        "y": [row],
+                        "error_x": _errors(run.score, run.ci_lo, run.ci_hi),
+                        "marker": {
+                            "size": 7,
+                            "opacity": 0.45 if run.pooled else 0.25,
+                            "symbol": "circle-open",
+                        },
+                        "hovertext": [
+                            f"{escape(side.label)} run: {fixed(run.score * 100, 1)}%{ci}<br>"
+                            f"{escape(run.setup or 'setup not recorded')}<br>"
+                            f"{escape(run.date or 'date not recorded')}"
+                        ],
+                        "hoverinfo": "text",
+                        "showlegend": False,
+                        "meta": {"role": "run", "side": index},
+                    }
+                )
+            if side.score is not None:
+                data.append(
+                    {
+                        "type": "scatter",
+                        "mode": "markers",
+                        "name": side.label,
+                        "x": [_percent(side.score)],
+                        "y": [row],
+                        "error_x": _errors(side.score, side.ci_lo, side.ci_hi),
+                        "marker": {"size": 13, "symbol": "diamond"},
+                        "hovertext": [
+                            f"{escape(side.label)}, {escape(task.task_name)}: {fixed(side.score * 100, 1)}% "
+                            f"(95% CI {fixed((side.ci_lo or 0) * 100, 1)}–"
+                            f"{fixed((side.ci_hi or 0) * 100, 1)}), "
+                            f"{side.pooled_runs} run{'s' if side.pooled_runs != 1 else ''}"
+                        ],
+                        "hoverinfo": "text",
+                        "showlegend": False,
+                        "meta": {"role": "pooled", "side": index},
+                    }
+                )
+    layout = {
+        "xaxis": {"title": {"text": "Score (%), 95% confidence interval"}, "zeroline": False},
+        "yaxis": {
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": rows[::-1],
+            "automargin": True,
+        },
+        "margin": {"l": 16, "r": 16, "t": 16, "b": 56},
+        "height": 120 + 44 * len(rows),
+        "hovermode": "closest",
+        "showlegend": False,
+    }
+    return {"data": data, "layout": layout}
+
+
 def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
     """Everything the page's charts need: figures by sequence and metric, plus the metric names."""
     return {
@@ -214,4 +307,5 @@ def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
         "sequences": [s.sequence for s in comparison.sequences],
         "default_sequence": comparison.default_sequence,
         "figures": {s.sequence: _figures(s) for s in comparison.sequences},
+        "accuracy": accuracy_figure(comparison),
     }

@@ -203,7 +203,7 @@ def _schema(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     count, log = import_results(args.sources, _dataset(args, published=False), args.out)
     _print_problems(log.warnings)
-    print(f"Imported {count} points into {args.out} ({len(log.notices)} notices)")
+    print(f"Imported {count} records into {args.out} ({len(log.notices)} notices)")
     return 0
 
 

@@ -14,8 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from site_builder import metrics
 from site_builder.catalog import AppliedConstants, CostTier, HardwareCatalog, hardware_name
-from site_builder.compute import ComputedPage, ComputedSide
+from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, TaskAccuracy
+from site_builder.engine import accuracy as stats
 from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
+from site_builder.evaluations import EvalRun, metric_label, task_name
 from site_builder.kinds import KINDS, Words
 from site_builder.numbers import fixed, round_half_up_int, sequence_label
 from site_builder.points import BenchmarkPoint, InteractivitySource
@@ -142,6 +144,72 @@ class DataSource(Out):
     published_values: bool
 
 
+class AccuracyRun(Out):
+    """One evaluation run of a side, as measured, with its 95% interval."""
+
+    score: float
+    stderr: float | None
+    ci_lo: float | None
+    ci_hi: float | None
+    questions: int | None
+    per_question: bool  # the run's per-question results are known (a samples log)
+    pooled: bool  # counted in the side's pooled score
+    excluded_reason: str | None
+    hardware: str | None
+    precision: str
+    spec_method: str
+    framework: str | None
+    setup: str | None
+    date: str | None
+    dataset: str
+    source_file: str
+    record: str
+    note: str | None
+
+
+class AccuracySide(Out):
+    label: str
+    runs: list[AccuracyRun]
+    score: float | None  # pooled over the side's usable runs; None: no usable run
+    stderr: float | None
+    ci_lo: float | None
+    ci_hi: float | None
+    pooled_runs: int
+    pool_method: stats.PoolMethod | None
+    spread: tuple[float, float] | None  # lowest and highest pooled run score
+    consistent: bool  # the pooled runs agree within their combined noise
+    hardware: list[str]  # where the runs ran
+    other_hardware: bool  # no run on the side's own hardware: runs elsewhere stand in
+
+
+class AccuracyDifference(Out):
+    """Side A − side B in proportion units (0.012 = 1.2 points), with its 95% interval."""
+
+    value: float
+    stderr: float
+    ci_lo: float
+    ci_hi: float
+    method: stats.DifferenceMethod
+    questions: int | None  # questions a paired difference used
+    verdict: stats.Verdict
+    better: str | None  # the side's label when the interval excludes zero
+
+
+class AccuracyTask(Out):
+    task: str
+    task_name: str
+    metric: str
+    metric_label: str
+    higher_is_better: bool
+    sides: list[AccuracySide]
+    difference: AccuracyDifference | None
+
+
+class AccuracyResult(Out):
+    tasks: list[AccuracyTask]
+    sides_without: list[str]  # labels of sides with no evaluation results
+
+
 class ComparisonResult(Out):
     schema_version: int = SCHEMA_VERSION
     slug: str
@@ -157,6 +225,7 @@ class ComparisonResult(Out):
     constants: list[AppliedConstants]
     data_sources: list[DataSource]
     notices: list[str]
+    accuracy: AccuracyResult | None = None  # None: neither side has evaluation results
 
 
 # -- construction -------------------------------------------------------------------------------
@@ -300,6 +369,99 @@ def notices(page: ComputedPage) -> list[str]:
     return found
 
 
+EXCLUDED_REASONS = {
+    "failed": "scored 0: the run most likely failed (no answer parsed); left out of the pooled score",
+    "no-error": (
+        "neither a standard error nor a number of questions: no interval, left out of the pooled score"
+    ),
+}
+
+
+def accuracy_run(run: EvalRun, numbers: stats.RunNumbers) -> AccuracyRun:
+    estimate = numbers.estimate
+    return AccuracyRun(
+        score=run.score,
+        stderr=estimate.stderr if estimate else None,
+        ci_lo=estimate.lo if estimate else None,
+        ci_hi=estimate.hi if estimate else None,
+        questions=run.questions,
+        per_question=run.per_question is not None,
+        pooled=numbers.excluded is None,
+        excluded_reason=EXCLUDED_REASONS[numbers.excluded] if numbers.excluded else None,
+        hardware=run.hardware,
+        precision=run.precision,
+        spec_method=run.spec_method,
+        framework=run.framework,
+        setup=run.setup,
+        date=run.date,
+        dataset=run.provenance.dataset,
+        source_file=run.provenance.source_file,
+        record=run.provenance.record,
+        note=run.provenance.note,
+    )
+
+
+def accuracy_task(
+    task: TaskAccuracy, labels: Sequence[str], other_hardware: Sequence[bool], catalog: HardwareCatalog
+) -> AccuracyTask:
+    sides = []
+    for i, label in enumerate(labels):
+        pooled = task.numbers.pooled[i]
+        estimate = pooled.estimate if pooled else None
+        runs = task.runs[i]
+        sides.append(
+            AccuracySide(
+                label=label,
+                runs=[accuracy_run(r, n) for r, n in zip(runs, task.numbers.runs[i], strict=True)],
+                score=estimate.value if estimate else None,
+                stderr=estimate.stderr if estimate else None,
+                ci_lo=estimate.lo if estimate else None,
+                ci_hi=estimate.hi if estimate else None,
+                pooled_runs=pooled.runs if pooled else 0,
+                pool_method=pooled.method if pooled else None,
+                spread=pooled.spread if pooled else None,
+                consistent=pooled.consistent if pooled else True,
+                hardware=sorted({hardware_name(catalog, r.hardware) for r in runs if r.hardware}),
+                other_hardware=other_hardware[i] and bool(runs),
+            )
+        )
+    diff = task.numbers.difference
+    difference = None
+    if diff is not None:
+        better = {"a-better": labels[0], "b-better": labels[1]}.get(diff.verdict)
+        difference = AccuracyDifference(
+            value=diff.estimate.value,
+            stderr=diff.estimate.stderr,
+            ci_lo=diff.estimate.lo,
+            ci_hi=diff.estimate.hi,
+            method=diff.method,
+            questions=diff.questions,
+            verdict=diff.verdict,
+            better=better,
+        )
+    return AccuracyTask(
+        task=task.task,
+        task_name=task_name(task.task),
+        metric=task.metric,
+        metric_label=metric_label(task.metric),
+        higher_is_better=task.higher_is_better,
+        sides=sides,
+        difference=difference,
+    )
+
+
+def accuracy_result(
+    accuracy: PageAccuracy | None, labels: Sequence[str], catalog: HardwareCatalog
+) -> AccuracyResult | None:
+    if accuracy is None:
+        return None
+    other = [side.other_hardware for side in accuracy.sides]
+    return AccuracyResult(
+        tasks=[accuracy_task(t, labels, other, catalog) for t in accuracy.tasks],
+        sides_without=[label for label, side in zip(labels, accuracy.sides, strict=True) if not side.runs],
+    )
+
+
 def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> ComparisonResult:
     """The whole page as `comparison.json` holds it (and the templates read it)."""
     spec = page.stub.spec
@@ -328,6 +490,7 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
             for d in page.datasets
         ],
         notices=notices(page),
+        accuracy=accuracy_result(page.accuracy, [s.label for s in page.sides], catalog),
     )
 
 

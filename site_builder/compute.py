@@ -18,7 +18,9 @@ from site_builder.catalog import (
     model_name,
 )
 from site_builder.content import FILTER_KEYS, FilterValue, ResolvedSide, SiteConfig, Stub
+from site_builder.engine.accuracy import RunScore, TaskNumbers, compare_task
 from site_builder.engine.compare import Constants, SequenceNumbers, compare_sequence
+from site_builder.evaluations import EvalRun, SideRuns, runs_for_side
 from site_builder.numbers import sequence_label
 from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.problems import ProblemLog, Severity, suggest
@@ -35,6 +37,23 @@ class ComputedSide:
 
 
 @dataclass(frozen=True)
+class TaskAccuracy:
+    """One task and metric on a page: each side's runs and the engine's statistics of them."""
+
+    task: str
+    metric: str
+    higher_is_better: bool
+    runs: tuple[tuple[EvalRun, ...], tuple[EvalRun, ...]]
+    numbers: TaskNumbers
+
+
+@dataclass(frozen=True)
+class PageAccuracy:
+    sides: tuple[SideRuns, SideRuns]
+    tasks: tuple[TaskAccuracy, ...]
+
+
+@dataclass(frozen=True)
 class ComputedPage:
     """A planned page with its numbers: every workload either side measured, the default first."""
 
@@ -45,6 +64,7 @@ class ComputedPage:
     sequences: tuple[SequenceNumbers, ...]
     datasets: tuple[DatasetInfo, ...]  # every dataset whose points either side uses
     derived_interactivity: bool  # some point's interactivity is output tok/s ÷ concurrency
+    accuracy: PageAccuracy | None = None  # None: neither side has evaluation results
 
     @property
     def slug(self) -> str:
@@ -96,6 +116,46 @@ def _select_sides(stub: Stub, index: PointIndex, log: ProblemLog) -> list[list[B
     return selected if all(selected) else None
 
 
+def run_score(run: EvalRun) -> RunScore:
+    return RunScore(run.score, run.stderr, run.questions, run.per_question_map())
+
+
+def page_accuracy(
+    stub: Stub, selected: Sequence[Sequence[BenchmarkPoint]], evaluations: Sequence[EvalRun]
+) -> PageAccuracy | None:
+    """Each side's evaluation runs (at the precisions and methods its points use), task by task."""
+    found = [
+        runs_for_side(
+            evaluations,
+            side.filters,
+            sorted({p.config.precision for p in points}),
+            sorted({p.config.spec_method for p in points}),
+        )
+        for side, points in zip(stub.sides, selected, strict=True)
+    ]
+    if not any(side.runs for side in found):
+        return None
+    tasks = sorted(
+        {(r.task, r.metric) for side in found for r in side.runs}, key=lambda t: (t[0].lower(), t[1])
+    )
+    computed = []
+    for task, metric in tasks:
+        per_side = tuple(
+            tuple(sorted((r for r in side.runs if (r.task, r.metric) == (task, metric)), key=_run_order))
+            for side in found
+        )
+        higher = all(r.higher_is_better for runs in per_side for r in runs)
+        numbers = compare_task(
+            [run_score(r) for r in per_side[0]], [run_score(r) for r in per_side[1]], higher
+        )
+        computed.append(TaskAccuracy(task, metric, higher, (per_side[0], per_side[1]), numbers))
+    return PageAccuracy((found[0], found[1]), tuple(computed))
+
+
+def _run_order(run: EvalRun) -> tuple[str, str, str, str]:
+    return (run.date or "", run.hardware or "", run.setup or "", run.provenance.record)
+
+
 def compute_page(
     stub: Stub,
     index: PointIndex,
@@ -104,6 +164,7 @@ def compute_page(
     config: SiteConfig,
     datasets: Mapping[str, DatasetInfo],
     log: ProblemLog,
+    evaluations: Sequence[EvalRun] = (),
 ) -> ComputedPage | None:
     """The page's numbers, or None (with the reasons logged) when a side selects no points."""
     spec = stub.spec
@@ -154,13 +215,17 @@ def compute_page(
         ComputedSide(side.label, side.filters, narrowing(side, varied), side.hardware, c)
         for side, c in zip(stub.sides, constants, strict=True)
     )
-    used = sorted({p.provenance.dataset for side_points in selected for p in side_points})
+    accuracy = page_accuracy(stub, selected, evaluations)
+    used = {p.provenance.dataset for side_points in selected for p in side_points}
+    if accuracy is not None:
+        used |= {r.provenance.dataset for side in accuracy.sides for r in side.runs}
     return ComputedPage(
         stub=stub,
         model_name=model_name(models, spec.model),
         cost_tier=tier,
         sides=(sides[0], sides[1]),
         sequences=sequences,
-        datasets=tuple(datasets[d] for d in used),
+        datasets=tuple(datasets[d] for d in sorted(used)),
         derived_interactivity=any(p.interactivity_source == "derived" for s in selected for p in s),
+        accuracy=accuracy,
     )

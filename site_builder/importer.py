@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from site_builder.evaluations import EvalRun
 from site_builder.loaders import load_file
 from site_builder.loaders.common import LATENCY_STATS
 from site_builder.loaders.native import NATIVE_FORMAT, NATIVE_VERSION
@@ -73,14 +74,42 @@ def native_record(point: BenchmarkPoint) -> dict[str, Any]:
     return {k: v for k, v in record.items() if v is not None}
 
 
-def native_document(dataset: DatasetInfo, records: Sequence[Mapping[str, Any]]) -> str:
-    """A native JSON file: the envelope with its attribution, then one record per point."""
-    document = {
+def native_eval_record(run: EvalRun) -> dict[str, Any]:
+    """An evaluation run as one native score record (per-question scores stay in their log)."""
+    prov = run.provenance
+    record: dict[str, Any] = {
+        "model": run.model,
+        "hardware": run.hardware,
+        "precision": run.precision,
+        "spec_method": run.spec_method,
+        "framework": run.framework,
+        "task": run.task,
+        "metric": run.metric,
+        "score": run.score,
+        "stderr": run.stderr,
+        "questions": run.questions,
+        "higher_is_better": None if run.higher_is_better else False,
+        "setup": run.setup,
+        "date": prov.date,
+        "run_url": prov.run_url,
+        "note": prov.note or f"imported from {prov.source_file}, {prov.record}",
+    }
+    return {k: v for k, v in record.items() if v is not None}
+
+
+def native_document(
+    dataset: DatasetInfo, records: Sequence[Mapping[str, Any]], evaluations: Sequence[Mapping[str, Any]] = ()
+) -> str:
+    """A native JSON file: the envelope with its attribution, then one record per point (and per
+    evaluation run, where there are any)."""
+    document: dict[str, Any] = {
         "format": NATIVE_FORMAT,
         "version": NATIVE_VERSION,
         "dataset": dataset.model_dump(exclude_none=True),
         "points": list(records),
     }
+    if evaluations:
+        document["evaluations"] = list(evaluations)
     return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -93,11 +122,15 @@ def _write_new(out: Path, text: str) -> None:
 
 
 def import_results(sources: Sequence[Path], dataset: DatasetInfo, out: Path) -> tuple[int, ProblemLog]:
-    """Load result files of any supported format and write them as one native file."""
+    """Load result files of any supported format (benchmarks and evaluations) and write them as
+    one native file; returns how many records it wrote."""
     log = ProblemLog()
     points: list[BenchmarkPoint] = []
+    evaluations: list[EvalRun] = []
     for source in sources:
-        points.extend(load_file(source, log).points)
+        loaded = load_file(source, log)
+        points.extend(loaded.points)
+        evaluations.extend(loaded.evaluations)
     if log.errors:
         raise InputError(log.errors)
     relabelled = [
@@ -114,8 +147,9 @@ def import_results(sources: Sequence[Path], dataset: DatasetInfo, out: Path) -> 
         )
         for p in points
     ]
-    _write_new(out, native_document(dataset, [native_record(p) for p in relabelled]))
-    return len(relabelled), log
+    scores = [native_eval_record(r) for r in evaluations]
+    _write_new(out, native_document(dataset, [native_record(p) for p in relabelled], scores))
+    return len(relabelled) + len(scores), log
 
 
 # -- published comparison pages -----------------------------------------------------------------

@@ -50,6 +50,7 @@ class PageKind:
     side_label: Callable[[str], str] = _upper  # a side's label from its filter value
     accuracy_caveat: bool = False  # a precision change may change model quality
     engine_caveat: bool = False  # acceptance rates differ between engines
+    same_outputs: bool = False  # the two sides should give the same answers (greedy decoding)
     needs_gpu: bool = True  # both sides share one GPU
 
 
@@ -98,6 +99,7 @@ KINDS: dict[str, PageKind] = {
                 gpu, precision, a, "vs", "off" if b == "none" else b, model
             ),
             side_label=_method_label,
+            same_outputs=True,
             engine_caveat=True,
         ),
         PageKind(

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from site_builder.comparison_json import (
+    AccuracySide,
+    AccuracyTask,
     ComparisonResult,
     MetricsAtTarget,
     SequenceResult,
@@ -29,6 +31,9 @@ class Narrative:
     summary: str
     paragraphs: list[str]
     caveats: list[str]
+    accuracy: list[str] = field(default_factory=list)  # a paragraph per task
+    accuracy_line: str | None = None  # the one line a page without evaluation results gets
+    accuracy_mark: str | None = None  # the index card's accuracy verdict
 
 
 def stable_choice(key: str, count: int, picks: int) -> list[int]:
@@ -300,11 +305,6 @@ def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]
                 f"No {' or '.join(missing)} constant is known for {constants.hardware_name}: "
                 "those metrics are shown as unavailable."
             )
-    if KINDS[comparison.kind].accuracy_caveat:
-        notes.append(
-            "A precision change can change model quality: look at accuracy results (for example GSM8K) "
-            "for both precisions before choosing on throughput or cost alone."
-        )
     dates = [s.dates for s in sequence.sides if s.dates]
     if dates:
         first, last = min(d[0] for d in dates), max(d[1] for d in dates)
@@ -344,6 +344,153 @@ def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[
     ]
 
 
+# -- accuracy ---------------------------------------------------------------------------------------
+
+
+def score_text(score: float) -> str:
+    """0.9545 → '95.5%'."""
+    return f"{fixed(score * 100, 1)}%"
+
+
+def points_text(difference: float, signed: bool = True) -> str:
+    """0.012 → '+1.2', -0.003 → '−0.3' (percentage points; a true minus sign)."""
+    magnitude = fixed(abs(difference) * 100, 1)
+    if not signed or magnitude == fixed(0, 1):
+        return magnitude
+    return ("+" if difference > 0 else "\u2212") + magnitude
+
+
+def interval_text(lo: float, hi: float, signed: bool) -> str:
+    if signed:
+        return f"{points_text(lo)} to {points_text(hi)}"
+    return f"{score_text(lo)} to {score_text(hi)}"
+
+
+def _side_detail(side: AccuracySide, page_hardware: str) -> list[str]:
+    details = []
+    if side.other_hardware:
+        details.append(
+            f"{side.label} has no results on {page_hardware}; its runs on {_join(side.hardware)} stand in"
+        )
+    if side.pooled_runs > 1 and side.spread is not None:
+        lo, hi = side.spread
+        spread = f"{score_text(lo)} to {score_text(hi)}"
+        text = f"{side.label}'s score is the mean of {side.pooled_runs} runs ({spread})"
+        if not side.consistent:
+            text += (
+                ", which differ by more than their noise: serving configuration or harness settings matter"
+            )
+        details.append(text)
+    excluded = sum(1 for r in side.runs if not r.pooled)
+    if excluded:
+        details.append(f"{excluded} {side.label} run{'s' if excluded > 1 else ''} left out (see the runs)")
+    return details
+
+
+SAME_OUTPUTS = "Speculative decoding should not change the answers under greedy decoding"
+
+
+def accuracy_paragraph(comparison: ComparisonResult, task: AccuracyTask, page_hardware: Sequence[str]) -> str:
+    """One task: both scores, the difference with its interval and a verdict that respects noise."""
+    a, b = task.sides
+    name = task.task_name
+    measured = [s for s in task.sides if s.score is not None]
+    if len(measured) < 2:
+        missing = [s.label for s in task.sides if s.score is None]
+        if not measured:
+            return f"No usable {name} result for either side: every run lacks an interval or failed."
+        one = measured[0]
+        assert one.score is not None and one.ci_lo is not None and one.ci_hi is not None
+        text = (
+            f"{one.label} scores {score_text(one.score)} on {name} "
+            f"(95% CI {interval_text(one.ci_lo, one.ci_hi, False)}); "
+            f"{_join(missing)} has no usable {name} result, so the two cannot be compared on accuracy."
+        )
+        return text
+    assert a.score is not None and b.score is not None and task.difference is not None
+    d = task.difference
+    ci = interval_text(d.ci_lo, d.ci_hi, signed=True)
+    how = f"paired over the {d.questions} questions both answered" if d.method == "paired" else "unpaired"
+    opening = f"{a.label} scores {score_text(a.score)} on {name} against {score_text(b.score)} for {b.label}"
+    if d.better is None:
+        text = (
+            f"{opening}; the difference ({points_text(d.value)} points, 95% CI {ci}, {how}) is within noise."
+        )
+    else:
+        text = (
+            f"{opening}: {d.better} is better by {points_text(d.value, signed=False)} points "
+            f"(95% CI of {a.label} − {b.label}: {ci}, {how}), a difference outside the noise."
+        )
+    if KINDS[comparison.kind].same_outputs:
+        if d.better is None:
+            text += f" {SAME_OUTPUTS}, and these results agree."
+        else:
+            text += (
+                f" {SAME_OUTPUTS}, so this difference "
+                "is worth investigating (the runs' settings, dates or an engine bug)."
+            )
+    hardware_by_side = {s.label: h for s, h in zip(comparison.sides, page_hardware, strict=False)}
+    details = [d for side in task.sides for d in _side_detail(side, hardware_by_side.get(side.label, ""))]
+    if details:
+        text += " " + "; ".join(details) + "."
+    return text
+
+
+def accuracy_outside_noise(comparison: ComparisonResult) -> list[AccuracyTask]:
+    if comparison.accuracy is None:
+        return []
+    return [
+        t for t in comparison.accuracy.tasks if t.difference is not None and t.difference.better is not None
+    ]
+
+
+def accuracy_summary(comparison: ComparisonResult) -> str:
+    """The headline's addendum: accuracy is named there only when a difference is outside noise."""
+    parts = []
+    for task in accuracy_outside_noise(comparison):
+        d = task.difference
+        assert d is not None
+        ci = interval_text(d.ci_lo, d.ci_hi, signed=True)
+        parts.append(
+            f"On {task.task_name} accuracy {d.better} scores "
+            f"{points_text(d.value, signed=False)} points higher "
+            f"(95% CI of the difference {ci})."
+        )
+    return " ".join(parts)
+
+
+def accuracy_line(comparison: ComparisonResult) -> str | None:
+    if comparison.accuracy is not None:
+        return None
+    line = "No accuracy results for either side"
+    if KINDS[comparison.kind].accuracy_caveat:
+        return (
+            line
+            + ": a precision change can change model quality, "
+            "so check it before choosing on throughput or cost alone."
+        )
+    return line + "."
+
+
+def accuracy_mark(comparison: ComparisonResult) -> str | None:
+    """'accuracy: within noise', 'FP8 better by 1.2 pts', 'accuracy: FP4 only' or 'accuracy: no data'."""
+    accuracy = comparison.accuracy
+    if accuracy is None:
+        return "accuracy: no data" if KINDS[comparison.kind].accuracy_caveat else None
+    ahead = accuracy_outside_noise(comparison)
+    if ahead:
+        return "; ".join(
+            f"{t.difference.better} better by "
+            f"{points_text(t.difference.value, signed=False)} pts on {t.task_name}"
+            for t in ahead
+            if t.difference is not None
+        )
+    if any(t.difference is not None for t in accuracy.tasks):
+        return "accuracy: within noise"
+    having = sorted({s.label for t in accuracy.tasks for s in t.sides if s.score is not None})
+    return f"accuracy: {_join(having)} only" if having else "accuracy: no usable result"
+
+
 def narrate(
     comparison: ComparisonResult,
     sequence: SequenceResult,
@@ -351,10 +498,19 @@ def narrate(
     architectures: Sequence[str],
 ) -> Narrative:
     where = where_text(comparison, hardware_names)
+    headline = summary(comparison, sequence)
+    addendum = accuracy_summary(comparison)
+    side_hardware = [hardware_names[min(i, len(hardware_names) - 1)] for i in range(len(comparison.sides))]
     return Narrative(
         eyebrow=eyebrow(comparison, hardware_names),
         lede=lede(comparison, hardware_names, architectures),
-        summary=summary(comparison, sequence),
+        summary=f"{headline} {addendum}" if addendum else headline,
         paragraphs=paragraphs(comparison, sequence, where),
         caveats=caveats(comparison, sequence),
+        accuracy=[
+            accuracy_paragraph(comparison, t, side_hardware)
+            for t in (comparison.accuracy.tasks if comparison.accuracy else [])
+        ],
+        accuracy_line=accuracy_line(comparison),
+        accuracy_mark=accuracy_mark(comparison),
     )

@@ -25,6 +25,7 @@ from site_builder.catalog import HardwareCatalog, ModelInfo, load_hardware, load
 from site_builder.comparison_json import comparison_result
 from site_builder.compute import compute_page
 from site_builder.content import SiteConfig, Stub, load_site_config, load_stubs
+from site_builder.evaluations import EvalRun
 from site_builder.loaders import load_results
 from site_builder.plan import plan_pages
 from site_builder.points import BenchmarkPoint, DatasetInfo
@@ -70,6 +71,7 @@ class Inputs:
     catalog: HardwareCatalog | None
     models: dict[str, ModelInfo]
     points: list[BenchmarkPoint]
+    evaluations: list[EvalRun]
     datasets: dict[str, DatasetInfo]
     index: PointIndex
     problems: list[Problem]
@@ -85,7 +87,9 @@ def load_inputs(project: Project, site_url: str | None) -> Inputs:
     models = load_models(project.catalog_file("models.yaml"), log)
     loaded = load_results(project.data, log)
     points = validate_points(loaded.points, catalog, log)
-    return Inputs(config, catalog, models, points, loaded.datasets, PointIndex(points), log.problems)
+    return Inputs(
+        config, catalog, models, points, loaded.evaluations, loaded.datasets, PointIndex(points), log.problems
+    )
 
 
 @dataclass
@@ -173,7 +177,14 @@ class Pipeline:
         page = None
         if inputs.catalog is not None:
             computed = compute_page(
-                stub, inputs.index, inputs.catalog, inputs.models, inputs.config, inputs.datasets, page_log
+                stub,
+                inputs.index,
+                inputs.catalog,
+                inputs.models,
+                inputs.config,
+                inputs.datasets,
+                page_log,
+                inputs.evaluations,
             )
             if computed is not None:
                 page = PageSource(comparison_result(computed, inputs.catalog), stub.body, stub.generated)

@@ -36,6 +36,8 @@ from site_builder import __version__, metrics
 from site_builder.catalog import HardwareCatalog, hardware_name
 from site_builder.charts import chart_data
 from site_builder.comparison_json import (
+    AccuracyRun,
+    AccuracyTask,
     ComparisonResult,
     MetricsAtTarget,
     PointSummary,
@@ -46,7 +48,7 @@ from site_builder.content import SiteConfig
 from site_builder.engine.compare import TIE_TOLERANCE, winner
 from site_builder.kinds import KINDS
 from site_builder.metrics import Metric
-from site_builder.narrate import Narrative, narrate
+from site_builder.narrate import Narrative, interval_text, narrate, points_text, score_text
 from site_builder.numbers import fixed
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
@@ -197,6 +199,94 @@ def table_csv(comparison: ComparisonResult) -> bytes:
                         m.reason,
                     ]
                 )
+    return _csv(rows)
+
+
+def _run_row(label: str, run: AccuracyRun) -> dict[str, Any]:
+    has_interval = run.ci_lo is not None and run.ci_hi is not None
+    return {
+        "side": label,
+        "score": score_text(run.score),
+        "interval": interval_text(run.ci_lo, run.ci_hi, False) if has_interval else "—",  # type: ignore[arg-type]
+        "questions": f"{run.questions:,}" if run.questions else "—",
+        "hardware": (run.hardware or "not recorded").upper(),
+        "setup": run.setup or "not recorded",
+        "method": "no speculative decoding" if run.spec_method == "none" else run.spec_method.upper(),
+        "date": run.date or "not recorded",
+        "source": f"{run.source_file}, {run.record}",
+        "note": run.excluded_reason or ("per-question results" if run.per_question else ""),
+        "pooled": run.pooled,
+    }
+
+
+def accuracy_table(task: AccuracyTask) -> dict[str, Any]:
+    """One task's table for the page: each side's score and interval, the difference, the runs."""
+    rows = []
+    for side in task.sides:
+        scored = side.score is not None and side.ci_lo is not None and side.ci_hi is not None
+        rows.append(
+            {
+                "label": side.label,
+                "score": score_text(side.score) if side.score is not None else "no usable result",
+                "interval": interval_text(side.ci_lo, side.ci_hi, False) if scored else "—",  # type: ignore[arg-type]
+                "runs": f"{side.pooled_runs} of {len(side.runs)}" if side.runs else "0",
+                "hardware": ", ".join(side.hardware) + (" (other hardware)" if side.other_hardware else "")
+                if side.hardware
+                else "not recorded",
+            }
+        )
+    difference = None
+    d = task.difference
+    if d is not None:
+        a, b = (s.label for s in task.sides)
+        difference = {
+            "label": f"{a} − {b}",
+            "value": f"{points_text(d.value)} points",
+            "interval": interval_text(d.ci_lo, d.ci_hi, True),
+            "verdict": f"{d.better} better" if d.better else "within noise",
+            "method": f"paired over {d.questions:,} questions" if d.method == "paired" else "unpaired",
+        }
+    return {
+        "task": task.task,
+        "caption": f"{task.task_name} ({task.metric_label}), "
+        f"{'higher' if task.higher_is_better else 'lower'} is better",
+        "rows": rows,
+        "difference": difference,
+        "runs": [_run_row(side.label, run) for side in task.sides for run in side.runs],
+    }
+
+
+def accuracy_csv(comparison: ComparisonResult) -> bytes | None:
+    """Every run, each side's pooled score and the difference, per task (None: no results)."""
+    if comparison.accuracy is None:
+        return None
+    header = [
+        "task", "metric", "row", "side", "score", "stderr", "ci_lo", "ci_hi", "questions", "runs",
+        "method", "verdict", "hardware", "precision", "spec_method", "framework", "setup", "date",
+        "dataset", "source_file", "record", "excluded_reason",
+    ]  # fmt: skip
+    rows: list[list[Any]] = [header]
+    blank = [None] * 9
+    for task in comparison.accuracy.tasks:
+        for side in task.sides:
+            for run in side.runs:
+                rows.append(
+                    [task.task, task.metric, "run", side.label, run.score, run.stderr, run.ci_lo, run.ci_hi,
+                     run.questions, 1, None, None, run.hardware, run.precision, run.spec_method,
+                     run.framework, run.setup, run.date, run.dataset, run.source_file, run.record,
+                     run.excluded_reason]
+                )  # fmt: skip
+            rows.append(
+                [task.task, task.metric, "pooled", side.label, side.score, side.stderr, side.ci_lo,
+                 side.ci_hi, None, side.pooled_runs, side.pool_method, None, *blank, None]
+            )  # fmt: skip
+        d = task.difference
+        if d is not None:
+            a, b = (s.label for s in task.sides)
+            rows.append(
+                [task.task, task.metric, "difference", f"{a} - {b}", d.value, d.stderr, d.ci_lo, d.ci_hi,
+                 d.questions, None, d.method, d.verdict, *blank, None]
+            )  # fmt: skip
     return _csv(rows)
 
 
@@ -449,6 +539,7 @@ class SiteRenderer:
             "body": safe_markdown(page.body_markdown) if page.body_markdown.strip() else None,
             "auto": page.generated,
             "tables": [(s, table(comparison, s)) for s in comparison.sequences],
+            "accuracy": [accuracy_table(t) for t in comparison.accuracy.tasks] if comparison.accuracy else [],
             "charts": chart_data(comparison),
             "page_data": page_data(comparison),
             "related": related,
@@ -609,6 +700,7 @@ def index_entry(page: PageSource, narrative: Narrative, catalog: HardwareCatalog
         "auto": page.generated,
         "sequences": [s.sequence for s in comparison.sequences],
         "published": any(d.published_values for d in comparison.data_sources),
+        "accuracy": narrative.accuracy_mark,
     }
 
 
@@ -624,6 +716,9 @@ def render_page(
         prefix + "table.csv": table_csv(comparison),
         prefix + "points.csv": points_csv(comparison),
     }
+    accuracy = accuracy_csv(comparison)
+    if accuracy is not None:
+        files[prefix + "accuracy.csv"] = accuracy
     html = renderer.comparison_page(page, narrative, related)
     if html is not None:
         files[prefix + "index.html"] = html

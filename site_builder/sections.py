@@ -25,6 +25,7 @@ SECTIONS: tuple[Section, ...] = (
     _section("findings", "Findings at three operating points"),
     _section("matched-interactivity", "Matched-interactivity table"),
     _section("charts", "Charts"),
+    _section("accuracy", "Accuracy: evaluation scores with 95% intervals (one line when there are none)"),
     _section("notes", "Notes and caveats"),
     _section("provenance", "Provenance"),
     _section("downloads", "Downloads"),

@@ -35,6 +35,13 @@ dsr1,h200,sglang,fp4,none,8,8,1024,1024,64,2900.0,30.0,2026-09-02
 dsr1,h200,sglang,fp4,none,8,8,1024,8192,16,1000.0,15.0,2026-09-02
 """
 
+# Typed-in GSM8K scores for the two sides of STUB: FP4 with only its question count, FP8 with its
+# standard error (tests/test_accuracy.py derives the page's figures from these by hand).
+SCORES_CSV = """model,hardware,precision,spec_method,framework,task,metric,score,stderr,questions,date,setup
+dsr1,h200,fp4,none,sglang,gsm8k,"exact_match,strict-match",0.93,,1319,2026-09-03,"sglang TP8, concurrency 64"
+dsr1,h200,fp8,none,sglang,gsm8k,"exact_match,strict-match",0.95,0.006,1319,2026-09-03,"sglang TP8, concurrency 64"
+"""
+
 STUB = """---
 kind: precision
 model: dsr1

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from site_builder.comparison_json import ComparisonResult, SideIdentity
 from site_builder.narrate import (
     PAIR_TEMPLATES,
+    accuracy_line,
     band_phrase,
     caveats,
     cost_comparison,
@@ -141,8 +142,12 @@ def test_caveats_name_engines_methods_and_constants() -> None:
     assert "atom and sglang" in notes and "MTP and no speculative decoding" in notes
     assert "acceptance rates differ between inference engines (here: atom and sglang)" in notes
     assert "$1.48 per GPU-hour (hyperscaler)" in notes and "2.65 kW all-in per GPU" in notes
-    assert "accuracy" in notes
+    assert "accuracy" not in notes  # a page says what it knows of accuracy in its accuracy part
     assert "Disaggregated" not in notes
+    assert accuracy_line(c) == (
+        "No accuracy results for either side: a precision change can change model quality, "
+        "so check it before choosing on throughput or cost alone."
+    )
 
 
 def test_narrative_summary() -> None:

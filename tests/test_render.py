@@ -13,6 +13,7 @@ import plotly
 from site_builder.cli import main
 from site_builder.linkcheck import broken_links
 from site_builder.render import json_for_script, safe_markdown, safe_url
+from tests.conftest import SCORES_CSV
 from tests.htmlcheck import parse_strict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,6 +85,7 @@ def test_golden_output_of_a_small_site(project: Path) -> None:
 
     After an intended change, regenerate with UPDATE_GOLDEN=1 and review the diff.
     """
+    (project / "data" / "results" / "scores.csv").write_text(SCORES_CSV)
     assert main(["build", "--root", str(project), "-q", "--site-url", "https://example.org/"]) == 0
     built = project / "site"
     assert (built / "assets" / "plotly.min.js").read_bytes() == (

@@ -20,11 +20,12 @@ import pandas as pd
 import yaml
 from pydantic import ValidationError
 
-from site_builder.loaders import formats, native, serving
+from site_builder.evaluations import EvalRun
+from site_builder.loaders import evals, formats, native, serving
 from site_builder.loaders.common import PointDraft, RecordContext, date_from_stamp, finish_point
 from site_builder.loaders.formats import InputFormat, Source
 from site_builder.points import BenchmarkPoint, DatasetInfo, Provenance
-from site_builder.problems import Loc, ProblemLog, add_validation_errors, suggest
+from site_builder.problems import Loc, ProblemLog, Severity, add_validation_errors, suggest
 
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv")
 DATASET_FILE = "_dataset.yaml"
@@ -34,8 +35,21 @@ FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
 @dataclass
 class LoadResult:
     points: list[BenchmarkPoint] = field(default_factory=list)
+    evaluations: list[EvalRun] = field(default_factory=list)
     datasets: dict[str, DatasetInfo] = field(default_factory=dict)
     log: ProblemLog = field(default_factory=ProblemLog)
+    # evaluation runs before their samples logs are attached: (run, file date stamp, folder)
+    pending_runs: list[tuple[EvalRun, str, Path]] = field(default_factory=list)
+    sample_logs: list[evals.SampleLog] = field(default_factory=list)
+
+    def attach_samples(self) -> None:
+        """Give each evaluation run the per-question scores its samples log holds (loaders/evals.py)."""
+
+        def warn(file: str, reason: str) -> None:
+            self.log.add(file, "", "", reason, Severity.WARNING)
+
+        self.evaluations.extend(evals.attach_samples(self.pending_runs, self.sample_logs, warn))
+        self.pending_runs, self.sample_logs = [], []
 
 
 def detect_record(record: Mapping[str, Any]) -> str | None:
@@ -96,7 +110,12 @@ class _FileLoader:
             records = self._json_records(document)
         except json.JSONDecodeError as whole_error:
             records = self._jsonl_records(text, whole_error)
-        if records is not None:
+        if records is None:
+            return
+        evaluation = None if self.dataset else evals.detect(records)
+        if evaluation is not None:
+            self._evaluations(evaluation, records)
+        else:
             self._records(records)
 
     # -- reading ---------------------------------------------------------------------------
@@ -134,29 +153,33 @@ class _FileLoader:
                 f"unsupported version {version!r} (this build reads version {native.NATIVE_VERSION})",
             )
             return None
+        envelope = ("format", "version", "dataset", "points", "evaluations")
         for key in document:
-            if key not in ("format", "version", "dataset", "points"):
-                self.log.add(
-                    self.display,
-                    "",
-                    key,
-                    "unknown field" + suggest(key, ["format", "version", "dataset", "points"]),
-                )
+            if key not in envelope:
+                self.log.add(self.display, "", key, "unknown field" + suggest(key, envelope))
         try:
             self.dataset = DatasetInfo.model_validate(document.get("dataset"))
         except ValidationError as exc:
             add_validation_errors(self.log, self.display, exc, prefix=("dataset",), fields=_dataset_fields)
             return None
-        points = document.get("points")
+        points = document.get("points", [] if "evaluations" in document else None)
+        scores = document.get("evaluations", [])
         if not isinstance(points, list):
             self.log.add(self.display, "", "points", "missing or not a list")
             return None
+        if not isinstance(scores, list):
+            self.log.add(self.display, "", "evaluations", "not a list")
+            return None
+        if scores:
+            labelled = [(f"evaluations[{i}]", row) for i, row in enumerate(scores, 1)]
+            self._evaluations(evals.BY_NAME["native-evals"], labelled)
         return [(f"record {i}", row) for i, row in enumerate(points, 1)]
 
     def _csv(self, text: str) -> None:
         """A native CSV, read by pandas as text (every cell validated like a JSON value)."""
         header = next(csv.reader(io.StringIO(text)), [])
-        if not native.looks_native_columns(header):
+        scores = evals.looks_native_eval(set(header))
+        if not scores and not native.looks_native_columns(header):
             found = ", ".join(header[:12]) + (f" … ({len(header)} columns)" if len(header) > 12 else "")
             self.log.add(
                 self.display,
@@ -190,7 +213,31 @@ class _FileLoader:
             (f"line {n}", {k: v for k, v in row.items() if isinstance(v, str) and v != ""})
             for n, row in enumerate(frame.to_dict("records"), 2)
         ]
+        if scores:
+            self._evaluations(evals.BY_NAME["native-evals"], [(label, row) for label, row in rows if row])
+            return
         self._records([(label, row) for label, row in rows if row], forced=True)
+
+    # -- evaluation results --------------------------------------------------------------------
+
+    def _evaluations(self, kind: evals.EvalFormat, records: list[tuple[str, Any]]) -> None:
+        """An evaluation file (loaders/evals.py): its runs, or a samples log for a run beside it."""
+        dataset = self.dataset or self._dataset_for_file()
+        if dataset is None:
+            return
+        known = self.result.datasets.setdefault(dataset.id, dataset)
+        if known != dataset:
+            reason = f"dataset '{dataset.id}' is already attributed differently by another file"
+            self.log.add(self.display, "", "dataset.id", reason)
+            return
+        errors_before = len(self.log.errors)
+        info = evals.FileInfo(self.path, self.display, dataset.id, self._metadata)
+        found = kind.read(records, info, lambda label: RecordContext(self.display, label, self.log))
+        if len(self.log.errors) > errors_before:
+            return  # nothing from a file with errors: the build stops and names them all
+        self.result.pending_runs.extend((run, stamp, self.path.parent) for run, stamp in found.runs)
+        if found.samples is not None:
+            self.result.sample_logs.append(found.samples)
 
     # -- records -----------------------------------------------------------------------------
 
@@ -345,6 +392,7 @@ def load_results(root: Path, log: ProblemLog | None = None) -> LoadResult:
         if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
             continue
         _FileLoader(path, root, _display(path, root), result).load()
+    result.attach_samples()
     return result
 
 
@@ -352,4 +400,5 @@ def load_file(path: Path, log: ProblemLog | None = None) -> LoadResult:
     """One file on its own (the importer's entry point)."""
     result = LoadResult(log=log or ProblemLog())
     _FileLoader(path, path.parent, path.as_posix(), result).load()
+    result.attach_samples()
     return result

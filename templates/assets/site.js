@@ -360,6 +360,23 @@
     chartEl.setAttribute("data-drawn", state.seq + "|" + state.metric + "|" + state.targets.join(","));
   }
 
+  /* The accuracy chart (scores with 95% intervals): drawn as built, in the sides' colours. */
+  function drawAccuracy() {
+    var el = document.getElementById("accuracy-chart");
+    var fig = charts.accuracy;
+    if (!window.Plotly || !el || !fig) { return; }
+    var colors = [0, 1].map(function (side) { return cssVar("--side" + side) || SIDE_FALLBACK[side]; });
+    var traces = fig.data.map(function (t) {
+      var copy = painted(t, colors);
+      if (copy.error_x && copy.meta) { copy.error_x.color = colors[copy.meta.side]; }
+      return copy;
+    });
+    window.Plotly.react(el, traces, themedLayout(fig.layout), {
+      responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]
+    });
+    el.setAttribute("data-drawn", "accuracy");
+  }
+
   // -- switches --------------------------------------------------------------------------------
 
   function showPanels() {
@@ -403,12 +420,14 @@
   });
   if (window.matchMedia) {
     var scheme = window.matchMedia("(prefers-color-scheme: dark)");
-    if (scheme.addEventListener) { scheme.addEventListener("change", draw); }
-    else if (scheme.addListener) { scheme.addListener(draw); }
+    var redraw = function () { draw(); drawAccuracy(); };
+    if (scheme.addEventListener) { scheme.addEventListener("change", redraw); }
+    else if (scheme.addListener) { scheme.addListener(redraw); }
   }
 
   makeInputs();
   render();
+  drawAccuracy();
   try { window.history.replaceState(state, "", window.location.href); } catch (e) { /* file:// */ }
   document.documentElement.setAttribute("data-ready", "true");
 })();

@@ -383,3 +383,32 @@ def test_serve_reloads_the_open_page(browser: Browser, tmp_path: Path) -> None:
         page.close()
     finally:
         server.shutdown()
+
+
+def test_accuracy_chart_draws_each_run_and_side_with_its_interval(
+    page: Page, root_url: str, built_site: Path
+) -> None:
+    slug = KINDS["precision"]
+    accuracy = json.loads((built_site / slug / "comparison.json").read_text())["accuracy"]
+    open_page(page, f"{root_url}{slug}/index.html")
+    page.wait_for_selector("#accuracy-chart[data-drawn=accuracy]")
+    drawn = page.evaluate(
+        """() => document.getElementById('accuracy-chart').data.map(t => ({
+             x: t.x[0], lo: t.x[0] - t.error_x.arrayminus[0], hi: t.x[0] + t.error_x.array[0],
+             role: t.meta.role, side: t.meta.side, color: t.marker.color }))"""
+    )
+    expected = []
+    for task in accuracy["tasks"]:
+        for index, side in enumerate(task["sides"]):
+            expected += [("run", index, r["score"], r["ci_lo"], r["ci_hi"]) for r in side["runs"]]
+            expected.append(("pooled", index, side["score"], side["ci_lo"], side["ci_hi"]))
+    assert len(drawn) == len(expected)
+    for trace, (role, side, score, lo, hi) in zip(drawn, expected, strict=True):
+        assert (trace["role"], trace["side"]) == (role, side)
+        assert trace["x"] == pytest.approx(score * 100, abs=1e-3)
+        assert (trace["lo"], trace["hi"]) == pytest.approx((lo * 100, hi * 100), abs=1e-3)
+    colors = {t["side"]: t["color"] for t in drawn}
+    assert colors[0] != colors[1]
+    open_page(page, f"{root_url}{KINDS['published']}/index.html")
+    assert page.locator("#accuracy-chart").count() == 0
+    assert page.locator(".accuracy-none").inner_text().startswith("No accuracy results for either side")

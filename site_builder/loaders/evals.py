@@ -1,0 +1,611 @@
+"""Evaluation-result formats: lm-evaluation-harness files, InferenceX evaluation rows, native scores.
+
+Like the benchmark formats (loaders/formats.py), each is recognised by the keys of its records,
+never by a file name, and every problem names file, record and field. A format reads a whole
+file's records (a results file is one record; a samples log is one record per question):
+
+- `lm-eval-results`: `results_<date>.json` of lm-evaluation-harness (0.4): per task its metrics
+  as `"<metric>,<filter>"` with `"<metric>_stderr,<filter>"` companions, `n-samples`,
+  `higher_is_better`, `configs`, `config` (model arguments) and `date`. The harness cannot know
+  the hardware, precision or engine: a metadata file beside it gives them, as for raw benchmark
+  results. One primary metric per task is kept (the task's first metric and first filter).
+- `lm-eval-samples`: `samples_<task>_<date>.jsonl` written with `--log_samples`: one line per
+  question and filter with `doc_id`, `doc_hash` and the metric's per-question value. It is
+  attached to the results file of the same folder and date, so the two sides of a page can be
+  compared question by question.
+- `inferencex-evals`: the InferenceX dashboard's evaluation rows (`hw`, `task`, `score`,
+  `score_name`, `score_se`, `n_eff`, …).
+- `native-evals`: our own score records (docs/data-format.md), for typed-in results.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from site_builder.evaluations import EvalRun, canonical_metric
+from site_builder.loaders.common import (
+    RecordContext,
+    date_from_stamp,
+    normalise_framework,
+    normalise_hardware,
+    normalise_model,
+    normalise_precision,
+    normalise_spec_method,
+    parse_bool,
+    parse_number,
+)
+from site_builder.loaders.serving import RunMetadata
+from site_builder.points import Provenance
+from site_builder.problems import suggest
+
+Records = Sequence[tuple[str, Any]]  # (record label, record) as the file loader read them
+_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)")
+
+NATIVE_EVAL_COLUMNS = (
+    "model",
+    "hardware",
+    "precision",
+    "spec_method",
+    "framework",
+    "task",
+    "metric",
+    "score",
+    "stderr",
+    "questions",
+    "higher_is_better",
+    "setup",
+    "date",
+    "run_url",
+    "note",
+)
+
+
+@dataclass
+class SampleLog:
+    """Per-question scores of one task from one run, waiting for their results file."""
+
+    display: str
+    folder: Path
+    stamp: str
+    task: str
+    scores: dict[tuple[str, str], dict[str, float]] = field(
+        default_factory=dict
+    )  # (filter, metric) → id → score
+
+
+@dataclass
+class EvalFile:
+    """What one file gave: runs, or a samples log, with the file's own date stamp."""
+
+    runs: list[tuple[EvalRun, str]] = field(default_factory=list)  # (run, file stamp for samples)
+    samples: SampleLog | None = None
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """What a reader may need beyond the records: the file, its dataset and its metadata."""
+
+    path: Path
+    display: str
+    dataset: str
+    metadata: Callable[[], tuple[RunMetadata, str] | None]  # loads the metadata file when asked
+
+
+Reader = Callable[[Records, FileInfo, Callable[[str], RecordContext]], EvalFile]
+
+
+@dataclass(frozen=True)
+class EvalFormat:
+    name: str
+    title: str
+    detect: Callable[[set[str]], bool]  # the first record's keys
+    read: Reader
+
+
+# -- shared ---------------------------------------------------------------------------------------
+
+
+def _run(
+    values: Mapping[str, Any], names: Mapping[str, str], ctx: RecordContext, provenance: Provenance
+) -> EvalRun | None:
+    """Validate one run, naming the user's field for every problem."""
+    try:
+        return EvalRun.model_validate({**values, "provenance": provenance})
+    except ValidationError as exc:
+        for err in exc.errors():
+            ours = str(err["loc"][0]) if err["loc"] else ""
+            ctx.error(names.get(ours, ours), err["msg"])
+        return None
+
+
+def _number(value: Any, name: str, ctx: RecordContext, *, optional: bool = True) -> float | None:
+    if value is None or (isinstance(value, str) and value.strip().upper() in ("", "N/A", "NA")):
+        if not optional:
+            ctx.error(name, "missing")
+        return None
+    try:
+        number = parse_number(value)
+    except ValueError as exc:
+        ctx.error(name, str(exc))
+        return None
+    if not math.isfinite(number):
+        ctx.error(name, f"must be a finite number, got {value!r}")
+        return None
+    return number
+
+
+def _whole(value: Any, name: str, ctx: RecordContext) -> int | None:
+    number = _number(value, name, ctx)
+    if number is None:
+        return None
+    if number != int(number):
+        ctx.error(name, f"must be a whole number, got {value!r}")
+        return None
+    return int(number)
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def file_stamp(name: str) -> str:
+    """'results_2026-01-21T00-34-31.779836.json' → '2026-01-21T00-34-31.779836' (or '')."""
+    match = _STAMP.search(name)
+    return match.group(1) if match else ""
+
+
+def _date_of(stamp: str) -> str | None:
+    return stamp[:10] if stamp else None
+
+
+# -- lm-evaluation-harness results ------------------------------------------------------------------
+
+
+def _model_from_args(config: Mapping[str, Any]) -> str | None:
+    """The served model's name from the harness's `model_args` (a string or a mapping)."""
+    args = config.get("model_args")
+    if isinstance(args, Mapping):
+        for key in ("pretrained", "model", "model_name"):
+            if isinstance(args.get(key), str):
+                return str(args[key])
+        return None
+    if isinstance(args, str):
+        for part in args.split(","):
+            key, _, value = part.partition("=")
+            if key.strip() in ("pretrained", "model", "model_name") and value.strip():
+                return value.strip()
+    return None
+
+
+def _primary_metric(task: str, values: Mapping[str, Any], configs: Mapping[str, Any]) -> str | None:
+    """The task's headline '<metric>,<filter>': its config's first metric and first filter."""
+    config = configs.get(task) if isinstance(configs.get(task), Mapping) else {}
+    assert isinstance(config, Mapping)
+    metric_list = config.get("metric_list")
+    filter_list = config.get("filter_list")
+    names = (
+        [m.get("metric") for m in metric_list if isinstance(m, Mapping)]
+        if isinstance(metric_list, list)
+        else []
+    )
+    filters = (
+        [f.get("name") for f in filter_list if isinstance(f, Mapping)]
+        if isinstance(filter_list, list)
+        else []
+    )
+    for name in names:
+        for flt in [*filters, "none"]:
+            key = f"{name},{flt}"
+            if key in values:
+                return key
+    return next(
+        (k for k, v in values.items() if "," in k and "_stderr," not in k and not isinstance(v, (str, bool))),
+        None,
+    )
+
+
+def _top_level_tasks(document: Mapping[str, Any]) -> list[str]:
+    results = document.get("results")
+    assert isinstance(results, Mapping)
+    groups = document.get("group_subtasks")
+    members: set[str] = set()
+    if isinstance(groups, Mapping):
+        for subtasks in groups.values():
+            if isinstance(subtasks, list):
+                members.update(str(s) for s in subtasks)
+    return [str(t) for t in results if str(t) not in members]
+
+
+def _harness_date(document: Mapping[str, Any], stamp: str) -> str | None:
+    value = document.get("date")
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < 32503680000:
+        return datetime.fromtimestamp(float(value), UTC).date().isoformat()
+    return date_from_stamp(value) or _date_of(stamp)
+
+
+def _settings(document: Mapping[str, Any], task: str) -> str:
+    parts = []
+    shots = document.get("n-shot")
+    if isinstance(shots, Mapping) and isinstance(shots.get(task), int):
+        parts.append(f"{shots[task]}-shot")
+    configs = document.get("configs")
+    task_config = configs.get(task) if isinstance(configs, Mapping) else None
+    generation = task_config.get("generation_kwargs") if isinstance(task_config, Mapping) else None
+    if isinstance(generation, Mapping):
+        if generation.get("do_sample") is False or generation.get("temperature") in (0, 0.0):
+            parts.append("greedy")
+        elif isinstance(generation.get("temperature"), int | float):
+            parts.append(f"temperature {generation['temperature']}")
+    version = document.get("lm_eval_version")
+    parts.append(f"lm-evaluation-harness {version}" if isinstance(version, str) else "lm-evaluation-harness")
+    return ", ".join(parts)
+
+
+def _metadata_setup(meta: RunMetadata) -> str:
+    parts = [meta.framework or ""]
+    if meta.tp:
+        parts.append(f"TP{meta.tp}")
+    if meta.ep and meta.ep > 1:
+        parts.append(f"EP{meta.ep}")
+    if meta.dp_attention:
+        parts.append("DPA")
+    text = " ".join(p for p in parts if p)
+    if meta.concurrency:
+        text += f"{', ' if text else ''}concurrency {meta.concurrency}"
+    return text
+
+
+def read_harness_results(
+    records: Records, info: FileInfo, context: Callable[[str], RecordContext]
+) -> EvalFile:
+    """One `results_*.json`: a run per top-level task, identity from the metadata file."""
+    out = EvalFile()
+    label, document = records[0]
+    ctx = context(label)
+    results = document.get("results")
+    if not isinstance(results, Mapping):
+        ctx.error("results", "missing or not an object")
+        return out
+    loaded = info.metadata()
+    if loaded is None:
+        return out
+    meta, meta_display = loaded
+    config = document.get("config") if isinstance(document.get("config"), Mapping) else {}
+    assert isinstance(config, Mapping)
+    served = _text(document.get("model_name")) or _model_from_args(config)
+    model = meta.model or normalise_model(None, served)
+    if model is None:
+        ctx.error(
+            "model_name",
+            f"cannot tell which model {served!r} is: give `model:` (the model key) in {meta_display}",
+        )
+        return out
+    stamp = file_stamp(info.path.name)
+    configs = document.get("configs") if isinstance(document.get("configs"), Mapping) else {}
+    assert isinstance(configs, Mapping)
+    samples = document.get("n-samples") if isinstance(document.get("n-samples"), Mapping) else {}
+    assert isinstance(samples, Mapping)
+    better = document.get("higher_is_better") if isinstance(document.get("higher_is_better"), Mapping) else {}
+    assert isinstance(better, Mapping)
+    setup = "; ".join(s for s in (_metadata_setup(meta), _text(meta.note)) if s)
+    for task in _top_level_tasks(document):
+        values = results.get(task)
+        task_ctx = context(f"results.{task}")
+        if not isinstance(values, Mapping):
+            task_ctx.error(f"results.{task}", "not an object")
+            continue
+        metric = _primary_metric(task, values, configs)
+        if metric is None:
+            task_ctx.notice(f"results.{task}", "no numeric metric: task skipped")
+            continue
+        name, _, flt = metric.partition(",")
+        score = _number(values.get(metric), f"results.{task}.{metric}", task_ctx, optional=False)
+        stderr = _number(values.get(f"{name}_stderr,{flt}"), f"results.{task}.{name}_stderr,{flt}", task_ctx)
+        if score is None:
+            continue
+        if not 0.0 <= score <= 1.0:
+            task_ctx.notice(
+                f"results.{task}.{metric}",
+                f"{score:g} is not a proportion between 0 and 1: only accuracy-like scores are shown; "
+                "task skipped",
+            )
+            continue
+        counts = samples.get(task)
+        questions = counts.get("effective", counts.get("original")) if isinstance(counts, Mapping) else None
+        task_better = better.get(task)
+        higher = task_better.get(name, True) if isinstance(task_better, Mapping) else True
+        run = _run(
+            {
+                "model": model,
+                "hardware": normalise_hardware(meta.hardware),
+                "precision": normalise_precision(meta.precision),
+                "spec_method": normalise_spec_method(meta.spec_method),
+                "framework": normalise_framework(meta.framework)[0] if meta.framework else None,
+                "task": task,
+                "metric": metric,
+                "higher_is_better": bool(higher),
+                "score": score,
+                "stderr": stderr,
+                "questions": questions,
+                "setup": "; ".join(s for s in (setup, _settings(document, task)) if s),
+            },
+            {
+                "score": f"results.{task}.{metric}",
+                "stderr": f"results.{task}.{name}_stderr,{flt}",
+                "questions": f"n-samples.{task}.effective",
+                "model": "model",
+                "hardware": f"hardware (in {meta_display})",
+                "precision": f"precision (in {meta_display})",
+            },
+            task_ctx,
+            Provenance(
+                dataset=info.dataset,
+                source_file=info.display,
+                record=f"results.{task}",
+                date=meta.date or _harness_date(document, stamp),
+                run_url=meta.run_url,
+                note=f"metadata: {meta_display}",
+            ),
+        )
+        if run is not None:
+            out.runs.append((run, stamp))
+    return out
+
+
+# -- lm-evaluation-harness per-sample logs ------------------------------------------------------------
+
+
+def read_harness_samples(
+    records: Records, info: FileInfo, context: Callable[[str], RecordContext]
+) -> EvalFile:
+    """One `samples_<task>_<date>.jsonl`: per-question scores by filter and metric."""
+    stamp = file_stamp(info.path.name)
+    match = re.match(r"samples_(.+?)_" + re.escape(stamp), info.path.name) if stamp else None
+    if match is None:
+        context("").error(
+            "", "a samples log is matched to its results file by its name: samples_<task>_<date>.jsonl"
+        )
+        return EvalFile()
+    log = SampleLog(info.display, info.path.parent, stamp, match.group(1))
+    for label, row in records:
+        ctx = context(label)
+        if not isinstance(row, Mapping) or "doc_id" not in row:
+            ctx.error("doc_id", "missing: not a samples-log line")
+            continue
+        question = _text(row.get("doc_hash")) or str(row.get("doc_id"))
+        flt = _text(row.get("filter")) or "none"
+        names = row.get("metrics")
+        metric_names = [m for m in names if isinstance(m, str)] if isinstance(names, list) else []
+        if not metric_names:
+            metric_names = [
+                k
+                for k, v in row.items()
+                if isinstance(v, int | float) and not isinstance(v, bool) and k != "doc_id"
+            ]
+        for name in metric_names:
+            value = _number(row.get(name), name, ctx)
+            if value is None:
+                continue
+            scores = log.scores.setdefault((flt, name), {})
+            if question in scores:
+                ctx.error("doc_id", f"question {question} appears twice for filter {flt}")
+                continue
+            scores[question] = value
+    return EvalFile(samples=log)
+
+
+def attach_samples(
+    runs: list[tuple[EvalRun, str, Path]], logs: Sequence[SampleLog], warn: Callable[[str, str], None]
+) -> list[EvalRun]:
+    """Each run with the per-question scores of its samples log, where one matches it exactly."""
+    by_key = {(log.folder, log.stamp, log.task): log for log in logs}
+    used: set[int] = set()
+    attached: list[EvalRun] = []
+    for run, stamp, folder in runs:
+        log = by_key.get((folder, stamp, run.task)) if stamp else None
+        if log is None:
+            attached.append(run)
+            continue
+        used.add(id(log))
+        name, _, flt = run.metric.partition(",")
+        scores = log.scores.get((flt or "none", name))
+        if not scores:
+            warn(log.display, f"no per-question '{name}' for filter '{flt}': the run is compared without it")
+            attached.append(run)
+            continue
+        mean = sum(scores.values()) / len(scores)
+        if abs(mean - run.score) > 1e-6 or (run.questions is not None and run.questions != len(scores)):
+            warn(
+                log.display,
+                f"its {len(scores)} questions average {mean:.6f}, but {run.provenance.source_file} reports "
+                f"{run.score:.6f} over {run.questions} questions: the log is not used",
+            )
+            attached.append(run)
+            continue
+        attached.append(run.model_copy(update={"per_question": tuple(sorted(scores.items()))}))
+    for log in logs:
+        if id(log) not in used:
+            warn(log.display, f"no results_{log.stamp}.json with task '{log.task}' beside it: log not used")
+    return attached
+
+
+# -- InferenceX evaluation rows ----------------------------------------------------------------------
+
+
+def _inferencex_model(row: Mapping[str, Any]) -> str | None:
+    prefix, path = row.get("model_prefix"), row.get("model")
+    model = normalise_model(
+        prefix if isinstance(prefix, str) else None, path if isinstance(path, str) else None
+    )
+    if model is None and isinstance(path, str):
+        # amd/DeepSeek-R1-0528-MXFP4-Preview: a preview of a known checkpoint
+        model = normalise_model(None, re.sub(r"-preview$", "", path.strip(), flags=re.IGNORECASE))
+    return model
+
+
+def read_inferencex_evals(
+    records: Records, info: FileInfo, context: Callable[[str], RecordContext]
+) -> EvalFile:
+    out = EvalFile()
+    for label, row in records:
+        ctx = context(label)
+        if not isinstance(row, Mapping):
+            ctx.error("", "not an object")
+            continue
+        model = _inferencex_model(row)
+        if model is None:
+            ctx.error("model", f"unknown model {row.get('model')!r} and no model_prefix")
+            continue
+        framework = _text(row.get("framework"))
+        tp, ep = row.get("tp"), row.get("ep")
+        parts = [normalise_framework(framework)[0] if framework else "", f"TP{tp}" if tp else ""]
+        if isinstance(ep, int) and ep > 1:
+            parts.append(f"EP{ep}")
+        try:
+            if parse_bool(row.get("dp_attention", False)):
+                parts.append("DPA")
+        except ValueError:
+            pass
+        setup = " ".join(p for p in parts if p)
+        if row.get("conc") is not None:
+            setup += f", concurrency {row['conc']}"
+        source = _text(row.get("source"))
+        metric = _text(row.get("score_name")) or "score"
+        hardware = _text(row.get("hw"))
+        run = _run(
+            {
+                "model": model,
+                "hardware": normalise_hardware(hardware) if hardware else None,
+                "precision": normalise_precision(str(row.get("precision", ""))),
+                "spec_method": normalise_spec_method(row.get("spec_decoding")),
+                "framework": normalise_framework(framework)[0] if framework else None,
+                "task": _text(row.get("task")) or "",
+                "metric": canonical_metric(metric),
+                "score": _number(row.get("score"), "score", ctx, optional=False),
+                "stderr": _number(row.get("score_se"), "score_se", ctx),
+                "questions": _whole(row.get("n_eff"), "n_eff", ctx),
+                "setup": setup + ", lm-evaluation-harness",
+            },
+            {"hardware": "hw", "spec_method": "spec_decoding", "stderr": "score_se", "questions": "n_eff"},
+            ctx,
+            Provenance(
+                dataset=info.dataset,
+                source_file=info.display,
+                record=label or "whole file",
+                date=date_from_stamp(row.get("timestamp")) or _date_of(file_stamp(source or "")),
+                note=f"harness result {source}" if source else None,
+            ),
+        )
+        if run is not None:
+            out.runs.append((run, ""))
+    return out
+
+
+# -- native score records ---------------------------------------------------------------------------
+
+
+def native_eval_values(row: Mapping[str, Any], ctx: RecordContext) -> dict[str, Any]:
+    for key in row:
+        if key not in NATIVE_EVAL_COLUMNS:
+            ctx.error(key, "unknown field" + suggest(key, NATIVE_EVAL_COLUMNS))
+    values: dict[str, Any] = {
+        k: row.get(k)
+        for k in ("model", "hardware", "precision", "framework", "task", "setup")
+        if _text(row.get(k))
+    }
+    if "hardware" in values:
+        values["hardware"] = normalise_hardware(str(values["hardware"]))
+    if "precision" in values:
+        values["precision"] = normalise_precision(str(values["precision"]))
+    if "framework" in values:
+        values["framework"] = normalise_framework(str(values["framework"]))[0]
+    values["spec_method"] = normalise_spec_method(row.get("spec_method"))
+    values["metric"] = canonical_metric(_text(row.get("metric")) or "score")
+    values["score"] = _number(row.get("score"), "score", ctx, optional=False)
+    values["stderr"] = _number(row.get("stderr"), "stderr", ctx)
+    values["questions"] = _whole(row.get("questions"), "questions", ctx)
+    if row.get("higher_is_better") not in (None, ""):
+        try:
+            values["higher_is_better"] = parse_bool(row["higher_is_better"])
+        except ValueError as exc:
+            ctx.error("higher_is_better", str(exc))
+    return values
+
+
+def read_native_evals(records: Records, info: FileInfo, context: Callable[[str], RecordContext]) -> EvalFile:
+    out = EvalFile()
+    for label, row in records:
+        ctx = context(label)
+        if not isinstance(row, Mapping):
+            ctx.error("", "not an object")
+            continue
+        values = native_eval_values(row, ctx)
+        if values["score"] is not None and values["stderr"] is None and values["questions"] is None:
+            ctx.error("stderr", "give the standard error or the number of questions (questions), or both")
+        provenance = Provenance(
+            dataset=info.dataset,
+            source_file=info.display,
+            record=label or "whole file",
+            date=date_from_stamp(row.get("date")),
+            run_url=_text(row.get("run_url")),
+            note=_text(row.get("note")),
+        )
+        run = _run(values, {}, ctx, provenance)
+        if run is not None:
+            out.runs.append((run, ""))
+    return out
+
+
+def looks_native_eval(keys: set[str]) -> bool:
+    return {"task", "score", "model"} <= keys and "throughput_per_gpu" not in keys
+
+
+EVAL_FORMATS: tuple[EvalFormat, ...] = (
+    EvalFormat(
+        name="lm-eval-results",
+        title="an lm-evaluation-harness results file",
+        detect=lambda keys: (
+            "results" in keys
+            and bool({"configs", "versions", "n-samples", "n-shot", "lm_eval_version", "config"} & keys)
+        ),
+        read=read_harness_results,
+    ),
+    EvalFormat(
+        name="lm-eval-samples",
+        title="an lm-evaluation-harness samples log",
+        detect=lambda keys: "doc_id" in keys and bool({"filtered_resps", "resps", "doc_hash"} & keys),
+        read=read_harness_samples,
+    ),
+    EvalFormat(
+        name="inferencex-evals",
+        title="an InferenceX evaluation row",
+        detect=lambda keys: {"hw", "task"} <= keys and bool({"score", "em_strict"} & keys),
+        read=read_inferencex_evals,
+    ),
+    EvalFormat(
+        name="native-evals",
+        title="a native score record",
+        detect=looks_native_eval,
+        read=read_native_evals,
+    ),
+)
+
+
+def detect(records: Records) -> EvalFormat | None:
+    """The evaluation format of a file, judged by its first record's keys (None: not an evaluation)."""
+    first = next((row for _, row in records if isinstance(row, Mapping)), None)
+    if first is None:
+        return None
+    keys = {str(k) for k in first}
+    return next((f for f in EVAL_FORMATS if f.detect(keys)), None)
+
+
+BY_NAME: dict[str, EvalFormat] = {f.name: f for f in EVAL_FORMATS}
