@@ -12,14 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from site_builder.loaders.common import (
-    PointDraft,
-    RecordContext,
-    Stated,
-    parse_number,
-    sequence_length,
-)
-from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, identity, model_key, per_gpu
+from site_builder.loaders.common import PointDraft, RecordContext, Stated, parse_number
+from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
 
 _SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "seconds": 1.0}
 # our latency metric -> AIPerf's metric
@@ -189,25 +183,13 @@ def _throughput(raw: Mapping[str, Any], ctx: RecordContext) -> dict[str, tuple[f
 
 def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
     """One `profile_export_aiperf.json`."""
-    draft = PointDraft()
-    config = _mapping(raw.get("input_config"))
-    path_field, path = model_path(raw)
-    model_key(draft, meta, meta_name, path_field, path, ctx)
-    draft.set("framework", meta.framework, f"{meta_name}: framework")
-    draft.names.setdefault("framework", f"{meta_name}: framework")  # the client cannot know it
-    draft.set("spec_method", meta.spec_method, f"{meta_name}: spec_method")
-    identity(draft, meta, meta_name)
-    stated = _stated_lengths(config)
+    means = {}
     for ours, metric in (("isl", "input_sequence_length"), ("osl", "output_sequence_length")):
         mean = stat(raw, metric)
-        sequence_length(
-            draft,
-            ours,
-            (getattr(meta, ours), f"{meta_name}: {ours}"),
-            stated.get(ours),
-            Stated(mean, f"{metric}.avg") if mean else None,
-            ctx,
-        )
+        if mean:
+            means[ours] = Stated(mean, f"{metric}.avg")
+    stated = _stated_lengths(_mapping(raw.get("input_config")))
+    draft = client_run(meta, meta_name, model_path(raw), stated, means, ctx)
     value, name = _concurrency(raw, meta, ctx)
     draft.set("concurrency", value, name)
     _completion(raw, ctx)

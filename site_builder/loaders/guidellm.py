@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from site_builder.loaders.common import PointDraft, RecordContext, Stated, parse_number, sequence_length
-from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, identity, model_key, per_gpu
+from site_builder.loaders.common import PointDraft, RecordContext, Stated, parse_number
+from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
 
 REPORT_VERSION = 2
 # our latency metric -> (GuideLLM metric, its unit in seconds)
@@ -138,23 +138,12 @@ def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Re
     if not metrics:
         ctx.error("metrics", "missing: not a GuideLLM benchmark")
         return draft
-    path_field, path = _model_path(record)
-    model_key(draft, meta, meta_name, path_field, path, ctx)
-    draft.set("framework", meta.framework, f"{meta_name}: framework")
-    draft.names.setdefault("framework", f"{meta_name}: framework")  # the client cannot know it
-    draft.set("spec_method", meta.spec_method, f"{meta_name}: spec_method")
-    identity(draft, meta, meta_name)
-    stated = _stated_lengths(report)
+    means = {}
     for ours, metric in (("isl", "prompt_token_count"), ("osl", "output_token_count")):
         mean = _stat(metrics.get(metric), "successful", "mean")
-        sequence_length(
-            draft,
-            ours,
-            (getattr(meta, ours), f"{meta_name}: {ours}"),
-            stated.get(ours),
-            Stated(mean, f"metrics.{metric}.successful.mean") if mean else None,
-            ctx,
-        )
+        if mean:
+            means[ours] = Stated(mean, f"metrics.{metric}.successful.mean")
+    draft = client_run(meta, meta_name, _model_path(record), _stated_lengths(report), means, ctx)
     if strategy_name(record) == "synchronous":
         draft.set("concurrency", 1, "config.strategy.type_")
     else:

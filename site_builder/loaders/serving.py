@@ -6,10 +6,11 @@ and the rest come from a small metadata file beside them (docs/data-format.md).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from site_builder.loaders.common import (
     PointDraft,
@@ -50,6 +51,12 @@ class RunMetadata(BaseModel):
     run_url: str | None = None
     image: str | None = None
     note: str | None = None
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _iso_date(cls, value: object) -> object:
+        """YAML reads `date: 2026-10-22` as a date: keep it as the ISO text the pages show."""
+        return value.isoformat()[:10] if isinstance(value, dt.date) else value
 
     def gpus(self) -> tuple[int | None, int | None]:
         """(all GPUs, GPUs that produce output tokens), counted as InferenceX does: never EP."""
@@ -182,6 +189,27 @@ def _positive(raw: Mapping[str, Any], key: str) -> Stated | None:
     except ValueError:
         return None
     return Stated(value, key) if value > 0 and value != float("inf") else None
+
+
+def client_run(
+    meta: RunMetadata,
+    meta_name: str,
+    model_path: tuple[str, Any],
+    stated: Mapping[str, Stated],
+    means: Mapping[str, Stated],
+    ctx: RecordContext,
+) -> PointDraft:
+    """What a client that knows nothing of the deployment (AIPerf, GuideLLM) gives a draft: the
+    metadata's identity, the model, and ISL/OSL from its settings (`stated`) or `means`."""
+    draft = PointDraft()
+    model_key(draft, meta, meta_name, *model_path, ctx)
+    draft.set("framework", meta.framework, f"{meta_name}: framework")
+    draft.names.setdefault("framework", f"{meta_name}: framework")  # the client cannot know it
+    draft.set("spec_method", meta.spec_method, f"{meta_name}: spec_method")
+    identity(draft, meta, meta_name)
+    for ours, given in (("isl", meta.isl), ("osl", meta.osl)):
+        sequence_length(draft, ours, (given, f"{meta_name}: {ours}"), stated.get(ours), means.get(ours), ctx)
+    return draft
 
 
 def vllm_result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
