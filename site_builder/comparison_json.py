@@ -51,6 +51,7 @@ class PointSummary(Out):
     dataset: str
     source_file: str
     record: str
+    client: str | None
     on_frontier: bool
 
 
@@ -253,6 +254,7 @@ def summarize(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
         dataset=point.provenance.dataset,
         source_file=point.provenance.source_file,
         record=point.provenance.record,
+        client=point.provenance.client,
         on_frontier=on_frontier,
     )
 

@@ -100,6 +100,8 @@ class SiteConfig(BaseModel):
     auto_pages: bool = True
     cost_tier: CostTier | None = None
     constants: dict[str, ConstantOverride] = Field(default_factory=dict)
+    # globs of paths under data/ that are not results (e.g. "runs/**/logs"), skipped when loading
+    exclude: list[str] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,7 @@ def load_inputs(project: Project, site_url: str | None) -> Inputs:
         config = config.model_copy(update={"site_url": site_url})
     catalog = load_hardware(project.catalog_file("hardware.yaml"), log)
     models = load_models(project.catalog_file("models.yaml"), log)
-    loaded = load_results(project.data, log)
+    loaded = load_results(project.data, log, exclude=config.exclude)
     points = validate_points(loaded.points, catalog, log)
     return Inputs(
         config, catalog, models, points, loaded.evaluations, loaded.datasets, PointIndex(points), log.problems

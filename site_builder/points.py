@@ -110,6 +110,7 @@ class Provenance(Frozen):
     dataset: str
     source_file: str
     record: str
+    client: str | None = None  # the benchmark client and its version, e.g. "AIPerf 0.13.0"
     date: str | None = None
     run_url: str | None = None
     image: str | None = None

@@ -11,7 +11,7 @@ import io
 import json
 import re
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,8 +64,6 @@ def _is_metadata_file(path: Path) -> bool:
         name in FOLDER_METADATA
         or name == DATASET_FILE
         or bool(re.search(r"\.meta\.(ya?ml|json)$", name))
-        or name.endswith(".pytorch.json")
-        or name in ("warmup.json", "summary.json")
     )
 
 
@@ -97,6 +95,8 @@ class _FileLoader:
         self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
 
     def load(self) -> None:
+        if self._companion():
+            return
         try:
             text = self.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -117,6 +117,23 @@ class _FileLoader:
             self._evaluations(evaluation, records)
         else:
             self._records(records)
+
+    def _companion(self) -> bool:
+        """A file a client writes beside its results (formats.Companion): skip it and say so."""
+        found = formats.companion(self.path.name)
+        if found is None:
+            return False
+        input_format, known = found
+        if known.main is not None and not self.path.with_name(known.main).is_file():
+            self.log.add(
+                self.display,
+                "",
+                "",
+                f"{known.what}: not read on its own; put {known.main} beside it ({input_format.title})",
+            )
+        else:
+            self.log.add(self.display, "", "", f"skipped: {known.what}, not a result", Severity.NOTICE)
+        return True
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -180,13 +197,12 @@ class _FileLoader:
         header = next(csv.reader(io.StringIO(text)), [])
         scores = evals.looks_native_eval(set(header))
         if not scores and not native.looks_native_columns(header):
-            found = ", ".join(header[:12]) + (f" … ({len(header)} columns)" if len(header) > 12 else "")
             self.log.add(
                 self.display,
                 "line 1",
                 "",
                 f"unknown format: a CSV needs the native columns ({', '.join(native.REQUIRED_COLUMNS)}); "
-                f"found {found or 'none'}",
+                f"found {_few_columns(header)}",
             )
             return
         repeated = sorted({c for c in header if header.count(c) > 1})
@@ -231,7 +247,7 @@ class _FileLoader:
             self.log.add(self.display, "", "dataset.id", reason)
             return
         errors_before = len(self.log.errors)
-        info = evals.FileInfo(self.path, self.display, dataset.id, self._metadata)
+        info = evals.FileInfo(self.path, self.display, dataset.id, lambda: self._metadata(kind.title))
         found = kind.read(records, info, lambda label: RecordContext(self.display, label, self.log))
         if len(self.log.errors) > errors_before:
             return  # nothing from a file with errors: the build stops and names them all
@@ -255,12 +271,11 @@ class _FileLoader:
                 f"(title '{known.title}', source '{known.source}'): give this one its own id",
             )
             return
-        for label, row in records:
+        for label, row, kind in self._detected(records, forced):
             ctx = RecordContext(self.display, label, self.log)
             if not isinstance(row, Mapping):
                 ctx.error("", "not an object")
                 continue
-            kind = formats.NATIVE if forced or self.dataset else formats.detect(row)
             if kind is None:
                 ctx.error(
                     "",
@@ -277,35 +292,51 @@ class _FileLoader:
                 continue
             skipped = kind.skip(row)
             if skipped:
-                ctx.notice("scenario_type", skipped)
+                ctx.notice(*skipped)
                 continue
             errors_before = len(self.log.errors)
             draft = self._draft(kind, row, ctx)
             if draft is None:
                 continue
-            point = finish_point(draft, ctx, self._provenance(dataset, label, row, draft))
+            point = finish_point(draft, ctx, self._provenance(dataset, label, row, kind))
             if point is not None and len(self.log.errors) == errors_before:
                 self.result.points.append(point)
+
+    def _detected(
+        self, records: list[tuple[str, Any]], forced: bool
+    ) -> Iterator[tuple[str, Any, InputFormat | None]]:
+        """Each record with its format; a document that holds many records (a report) opened up."""
+        for label, row in records:
+            if not isinstance(row, Mapping):
+                yield label, row, None
+                continue
+            kind = formats.NATIVE if forced or self.dataset else formats.detect(row)
+            if kind is None or kind.expand is None:
+                yield label, row, kind
+                continue
+            for inner, part in kind.expand(row):
+                yield " ".join(x for x in (label, inner) if x), part, kind
 
     def _draft(self, kind: InputFormat, row: Mapping[str, Any], ctx: RecordContext) -> PointDraft | None:
         assert kind.read is not None
         source = Source(self.path.name)
         if kind.needs_metadata:
-            loaded = self._metadata()
+            loaded = self._metadata(kind.title)
             if loaded is None:
                 return None
             source = Source(self.path.name, loaded[0], loaded[1])
         return kind.read(row, ctx, source)
 
     def _provenance(
-        self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], draft: PointDraft
+        self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], kind: InputFormat
     ) -> Provenance:
         meta = self._metadata_cache[0] if self._metadata_cache else None
-        date = row.get("date") if isinstance(row.get("date"), str) else None
+        date = row.get("date") if isinstance(row.get("date"), str) else kind.date(row)
         return Provenance(
             dataset=dataset.id,
             source_file=self.display,
             record=label or "whole file",
+            client=kind.client(row),
             date=(meta.date if meta and meta.date else None) or date_from_stamp(date),
             run_url=(meta.run_url if meta else None) or _text(row.get("run_url")),
             image=(meta.image if meta else None) or _text(row.get("image")),
@@ -314,22 +345,23 @@ class _FileLoader:
 
     # -- side files ----------------------------------------------------------------------------
 
-    def _metadata(self) -> tuple[serving.RunMetadata, str] | None:
+    def _metadata(self, title: str) -> tuple[serving.RunMetadata, str] | None:
+        """The metadata file for a result of a format that needs one (`title` names the format)."""
         if self._metadata_loaded:
             return self._metadata_cache
         self._metadata_loaded = True
         stem = self.path.name.rsplit(".", 1)[0]
         candidates = [self.path.with_name(f"{stem}.meta{ext}") for ext in (".yaml", ".yml", ".json")]
-        candidates += [self.path.with_name(name) for name in FOLDER_METADATA]
+        candidates += [folder / name for folder in self._folders_up() for name in FOLDER_METADATA]
         found = next((c for c in candidates if c.is_file()), None)
         if found is None:
             self.log.add(
                 self.display,
                 "",
                 "",
-                "a raw benchmark result needs a metadata file beside it "
-                f"({stem}.meta.yaml or _meta.yaml) naming hardware, precision, framework, "
-                "GPU count or TP, and ISL/OSL (docs/data-format.md)",
+                f"{title} needs a metadata file: "
+                f"{stem}.meta.yaml beside it, or _meta.yaml in its folder or one above, naming "
+                "hardware, precision, framework and GPU count or TP (docs/data-format.md)",
             )
             return None
         meta_display = _display(found, self.root)
@@ -343,6 +375,15 @@ class _FileLoader:
                 self.log, meta_display, exc, fields=lambda loc: serving.RunMetadata.model_fields
             )
         return self._metadata_cache
+
+    def _folders_up(self) -> Iterator[Path]:
+        """The file's folder, then each one above it up to the data folder: nearest first."""
+        folder = self.path.parent
+        while True:
+            yield folder
+            if folder == self.root or folder.parent == folder:
+                return
+            folder = folder.parent
 
     def _dataset_for_file(self) -> DatasetInfo | None:
         folder = self.path.parent
@@ -366,6 +407,15 @@ class _FileLoader:
         return DatasetInfo(id=slug, title=self.path.name, source=f"result file {self.display}")
 
 
+def _few_columns(header: list[str], shown: int = 4, width: int = 24) -> str:
+    """The first few header cells, each cut short: enough to recognise a file, never a wall of text."""
+    if not header:
+        return "no columns"
+    cells = [c if len(c) <= width else c[: width - 1] + "…" for c in header[:shown]]
+    more = f", … ({len(header)} columns)" if len(header) > shown else ""
+    return ", ".join(cells) + more
+
+
 def _dataset_fields(loc: Loc) -> Iterable[str]:
     return DatasetInfo.model_fields
 
@@ -382,14 +432,43 @@ def _display(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def load_results(root: Path, log: ProblemLog | None = None) -> LoadResult:
-    """Every result file under `root` (recursively), in sorted order."""
+def excluded(relative: str, patterns: Sequence[str]) -> bool:
+    """Whether a path under the data folder (posix, relative) or a folder above it matches a glob.
+
+    `*` and `?` stay within one path segment; `**` spans any number of folders.
+    """
+    parts = relative.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    return any(_glob(pattern).fullmatch(p) for pattern in patterns for p in prefixes)
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    out, i = "", 0
+    text = pattern.strip().strip("/")
+    while i < len(text):
+        if text.startswith("**/", i):
+            out, i = out + "(?:[^/]+/)*", i + 3
+        elif text.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif text[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        elif text[i] == "?":
+            out, i = out + "[^/]", i + 1
+        else:
+            out, i = out + re.escape(text[i]), i + 1
+    return re.compile(out)
+
+
+def load_results(root: Path, log: ProblemLog | None = None, exclude: Sequence[str] = ()) -> LoadResult:
+    """Every result file under `root` (recursively), in sorted order, but those `exclude` names."""
     result = LoadResult(log=log or ProblemLog())
     if not root.is_dir():
         result.log.add(root.as_posix(), "", "", "results folder does not exist")
         return result
     for path in result_files(root):
         if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
+            continue
+        if exclude and excluded(path.relative_to(root).as_posix(), exclude):
             continue
         _FileLoader(path, root, _display(path, root), result).load()
     result.attach_samples()

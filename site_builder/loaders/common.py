@@ -277,6 +277,64 @@ def _group(draft: PointDraft, role: str, ctx: RecordContext) -> WorkerGroup | No
     return WorkerGroup(dp_attention=dpa, **values)
 
 
+SEQUENCE_TOLERANCE = 0.05  # metadata ISL/OSL may differ this much from what the file says
+
+
+@dataclass(frozen=True)
+class Stated:
+    """A number a client file gives for a field, and how to name it in a message."""
+
+    value: float
+    name: str
+
+
+def sequence_length(
+    draft: PointDraft,
+    ours: str,
+    given: tuple[int | None, str],
+    stated: Stated | None,
+    measured: Stated | None,
+    ctx: RecordContext,
+) -> None:
+    """ISL or OSL: the metadata's, checked against the file; else the file's setting; else its mean.
+
+    `stated` is the length the client was asked for (its dataset setting), `measured` the mean
+    over completed requests (token totals ÷ requests). A metadata value more than
+    SEQUENCE_TOLERANCE away from the file is an error, except that a mean output length below the
+    stated OSL is only a warning: outputs may end early (end of sequence) unless the client
+    ignored it. A value taken from the means is a notice.
+    """
+    meta_value, meta_name = given
+    if meta_value is not None:
+        reference = stated or measured
+        if reference is not None and reference.value > 0:
+            off = (reference.value - meta_value) / reference.value
+            if abs(off) > SEQUENCE_TOLERANCE:
+                said = f"{reference.name} = {reference.value:.6g}, {abs(off):.0%} from {meta_value}"
+                if stated is None and ours == "osl" and off < 0:
+                    ctx.warning(
+                        meta_name,
+                        f"requests produced fewer output tokens than {meta_value} ({said}): "
+                        "outputs ended early; was end-of-sequence ignored?",
+                    )
+                else:
+                    ctx.error(meta_name, f"{meta_value} contradicts the result file ({said})")
+                    return
+        draft.set(ours, meta_value, meta_name)
+        return
+    if stated is not None:
+        draft.set(ours, round(stated.value), stated.name)
+        return
+    if measured is not None and measured.value > 0:
+        value = round(measured.value)
+        draft.set(ours, value, measured.name)
+        ctx.notice(
+            measured.name,
+            f"{ours} {value} derived from the file ({measured.name} = {measured.value:.6g}); "
+            f"give {ours} in the metadata file to state it",
+        )
+
+
 IDENTITY_FIELDS = ("model", "hardware", "framework", "precision", "isl", "osl", "concurrency")
 
 

@@ -5,15 +5,20 @@ A format is recognised by the keys of one record (never by a file name), turns a
 metadata file beside it for what the client does not record (hardware, GPU count, precision).
 The first format whose `detect` accepts a record reads it. Adding a format is one entry here plus
 its reader module.
+
+A client also writes files that are not results (its inputs, per-request logs, copies of the
+summary in another format): a format lists those companions by file name, and the loader skips
+them with a notice instead of refusing them as unknown.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any
 
-from site_builder.loaders import inferencex, native, serving
+from site_builder.loaders import aiperf, guidellm, inferencex, native, serving
 from site_builder.loaders.common import PointDraft, RecordContext
 
 
@@ -27,6 +32,20 @@ class Source:
 
 
 Reader = Callable[[Mapping[str, Any], RecordContext, Source], PointDraft]
+Records = list[tuple[str, Mapping[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Companion:
+    """A file a client writes beside its results that holds no result of its own.
+
+    `pattern` is a glob over the file name. With `main`, the companion is a copy of the result
+    file of that name in the same folder: skipped when that file is there, refused otherwise.
+    """
+
+    pattern: str
+    what: str
+    main: str | None = None
 
 
 @dataclass(frozen=True)
@@ -36,7 +55,11 @@ class InputFormat:
     detect: Callable[[set[str]], bool]  # the record's keys
     read: Reader | None  # None: recognised, not supported yet
     needs_metadata: bool = False
-    skip: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # why a record is left out
+    skip: Callable[[Mapping[str, Any]], tuple[str, str] | None] = lambda record: None  # (field, why) left out
+    expand: Callable[[Mapping[str, Any]], Records] | None = None  # a document holding many records
+    client: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # client and version
+    date: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # run date, if not `date`
+    companions: tuple[Companion, ...] = ()
 
 
 def _vllm(record: Mapping[str, Any], ctx: RecordContext, source: Source) -> PointDraft:
@@ -49,9 +72,31 @@ def _sglang(record: Mapping[str, Any], ctx: RecordContext, source: Source) -> Po
     return serving.sglang_result(record, source.metadata, source.metadata_file, ctx)
 
 
-def _agentic(record: Mapping[str, Any]) -> str | None:
+def _aiperf(record: Mapping[str, Any], ctx: RecordContext, source: Source) -> PointDraft:
+    assert source.metadata is not None
+    return aiperf.result(record, source.metadata, source.metadata_file, ctx)
+
+
+def _guidellm(record: Mapping[str, Any], ctx: RecordContext, source: Source) -> PointDraft:
+    assert source.metadata is not None
+    return guidellm.result(record, source.metadata, source.metadata_file, ctx)
+
+
+def _vllm_client(record: Mapping[str, Any]) -> str:
+    """`vllm bench serve` writes `endpoint_type`; the older benchmark_serving.py (and its
+    InferenceX fork) does not."""
+    return "vLLM bench serve" if "endpoint_type" in record else "vLLM benchmark_serving"
+
+
+def _sglang_client(record: Mapping[str, Any]) -> str:
+    info = record.get("server_info")
+    version = info.get("version") if isinstance(info, Mapping) else None
+    return f"SGLang bench_serving (sglang {version})" if isinstance(version, str) else "SGLang bench_serving"
+
+
+def _agentic(record: Mapping[str, Any]) -> tuple[str, str] | None:
     if inferencex.is_agentic(record):
-        return "agentic (AgentX) row skipped: not a fixed ISL/OSL point"
+        return "scenario_type", "agentic (AgentX) row skipped: not a fixed ISL/OSL point"
     return None
 
 
@@ -75,6 +120,7 @@ FORMATS: tuple[InputFormat, ...] = (
         detect=lambda keys: "server_info" in keys or "total_output_tokens_retokenized" in keys,
         read=_sglang,
         needs_metadata=True,
+        client=_sglang_client,
     ),
     InputFormat(
         name="vllm",
@@ -84,12 +130,68 @@ FORMATS: tuple[InputFormat, ...] = (
         ),
         read=_vllm,
         needs_metadata=True,
+        client=_vllm_client,
+        companions=(
+            Companion("*.pytorch.json", "benchmark_serving's PyTorch-benchmark copy of a result"),
+            Companion("warmup.json", "vllm bench sweep's warm-up run"),
+            Companion("summary.json", "vllm bench sweep's list of the run=N.json results"),
+            Companion("summary.csv", "vllm bench sweep's table of the run=N.json results"),
+            Companion("*.failure.json", "vllm bench sweep's record of a failed run"),
+        ),
     ),
     InputFormat(
         name="aiperf",
         title="an AIPerf profile export",
-        detect=lambda keys: "aiperf_version" in keys or {"schema_version", "input_config"} <= keys,
-        read=None,
+        detect=lambda keys: (
+            "aiperf_version" in keys
+            or {"schema_version", "input_config"} <= keys
+            or {"input_config", "request_throughput"} <= keys
+        ),
+        read=_aiperf,
+        needs_metadata=True,
+        client=aiperf.client,
+        date=lambda record: record.get("start_time") if isinstance(record.get("start_time"), str) else None,
+        companions=(
+            Companion(
+                "profile_export_aiperf.csv", "AIPerf's CSV copy of the summary", "profile_export_aiperf.json"
+            ),
+            Companion("profile_export*.jsonl", "AIPerf's per-request records"),
+            Companion("inputs.json", "AIPerf's request payloads"),
+            Companion("run_config.json", "AIPerf's run configuration"),
+            Companion("*timeslices*", "AIPerf's per-time-slice metrics"),
+            Companion("server_metrics_export*", "AIPerf's server metrics"),
+            Companion("gpu_telemetry_export*", "AIPerf's GPU telemetry"),
+            Companion("phase_manifest.json", "AIPerf's list of phase artifacts"),
+            Companion("search_history.json", "AIPerf's search history"),
+            Companion(
+                "profile_export_aiperf_aggregate.*",
+                "AIPerf's aggregate over trials (each trial's profile_export_aiperf.json is loaded instead)",
+            ),
+            Companion(
+                "profile_export_aiperf_collated.*",
+                "AIPerf's pooled trials (each trial's profile_export_aiperf.json is loaded instead)",
+            ),
+            Companion(
+                "profile_export_aiperf_sweep.*",
+                "AIPerf's sweep aggregate (each run's profile_export_aiperf.json is loaded instead)",
+            ),
+        ),
+    ),
+    InputFormat(
+        name="guidellm",
+        title="a GuideLLM benchmarks report",
+        detect=lambda keys: "benchmarks" in keys and bool({"config", "metadata"} & keys),
+        read=_guidellm,
+        needs_metadata=True,
+        skip=guidellm.skip,
+        expand=guidellm.benchmarks,
+        client=guidellm.client,
+        date=guidellm.date,
+        companions=(
+            Companion("benchmarks.csv", "GuideLLM's CSV copy of the report", "benchmarks.json"),
+            Companion("scenario.json", "a GuideLLM scenario (the run's settings)"),
+            Companion("*.scenario.json", "a GuideLLM scenario (the run's settings)"),
+        ),
     ),
     InputFormat(
         name="native",
@@ -106,6 +208,15 @@ def detect(record: Mapping[str, Any]) -> InputFormat | None:
     """The format one record is in, judged by its keys alone."""
     keys = set(record)
     return next((f for f in FORMATS if f.detect(keys)), None)
+
+
+def companion(file_name: str) -> tuple[InputFormat, Companion] | None:
+    """The format whose client writes a file of this name beside its results, if any."""
+    for input_format in FORMATS:
+        for known in input_format.companions:
+            if fnmatchcase(file_name, known.pattern):
+                return input_format, known
+    return None
 
 
 def supported_names() -> str:

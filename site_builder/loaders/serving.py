@@ -6,17 +6,20 @@ and the rest come from a small metadata file beside them (docs/data-format.md).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from site_builder.loaders.common import (
     PointDraft,
     RecordContext,
+    Stated,
     add_latencies_ms,
     normalise_model,
     parse_number,
+    sequence_length,
 )
 
 MIN_COMPLETED_SHARE = 0.95
@@ -49,6 +52,12 @@ class RunMetadata(BaseModel):
     image: str | None = None
     note: str | None = None
 
+    @field_validator("date", mode="before")
+    @classmethod
+    def _iso_date(cls, value: object) -> object:
+        """YAML reads `date: 2026-10-22` as a date: keep it as the ISO text the pages show."""
+        return value.isoformat()[:10] if isinstance(value, dt.date) else value
+
     def gpus(self) -> tuple[int | None, int | None]:
         """(all GPUs, GPUs that produce output tokens), counted as InferenceX does: never EP."""
         if self.gpu_count:
@@ -77,7 +86,7 @@ def _completion_check(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error("failed", f"{failed} of {attempted} requests failed")
 
 
-def _identity(draft: PointDraft, meta: RunMetadata, meta_name: str) -> None:
+def identity(draft: PointDraft, meta: RunMetadata, meta_name: str) -> None:
     draft.set("hardware", meta.hardware, f"{meta_name}: hardware")
     draft.set("precision", meta.precision, f"{meta_name}: precision")
     draft.set("disagg", meta.disagg, f"{meta_name}: disagg")
@@ -89,14 +98,14 @@ def _identity(draft: PointDraft, meta: RunMetadata, meta_name: str) -> None:
     draft.set("decode_gpus", meta.decode_gpus, f"{meta_name}: decode_gpus")
 
 
-def _per_gpu(
+def per_gpu(
     draft: PointDraft,
-    raw: Mapping[str, Any],
-    total_key: str,
+    throughput: Mapping[str, tuple[float, str]],
     gpus: tuple[int | None, int | None],
     ctx: RecordContext,
     meta_name: str,
 ) -> None:
+    """Divide the deployment's tok/s ("total", "output": value and the file's name) by its GPUs."""
     total_gpus, output_gpus = gpus
     if not total_gpus or not output_gpus:
         ctx.error(
@@ -108,18 +117,29 @@ def _per_gpu(
     draft.set("gpu_count", total_gpus, f"{meta_name}: gpu_count")
     draft.set("output_gpu_count", output_gpus, f"{meta_name}: decode_gpus")
     for ours, key, n in (
-        ("throughput_per_gpu", total_key, total_gpus),
-        ("output_throughput_per_gpu", "output_throughput", output_gpus),
+        ("throughput_per_gpu", "total", total_gpus),
+        ("output_throughput_per_gpu", "output", output_gpus),
     ):
+        if key in throughput:
+            value, name = throughput[key]
+            draft.set(ours, value / n, name)
+
+
+def _file_throughput(
+    raw: Mapping[str, Any], total_key: str, ctx: RecordContext
+) -> dict[str, tuple[float, str]]:
+    found: dict[str, tuple[float, str]] = {}
+    for ours, key in (("total", total_key), ("output", "output_throughput")):
         if raw.get(key) is None:
             continue
         try:
-            draft.set(ours, parse_number(raw[key]) / n, key)
+            found[ours] = (parse_number(raw[key]), key)
         except ValueError as exc:
             ctx.error(key, str(exc))
+    return found
 
 
-def _model(
+def model_key(
     draft: PointDraft, meta: RunMetadata, meta_name: str, path_field: str, path: Any, ctx: RecordContext
 ) -> None:
     """The model key: the metadata's, else one recognised from the file's model path."""
@@ -133,18 +153,76 @@ def _model(
         )
 
 
+def _sequences(
+    draft: PointDraft,
+    raw: Mapping[str, Any],
+    meta: RunMetadata,
+    meta_name: str,
+    ctx: RecordContext,
+    *,
+    nominal: bool,
+) -> None:
+    """ISL/OSL: metadata, checked against the file; else `random_*_len`; else token totals ÷ completed."""
+    for ours, given, setting, total in (
+        ("isl", meta.isl, "random_input_len", "total_input_tokens"),
+        ("osl", meta.osl, "random_output_len", "total_output_tokens"),
+    ):
+        stated = _positive(raw, setting) if nominal else None
+        measured = None
+        tokens, completed = _positive(raw, total), _positive(raw, "completed")
+        if tokens is not None and completed is not None:
+            measured = Stated(tokens.value / completed.value, f"{total} ÷ completed")
+        sequence_length(
+            draft,
+            ours,
+            (given, f"{meta_name}: {ours}"),
+            Stated(stated.value, setting) if stated else None,
+            measured,
+            ctx,
+        )
+
+
+def _positive(raw: Mapping[str, Any], key: str) -> Stated | None:
+    """raw[key] as a positive number, or None when absent or not one (checked elsewhere)."""
+    try:
+        value = parse_number(raw.get(key))
+    except ValueError:
+        return None
+    return Stated(value, key) if value > 0 and value != float("inf") else None
+
+
+def client_run(
+    meta: RunMetadata,
+    meta_name: str,
+    model_path: tuple[str, Any],
+    stated: Mapping[str, Stated],
+    means: Mapping[str, Stated],
+    ctx: RecordContext,
+) -> PointDraft:
+    """What a client that knows nothing of the deployment (AIPerf, GuideLLM) gives a draft: the
+    metadata's identity, the model, and ISL/OSL from its settings (`stated`) or `means`."""
+    draft = PointDraft()
+    model_key(draft, meta, meta_name, *model_path, ctx)
+    draft.set("framework", meta.framework, f"{meta_name}: framework")
+    draft.names.setdefault("framework", f"{meta_name}: framework")  # the client cannot know it
+    draft.set("spec_method", meta.spec_method, f"{meta_name}: spec_method")
+    identity(draft, meta, meta_name)
+    for ours, given in (("isl", meta.isl), ("osl", meta.osl)):
+        sequence_length(draft, ours, (given, f"{meta_name}: {ours}"), stated.get(ours), means.get(ours), ctx)
+    return draft
+
+
 def vllm_result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
     """One `benchmark_serving` / `vllm bench serve` result (also a sweep's `run=N.json`)."""
     draft = PointDraft()
-    _model(draft, meta, meta_name, "model_id", raw.get("model_id"), ctx)
+    model_key(draft, meta, meta_name, "model_id", raw.get("model_id"), ctx)
     draft.set("framework", meta.framework or raw.get("backend"), f"{meta_name}: framework")
     draft.set("spec_method", meta.spec_method, f"{meta_name}: spec_method")
-    _identity(draft, meta, meta_name)
-    draft.set("isl", meta.isl, f"{meta_name}: isl")
-    draft.set("osl", meta.osl, f"{meta_name}: osl")
+    identity(draft, meta, meta_name)
+    _sequences(draft, raw, meta, meta_name, ctx, nominal=True)
     draft.set("concurrency", raw.get("max_concurrency") or meta.concurrency, "max_concurrency")
     _completion_check(raw, ctx)
-    _per_gpu(draft, raw, "total_token_throughput", meta.gpus(), ctx, meta_name)
+    per_gpu(draft, _file_throughput(raw, "total_token_throughput", ctx), meta.gpus(), ctx, meta_name)
     add_latencies_ms(draft, raw, ctx)
     return draft
 
@@ -156,7 +234,7 @@ def sglang_result(
     draft = PointDraft()
     info = raw.get("server_info") if isinstance(raw.get("server_info"), Mapping) else {}
     assert isinstance(info, Mapping)
-    _model(draft, meta, meta_name, "server_info.model_path", info.get("model_path"), ctx)
+    model_key(draft, meta, meta_name, "server_info.model_path", info.get("model_path"), ctx)
     draft.set("framework", meta.framework or "sglang", f"{meta_name}: framework")
     algorithm = info.get("speculative_algorithm")
     draft.set("spec_method", meta.spec_method or algorithm, "server_info.speculative_algorithm")
@@ -164,9 +242,9 @@ def sglang_result(
         meta = meta.model_copy(update={"tp": info["tp_size"], "ep": info.get("ep_size")})
         if meta.dp_attention is None and "enable_dp_attention" in info:
             meta = meta.model_copy(update={"dp_attention": bool(info["enable_dp_attention"])})
-    _identity(draft, meta, meta_name)
-    draft.set("isl", meta.isl or raw.get("random_input_len"), "random_input_len")
-    draft.set("osl", meta.osl or raw.get("random_output_len"), "random_output_len")
+    identity(draft, meta, meta_name)
+    dataset = raw.get("dataset_name")
+    _sequences(draft, raw, meta, meta_name, ctx, nominal=dataset is None or dataset == "random")
     draft.set("concurrency", raw.get("max_concurrency") or meta.concurrency, "max_concurrency")
     _completion_check(raw, ctx)
     total_key = "total_throughput"
@@ -178,6 +256,6 @@ def sglang_result(
             }
         except ValueError as exc:
             ctx.error("input_throughput", str(exc))
-    _per_gpu(draft, raw, total_key, meta.gpus(), ctx, meta_name)
+    per_gpu(draft, _file_throughput(raw, total_key, ctx), meta.gpus(), ctx, meta_name)
     add_latencies_ms(draft, raw, ctx, names={"e2el": "e2e_latency"})
     return draft

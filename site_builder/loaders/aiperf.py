@@ -1,0 +1,217 @@
+"""NVIDIA AIPerf `profile_export_aiperf.json`: one run (one concurrency) per file.
+
+Every metric is a block `{unit, avg, p50, p90, p99, min, max, std, count, ...}`; `unit` says how
+to read it. AIPerf's `inter_token_latency` is per request (latency − TTFT) ÷ (output tokens − 1),
+which is our TPOT; its `inter_chunk_latency` is the gap between streamed chunks (our ITL).
+Concurrency and the workload live in `input_config`: the profiling phase and the dataset's
+prompt lengths in current files (schema 1.2+), `loadgen` and `input.prompt` in older ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from site_builder.loaders.common import PointDraft, RecordContext, Stated, parse_number
+from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
+
+_SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "seconds": 1.0}
+# our latency metric -> AIPerf's metric
+_LATENCIES = {
+    "ttft": "time_to_first_token",
+    "tpot": "inter_token_latency",
+    "itl": "inter_chunk_latency",
+    "e2el": "request_latency",
+}
+# our statistic -> AIPerf's field
+_STATS = {"mean": "avg", "median": "p50", "std": "std", "p90": "p90", "p99": "p99"}
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def stat(raw: Mapping[str, Any], metric: str, field: str = "avg") -> float | None:
+    """One statistic of one metric block, or None when the file does not have it."""
+    value = _mapping(raw.get(metric)).get(field)
+    if value is None:
+        return None
+    try:
+        return parse_number(value)
+    except ValueError:
+        return None
+
+
+def _seconds(raw: Mapping[str, Any], metric: str, field: str, ctx: RecordContext) -> float | None:
+    """A time statistic in seconds, read in the unit its block names."""
+    value = stat(raw, metric, field)
+    if value is None:
+        return None
+    unit = str(_mapping(raw.get(metric)).get("unit", "ms")).strip().lower()
+    factor = _SECONDS_PER_UNIT.get(unit)
+    if factor is None:
+        ctx.error(f"{metric}.unit", f"unknown time unit {unit!r} (expected ns, us, ms or sec)")
+        return None
+    return value * factor
+
+
+def profiling_phase(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], str] | None:
+    """The profiling phase of a current `input_config` (a list of phases, or a mapping by name)."""
+    phases = config.get("phases")
+    named: list[tuple[Mapping[str, Any], str]] = []
+    if isinstance(phases, list):
+        named = [(p, f"input_config.phases[{i}]") for i, p in enumerate(phases) if isinstance(p, Mapping)]
+    elif isinstance(phases, Mapping):
+        named = [
+            ({"name": k, **v}, f"input_config.phases.{k}")
+            for k, v in phases.items()
+            if isinstance(v, Mapping)
+        ]
+    profiling = [(p, where) for p, where in named if p.get("kind", p.get("name")) == "profiling"]
+    if not profiling:
+        profiling = [(p, where) for p, where in named if p.get("kind", p.get("name")) != "warmup"]
+    return profiling[-1] if profiling else None
+
+
+def _concurrency(raw: Mapping[str, Any], meta: RunMetadata, ctx: RecordContext) -> tuple[Any, str]:
+    config = _mapping(raw.get("input_config"))
+    found = profiling_phase(config)
+    if found is not None:
+        phase, where = found
+        kind = phase.get("type")
+        if phase.get("concurrency") is not None and kind not in (None, "concurrency"):
+            ctx.notice(
+                f"{where}.concurrency",
+                f"the profiling phase is of type {kind!r}: its concurrency {phase['concurrency']} is a cap, "
+                "used as the point's concurrency",
+            )
+        if phase.get("concurrency") is not None:
+            return phase["concurrency"], f"{where}.concurrency"
+    loadgen = _mapping(config.get("loadgen"))
+    if loadgen.get("concurrency") is not None:
+        return loadgen["concurrency"], "input_config.loadgen.concurrency"
+    return meta.concurrency, "input_config.loadgen.concurrency"
+
+
+def _length_setting(value: Any) -> float | None:
+    """A prompt-length setting: a number, or a distribution with a mean (or a fixed value)."""
+    if isinstance(value, Mapping):
+        value = value.get("mean", value.get("value"))
+    try:
+        number = parse_number(value)
+    except ValueError:
+        return None
+    return number if number > 0 else None
+
+
+def _stated_lengths(config: Mapping[str, Any]) -> dict[str, Stated]:
+    """What the run asked for: a synthetic dataset's isl/osl, or the older prompt token means."""
+    stated: dict[str, Stated] = {}
+    datasets = config.get("datasets")
+    if isinstance(datasets, list) and datasets and isinstance(datasets[0], Mapping):
+        prompts = _mapping(datasets[0].get("prompts"))
+        for ours in ("isl", "osl"):
+            value = _length_setting(prompts.get(ours))
+            if value is not None:
+                stated[ours] = Stated(value, f"input_config.datasets[0].prompts.{ours}")
+    prompt = _mapping(_mapping(config.get("input")).get("prompt"))
+    for ours, key in (("isl", "input_tokens"), ("osl", "output_tokens")):
+        value = _length_setting(_mapping(prompt.get(key)).get("mean"))
+        if ours not in stated and value is not None:
+            stated[ours] = Stated(value, f"input_config.input.prompt.{key}.mean")
+    return stated
+
+
+def model_path(raw: Mapping[str, Any]) -> tuple[str, Any]:
+    """The served model as the run named it: `models` (current) or `endpoint.model_names` (older)."""
+    config = _mapping(raw.get("input_config"))
+    models = config.get("models")
+    if isinstance(models, Mapping):
+        items = models.get("items")
+        models = (
+            [m.get("name") if isinstance(m, Mapping) else m for m in items]
+            if isinstance(items, list)
+            else None
+        )
+    if isinstance(models, list) and models:
+        return "input_config.models[0]", models[0]
+    if isinstance(models, str):
+        return "input_config.models", models
+    names = _mapping(config.get("endpoint")).get("model_names")
+    if isinstance(names, list) and names:
+        return "input_config.endpoint.model_names[0]", names[0]
+    return "input_config.models", None
+
+
+def _completion(raw: Mapping[str, Any], ctx: RecordContext) -> None:
+    """Errors and cancellations from the summary; a run stopped early is refused outright."""
+    if raw.get("was_cancelled") is True:
+        ctx.error("was_cancelled", "the run was cancelled before it finished")
+    completed = stat(raw, "request_count")
+    failed = stat(raw, "error_request_count")
+    if failed is None and isinstance(raw.get("error_summary"), list):
+        counts = [e.get("count") for e in raw["error_summary"] if isinstance(e, Mapping)]
+        failed = float(sum(c for c in counts if isinstance(c, int | float)))
+    cancelled = stat(raw, "cancelled_request_count") or 0.0
+    if completed is None:
+        return
+    attempted = completed + (failed or 0.0) + cancelled
+    if attempted > 0 and completed / attempted < MIN_COMPLETED_SHARE:
+        ctx.error(
+            "request_count",
+            f"only {completed:.0f} of {attempted:.0f} requests completed ({completed / attempted:.0%}; "
+            f"{failed or 0:.0f} errors, {cancelled:.0f} cancelled)",
+        )
+
+
+def _throughput(raw: Mapping[str, Any], ctx: RecordContext) -> dict[str, tuple[float, str]]:
+    """Total and output tok/s of the deployment; total from the token totals in older files."""
+    found: dict[str, tuple[float, str]] = {}
+    total = stat(raw, "total_token_throughput")
+    if total is not None:
+        found["total"] = (total, "total_token_throughput.avg")
+    else:
+        isl_sum, osl_sum = stat(raw, "total_isl"), stat(raw, "total_osl")
+        duration = _seconds(raw, "benchmark_duration", "avg", ctx)
+        if isl_sum is not None and osl_sum is not None and duration:
+            found["total"] = ((isl_sum + osl_sum) / duration, "(total_isl + total_osl) ÷ benchmark_duration")
+    output = stat(raw, "output_token_throughput")
+    if output is not None:
+        found["output"] = (output, "output_token_throughput.avg")
+    return found
+
+
+def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
+    """One `profile_export_aiperf.json`."""
+    means = {}
+    for ours, metric in (("isl", "input_sequence_length"), ("osl", "output_sequence_length")):
+        mean = stat(raw, metric)
+        if mean:
+            means[ours] = Stated(mean, f"{metric}.avg")
+    stated = _stated_lengths(_mapping(raw.get("input_config")))
+    draft = client_run(meta, meta_name, model_path(raw), stated, means, ctx)
+    value, name = _concurrency(raw, meta, ctx)
+    draft.set("concurrency", value, name)
+    _completion(raw, ctx)
+    throughput = _throughput(raw, ctx)
+    if "total" not in throughput:
+        ctx.error(
+            "total_token_throughput", "missing: neither it nor total_isl, total_osl and benchmark_duration"
+        )
+    per_gpu(draft, throughput, meta.gpus(), ctx, meta_name)
+    for ours, metric in _LATENCIES.items():
+        for our_stat, their_stat in _STATS.items():
+            seconds = _seconds(raw, metric, their_stat, ctx)
+            if seconds is None:
+                continue
+            draft.add_latency(ours, our_stat, seconds)
+            if (ours, our_stat) == ("tpot", "median"):
+                draft.set("median_tpot_s", seconds, f"{metric}.p50")
+    if "median_tpot_s" not in draft.values:
+        ctx.error("inter_token_latency.p50", "missing: AIPerf writes it for streaming runs (use --streaming)")
+    return draft
+
+
+def client(raw: Mapping[str, Any]) -> str:
+    version = raw.get("aiperf_version")
+    return f"AIPerf {version}" if isinstance(version, str) and version else "AIPerf"

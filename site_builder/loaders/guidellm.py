@@ -1,0 +1,195 @@
+"""GuideLLM `benchmarks.json`: one report, one benchmark per strategy (concurrency) in it.
+
+The report is `{metadata, config, benchmarks}`; each benchmark has `config.strategy` (concurrent
+benchmarks give their concurrency as `streams`) and `metrics`, where every metric is a summary
+per request status: `{successful, incomplete, errored, total}`, each `{mean, median, std_dev,
+percentiles{p50, p90, p99, p999, ...}, ...}`.
+
+Which fields match our definitions (docs/data-format.md says why):
+- TPOT is GuideLLM's `inter_token_latency_ms` (per request (last − first token) ÷ (output tokens
+  − 1)); its `time_per_output_token_ms` includes the first token and is not our TPOT.
+- Throughput is the `mean` of `tokens_per_second` over all requests: GuideLLM weights its rate
+  series by time, so the mean is the tokens of the run ÷ its measured duration, the number its
+  own console prints. The median and percentiles describe the series of instantaneous rates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from site_builder.loaders.common import PointDraft, RecordContext, Stated, parse_number
+from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
+
+REPORT_VERSION = 2
+# our latency metric -> (GuideLLM metric, its unit in seconds)
+_LATENCIES = {
+    "ttft": ("time_to_first_token_ms", 1e-3),
+    "tpot": ("inter_token_latency_ms", 1e-3),
+    "e2el": ("request_latency", 1.0),
+}
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def benchmarks(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """One record per benchmark: the benchmark with the report's metadata and config beside it."""
+    report = {"metadata": document.get("metadata"), "config": document.get("config")}
+    items = document.get("benchmarks")
+    if not isinstance(items, list):
+        return [("", {"report": report, "benchmark": items})]
+    return [(f"benchmarks[{i}]", {"report": report, "benchmark": b}) for i, b in enumerate(items)]
+
+
+def strategy(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    return _mapping(_mapping(_mapping(record.get("benchmark")).get("config")).get("strategy"))
+
+
+def strategy_name(record: Mapping[str, Any]) -> str:
+    found = strategy(record)
+    kind = found.get("type_", found.get("type"))
+    return str(kind) if kind is not None else "unknown"
+
+
+def skip(record: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Rate-driven benchmarks (a sweep's throughput and constant-rate runs) have no fixed concurrency."""
+    kind = strategy_name(record)
+    if kind in ("concurrent", "synchronous"):
+        return None
+    rate = strategy(record).get("rate")
+    detail = f" at {rate} requests/s" if isinstance(rate, int | float) else ""
+    reason = (
+        f"{kind} benchmark{detail} skipped: only concurrent and synchronous runs have a fixed concurrency"
+    )
+    return "config.strategy", reason
+
+
+def _stat(summary: Any, status: str, field: str) -> float | None:
+    """metrics.<x>.<status>.<field>, a percentile looked up under `percentiles`."""
+    block = _mapping(_mapping(summary).get(status))
+    value = block.get(field, _mapping(block.get("percentiles")).get(field))
+    if value is None:
+        return None
+    try:
+        return parse_number(value)
+    except ValueError:
+        return None
+
+
+def _stated_lengths(report: Mapping[str, Any]) -> dict[str, Stated]:
+    """A synthetic dataset's prompt/output tokens: `{kind: synthetic_text, prompt_tokens, ...}`
+    or the command line's "prompt_tokens=…,output_tokens=…"."""
+    spec = _mapping(_mapping(report.get("config")).get("spec"))
+    data = spec.get("data")
+    first = data[0] if isinstance(data, list) and data else data
+    where = "config.spec.data[0]"
+    if isinstance(first, str):
+        pairs = (part.split("=", 1) for part in first.split(",") if "=" in part)
+        first = {key.strip(): value.strip() for key, value in pairs}
+    stated: dict[str, Stated] = {}
+    for ours, key in (("isl", "prompt_tokens"), ("osl", "output_tokens")):
+        try:
+            value = parse_number(_mapping(first).get(key))
+        except ValueError:
+            continue
+        if value > 0:
+            stated[ours] = Stated(value, f"{where}.{key}")
+    return stated
+
+
+def _model_path(record: Mapping[str, Any]) -> tuple[str, Any]:
+    backend = _mapping(_mapping(_mapping(record.get("benchmark")).get("config")).get("backend"))
+    if backend.get("model"):
+        return "config.backend.model", backend["model"]
+    spec = _mapping(_mapping(_mapping(record.get("report")).get("config")).get("spec"))
+    return "config.spec.backend.model", _mapping(spec.get("backend")).get("model")
+
+
+def _completion(metrics: Mapping[str, Any], ctx: RecordContext) -> None:
+    """Errored requests count against completion; incomplete ones were cut off when the run ended."""
+    totals = _mapping(metrics.get("request_totals"))
+    successful, errored = totals.get("successful"), totals.get("errored")
+    if not (isinstance(successful, int | float) and isinstance(errored, int | float)):
+        return
+    attempted = successful + errored
+    if attempted > 0 and successful / attempted < MIN_COMPLETED_SHARE:
+        ctx.error(
+            "metrics.request_totals",
+            f"only {successful} of {attempted} requests completed "
+            f"({successful / attempted:.0%}; {errored} errored)",
+        )
+
+
+def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
+    """One benchmark of a report (see `benchmarks`)."""
+    draft = PointDraft()
+    report = _mapping(record.get("report"))
+    version = _mapping(report.get("metadata")).get("version")
+    if version is not None and version != REPORT_VERSION:
+        ctx.error(
+            "metadata.version", f"report version {version!r}: this build reads version {REPORT_VERSION}"
+        )
+        return draft
+    benchmark = _mapping(record.get("benchmark"))
+    metrics = _mapping(benchmark.get("metrics"))
+    if not metrics:
+        ctx.error("metrics", "missing: not a GuideLLM benchmark")
+        return draft
+    means = {}
+    for ours, metric in (("isl", "prompt_token_count"), ("osl", "output_token_count")):
+        mean = _stat(metrics.get(metric), "successful", "mean")
+        if mean:
+            means[ours] = Stated(mean, f"metrics.{metric}.successful.mean")
+    draft = client_run(meta, meta_name, _model_path(record), _stated_lengths(report), means, ctx)
+    if strategy_name(record) == "synchronous":
+        draft.set("concurrency", 1, "config.strategy.type_")
+    else:
+        draft.set("concurrency", strategy(record).get("streams"), "config.strategy.streams")
+    _completion(metrics, ctx)
+    throughput: dict[str, tuple[float, str]] = {}
+    for ours, metric in (("total", "tokens_per_second"), ("output", "output_tokens_per_second")):
+        value = _stat(metrics.get(metric), "total", "mean")
+        if value is not None:
+            throughput[ours] = (value, f"metrics.{metric}.total.mean")
+    per_gpu(draft, throughput, meta.gpus(), ctx, meta_name)
+    for ours, (metric, seconds) in _LATENCIES.items():
+        summary = metrics.get(metric)
+        for our_stat, field in (
+            ("mean", "mean"),
+            ("median", "median"),
+            ("std", "std_dev"),
+            ("p90", "p90"),
+            ("p99", "p99"),
+            ("p99.9", "p999"),
+        ):
+            value = _stat(summary, "successful", field)
+            if value is None:
+                continue
+            draft.add_latency(ours, our_stat, value * seconds)
+            if (ours, our_stat) == ("tpot", "median"):
+                draft.set("median_tpot_s", value * seconds, f"metrics.{metric}.successful.median")
+    if "median_tpot_s" not in draft.values:
+        ctx.error("metrics.inter_token_latency_ms", "missing: GuideLLM writes it for streaming runs")
+    return draft
+
+
+def date(record: Mapping[str, Any]) -> str | None:
+    """The benchmark's start (seconds since the epoch) as a UTC date."""
+    benchmark = _mapping(record.get("benchmark"))
+    start = benchmark.get(
+        "start_time", _mapping(benchmark.get("scheduler_metrics")).get("measure_start_time")
+    )
+    if not isinstance(start, int | float) or isinstance(start, bool) or start <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(start, tz=UTC).strftime("%Y-%m-%d")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def client(record: Mapping[str, Any]) -> str:
+    version = _mapping(_mapping(record.get("report")).get("metadata")).get("guidellm_version")
+    return f"GuideLLM {version}" if isinstance(version, str) and version else "GuideLLM"
