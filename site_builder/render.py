@@ -246,8 +246,22 @@ def accuracy_table(task: AccuracyTask) -> dict[str, Any]:
             "verdict": f"{d.better} better" if d.better else "within noise",
             "method": f"paired over {d.questions:,} questions" if d.method == "paired" else "unpaired",
         }
+    methods = {side.pool_method for side in task.sides if side.pooled_runs > 1}
+    pooling = None
+    if methods:
+        exact = methods == {"per-question"}
+        pooling = (
+            "A side with several runs gets their mean. The runs answer the same questions, so averaging "
+            "does not narrow the interval: "
+            + (
+                "it comes from the per-question means across runs."
+                if exact
+                else "it is the root-mean-square of the runs' standard errors, never narrower than the truth."
+            )
+        )
     return {
         "task": task.task,
+        "pooling": pooling,
         "caption": f"{task.task_name} ({task.metric_label}), "
         f"{'higher' if task.higher_is_better else 'lower'} is better",
         "rows": rows,

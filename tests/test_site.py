@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 from html.parser import HTMLParser
@@ -225,3 +226,39 @@ def test_two_builds_are_byte_identical(site: Path, tmp_path: Path) -> None:
         if p.is_file()
     }
     assert first == second
+
+
+def test_real_fp4_vs_fp8_pages_show_the_gsm8k_rows_with_a_verdict_derived_by_hand(site: Path) -> None:
+    """MI355X and B200 DeepSeek-R1 FP4 vs FP8: the page's accuracy equals a hand calculation from
+    the imported InferenceX rows (the mean of each side's runs; the root-mean-square of their
+    standard errors, since the runs answer the same 1,319 questions; the unpaired difference)."""
+    rows = json.loads((ROOT / "data" / "results" / "inferencex-evals.json").read_text())["evaluations"]
+    z = 1.959963984540054
+    for slug, gpu in (("mi355x-fp4-vs-fp8-dsr1", "mi355x"), ("b200-fp4-vs-fp8-dsr1", "b200")):
+        page = json.loads((site / slug / "comparison.json").read_text())
+        (task,) = page["accuracy"]["tasks"]
+        assert task["task"] == "gsm8k" and task["metric"] == "exact_match,strict-match"
+        pooled = []
+        for side, precision in zip(task["sides"], ("fp4", "fp8"), strict=True):
+            mine = [r for r in rows if (r["model"], r["hardware"], r["precision"]) == ("dsr1", gpu, precision)]
+            assert {r["spec_method"] for r in mine} <= {"mtp", "none"} and len(side["runs"]) == len(mine)
+            mean = sum(r["score"] for r in mine) / len(mine)
+            se = math.sqrt(sum(r["stderr"] ** 2 for r in mine) / len(mine))
+            assert side["score"] == pytest.approx(mean) and side["stderr"] == pytest.approx(se)
+            pooled.append((mean, se))
+        (a, se_a), (b, se_b) = pooled
+        se = math.hypot(se_a, se_b)
+        d = task["difference"]
+        assert (d["value"], d["ci_lo"], d["ci_hi"]) == pytest.approx((a - b, a - b - z * se, a - b + z * se))
+        within = a - b - z * se <= 0 <= a - b + z * se
+        assert d["verdict"] == ("within-noise" if within else ("a-better" if a > b else "b-better"))
+        html = (site / slug / "index.html").read_text()
+        assert "is within noise" in html if within else "is better by" in html
+        assert 'id="accuracy-heading"' in html and "accuracy.csv" in html
+
+
+def test_pages_without_evaluation_results_say_so_once(site: Path) -> None:
+    html = (site / "mi355x-fp4-vs-int4-kimi" / "index.html").read_text()
+    assert html.count("No accuracy results for either side") == 1 and 'id="accuracy-heading"' not in html
+    index = (site / "index.html").read_text()
+    assert "accuracy: no data" in index and "accuracy: within noise" in index
