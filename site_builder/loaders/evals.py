@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -150,6 +150,18 @@ def _whole(value: Any, name: str, ctx: RecordContext) -> int | None:
         ctx.error(name, f"must be a whole number, got {value!r}")
         return None
     return int(number)
+
+
+def _objects(
+    records: Records, context: Callable[[str], RecordContext]
+) -> Iterator[tuple[str, Mapping[str, Any], RecordContext]]:
+    """The records that are objects, each with its context; any other is an error naming it."""
+    for label, row in records:
+        ctx = context(label)
+        if isinstance(row, Mapping):
+            yield label, row, ctx
+        else:
+            ctx.error("", "not an object")
 
 
 def _text(value: Any) -> str | None:
@@ -455,11 +467,7 @@ def read_inferencex_evals(
     records: Records, info: FileInfo, context: Callable[[str], RecordContext]
 ) -> EvalFile:
     out = EvalFile()
-    for label, row in records:
-        ctx = context(label)
-        if not isinstance(row, Mapping):
-            ctx.error("", "not an object")
-            continue
+    for label, row, ctx in _objects(records, context):
         model = _inferencex_model(row)
         if model is None:
             ctx.error("model", f"unknown model {row.get('model')!r} and no model_prefix")
@@ -542,11 +550,7 @@ def native_eval_values(row: Mapping[str, Any], ctx: RecordContext) -> dict[str, 
 
 def read_native_evals(records: Records, info: FileInfo, context: Callable[[str], RecordContext]) -> EvalFile:
     out = EvalFile()
-    for label, row in records:
-        ctx = context(label)
-        if not isinstance(row, Mapping):
-            ctx.error("", "not an object")
-            continue
+    for label, row, ctx in _objects(records, context):
         values = native_eval_values(row, ctx)
         if values["score"] is not None and values["stderr"] is None and values["questions"] is None:
             ctx.error("stderr", "give the standard error or the number of questions (questions), or both")
