@@ -224,39 +224,39 @@ def _errors(value: float, lo: float | None, hi: float | None) -> dict[str, Any]:
     }
 
 
+RUN_BAND = 0.42  # how far below its side's row a side's runs spread (rows are 1 apart)
+
+
 def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
-    """Scores with their 95% intervals: per task and side, the pooled score and each run."""
+    """Scores with their 95% intervals: a row per task and side with the pooled score, and the
+    side's runs spread just below it, each with its own interval."""
     accuracy = comparison.accuracy
     if accuracy is None:
         return None
     data: list[dict[str, Any]] = []
-    rows: list[str] = []
+    labels: list[str] = []
     for task in accuracy.tasks:
         for index, side in enumerate(task.sides):
-            row = f"{task.task_name} · {side.label}"
-            rows.append(row)
-            for run in side.runs:
-                ci = (
-                    f" (95% CI {fixed(run.ci_lo * 100, 1)}–{fixed(run.ci_hi * 100, 1)})"
-                    if run.ci_lo is not None and run.ci_hi is not None
-                    else ""
-                )
+            row = len(labels)
+            labels.append(f"{task.task_name} · {side.label}")
+            for number, run in enumerate(side.runs, 1):
+                ci = ""
+                if run.ci_lo is not None and run.ci_hi is not None:
+                    ci = f" (95% CI {fixed(run.ci_lo * 100, 1)}–{fixed(run.ci_hi * 100, 1)})"
                 data.append(
                     {
                         "type": "scatter",
                         "mode": "markers",
                         "x": [_percent(run.score)],
-                        "y": [row],
-                        "error_x": _errors(run.score, run.ci_lo, run.ci_hi),
-                        "marker": {
-                            "size": 7,
-                            "opacity": 0.45 if run.pooled else 0.25,
-                            "symbol": "circle-open",
-                        },
+                        "y": [round(row + RUN_BAND * number / (len(side.runs) + 1), 4)],
+                        "error_x": {**_errors(run.score, run.ci_lo, run.ci_hi), "thickness": 1, "width": 2},
+                        "marker": {"size": 6, "symbol": "circle-open" if run.pooled else "x-thin-open"},
+                        "opacity": 0.6 if run.pooled else 0.35,
                         "hovertext": [
                             f"{escape(side.label)} run: {fixed(run.score * 100, 1)}%{ci}<br>"
                             f"{escape(run.setup or 'setup not recorded')}<br>"
                             f"{escape(run.date or 'date not recorded')}"
+                            + ("" if run.pooled else "<br>left out of the pooled score")
                         ],
                         "hoverinfo": "text",
                         "showlegend": False,
@@ -287,13 +287,14 @@ def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
     layout = {
         "xaxis": {"title": {"text": "Score (%), 95% confidence interval"}, "zeroline": False},
         "yaxis": {
-            "type": "category",
-            "categoryorder": "array",
-            "categoryarray": rows[::-1],
+            "tickvals": list(range(len(labels))),
+            "ticktext": labels,
+            "range": [len(labels) - 0.4, -0.4],
+            "zeroline": False,
             "automargin": True,
         },
         "margin": {"l": 16, "r": 16, "t": 16, "b": 56},
-        "height": 120 + 44 * len(rows),
+        "height": 140 + 70 * len(labels),
         "hovermode": "closest",
         "showlegend": False,
     }
