@@ -78,9 +78,7 @@ class Inputs:
 def load_inputs(project: Project, site_url: str | None) -> Inputs:
     """Load and validate: result files, catalogs and the site config, every problem logged."""
     log = ProblemLog()
-    config = load_site_config(project.content, log)
-    if site_url is not None:
-        config = config.model_copy(update={"site_url": site_url})
+    config = load_site_config(project.content, log, site_url)
     catalog = load_hardware(project.catalog_file("hardware.yaml"), log)
     models = load_models(project.catalog_file("models.yaml"), log)
     loaded = load_results(project.data, log)

@@ -85,7 +85,7 @@ class Project:
     def catalog_file(self, name: str) -> Path:
         """`data/hardware.yaml` or `data/models.yaml`: the project's, else the packaged one."""
         own = self.data / name
-        return own if own.is_file() else default_catalogs() / name
+        return own if own.is_file() or own.is_symlink() else default_catalogs() / name
 
     def guide_files(self) -> dict[str, Path]:
         """Guides by name (`methodology.md` …): the packaged ones, a project's own replacing or adding."""
