@@ -50,7 +50,9 @@ def check_site_url(value: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(f"must be an absolute http:// or https:// address, got {excerpt(value)}")
     if any(c.isspace() or not c.isprintable() or c in "<>\"'`" for c in value):
-        raise ValueError(f"must not contain spaces, quotes, angle brackets or control characters, got {excerpt(value)}")
+        raise ValueError(
+            f"must not contain spaces, quotes, angle brackets or control characters, got {excerpt(value)}"
+        )
     return value
 
 
@@ -58,7 +60,9 @@ def check_keep(value: str) -> str:
     """A `keep:` entry: a path or glob relative to the output folder, never leaving it."""
     path = PurePosixPath(value)
     if not value or path.is_absolute() or ".." in path.parts or "\\" in value or not value.isprintable():
-        raise ValueError(f"must be a path inside the output folder, like CNAME or .well-known/, got {excerpt(value)}")
+        raise ValueError(
+            f"must be a path inside the output folder, like CNAME or .well-known/, got {excerpt(value)}"
+        )
     return value
 
 

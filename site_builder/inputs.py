@@ -102,7 +102,9 @@ def read_bytes_checked(path: Path, root: Path | None) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise Refused("not a regular file (a device, a pipe or a folder): refused")
         if info.st_size > MAX_FILE_BYTES:
-            raise Refused(f"{info.st_size} bytes: larger than the {MAX_FILE_BYTES // 2**20} MiB an input may be")
+            raise Refused(
+                f"{info.st_size} bytes: larger than the {MAX_FILE_BYTES // 2**20} MiB an input may be"
+            )
         with path.open("rb") as handle:
             raw = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
@@ -190,7 +192,9 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _json_number(kind: type[int] | type[float]) -> Any:
     def parse(literal: str) -> int | float:
         if len(literal) > MAX_NUMBER_CHARS:
-            raise Refused(f"a number of {len(literal)} characters: numbers may have at most {MAX_NUMBER_CHARS}")
+            raise Refused(
+                f"a number of {len(literal)} characters: numbers may have at most {MAX_NUMBER_CHARS}"
+            )
         return kind(literal)
 
     return parse
@@ -242,7 +246,7 @@ def parse_json(text: str) -> Any:
             parse_float=_json_number(float),
         )
     except Refused as exc:
-        literal = re.search(r"-?\d[\d.eE+-]{%d,}" % MAX_NUMBER_CHARS, text)
+        literal = re.search(rf"-?\d[\d.eE+-]{{{MAX_NUMBER_CHARS},}}", text)
         if literal:
             line, column = position(text, literal.start())
             raise Refused(f"{exc.reason} (column {column})", f"line {line}") from None
@@ -294,19 +298,19 @@ class _StrictLoader(yaml.SafeLoader):
 
     depth = 0
 
-    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]
             raise Refused(
                 "uses a YAML alias (*name): aliases are not allowed here; write the value out",
                 f"line {event.start_mark.line + 1}",
             )
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            mark = self.peek_event().start_mark
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
             raise Refused(f"nested more than {MAX_DEPTH} levels deep", f"line {mark.line + 1}")
         try:
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+            return super().compose_node(parent, index)
         finally:
             self.depth -= 1
 

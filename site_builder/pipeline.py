@@ -95,6 +95,7 @@ class SiteOutput:
     point_count: int
     problems: list[Problem]
     site_url: str | None = None
+    keep: list[str] = field(default_factory=list)  # the output folder's files a build carries over
     rendered: list[str] = field(default_factory=list)  # slugs whose files were rendered this run
     recomputed: int = 0
     seconds: float = 0.0
@@ -217,6 +218,7 @@ class Pipeline:
             point_count=len(inputs.points),
             problems=log.problems,
             site_url=inputs.config.site_url,
+            keep=inputs.config.keep,
             rendered=rendered,
             recomputed=recomputed,
             seconds=time.perf_counter() - started,
@@ -292,9 +294,9 @@ def build(
     project: Project, *, strict: bool = False, site_url: str | None = None, progress: Progress | None = None
 ) -> SiteOutput:
     """Run the pipeline and write the site (nothing is written if any problem stops it)."""
-    check_output_folder(project.out)
+    check_output_folder(project.out, project.input_folders())
     output = Pipeline(project, site_url=site_url).run(progress)
     if strict and output.warnings:
         raise InputError(output.warnings, output.problems)
-    write_site(project.out, output.files)
+    write_site(project.out, output.files, output.keep, project.input_folders())
     return output

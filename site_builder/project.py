@@ -94,6 +94,10 @@ class Project:
             found.update({p.name: p for p in sorted(self.docs.glob("*.md")) if not is_hidden(p)})
         return dict(sorted(found.items()))
 
+    def input_folders(self) -> tuple[Path, ...]:
+        """The folders a build reads: its output may not sit inside any of them."""
+        return (self.data, self.content, self.templates, self.docs)
+
     def watched(self) -> tuple[Path, ...]:
         """Folders whose changes `serve` rebuilds for."""
         return (self.content, self.data, self.templates, self.docs)

@@ -231,9 +231,7 @@ class _ConfinedLoader(FileSystemLoader):
     """Jinja's file loader under the input rule: a template that is a symbolic link leaving its
     theme folder is refused, naming the link (inputs.py)."""
 
-    def get_source(
-        self, environment: Environment, template: str
-    ) -> tuple[str, str, Callable[[], bool]]:
+    def get_source(self, environment: Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
         source, filename, uptodate = super().get_source(environment, template)
         path = Path(filename)
         for folder in self.searchpath:

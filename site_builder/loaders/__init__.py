@@ -115,7 +115,9 @@ class _FileLoader:
         first = _json_line(lines[0][1]) if len(lines) >= 2 else None
         if not isinstance(first, Mapping):
             where = f"line {whole_error.lineno}"
-            self.log.add(self.display, where, "", f"not valid JSON: {whole_error.msg} (column {whole_error.colno})")
+            self.log.add(
+                self.display, where, "", f"not valid JSON: {whole_error.msg} (column {whole_error.colno})"
+            )
             return None
         records: list[tuple[str, Any]] = []
         bad: list[int] = []
@@ -125,7 +127,9 @@ class _FileLoader:
             except json.JSONDecodeError as exc:
                 bad.append(n)
                 if len(bad) <= MAX_LINE_ERRORS:
-                    self.log.add(self.display, f"line {n}", "", f"not valid JSON: {exc.msg} (column {exc.colno})")
+                    self.log.add(
+                        self.display, f"line {n}", "", f"not valid JSON: {exc.msg} (column {exc.colno})"
+                    )
             except inputs.Refused as exc:
                 bad.append(n)
                 if len(bad) <= MAX_LINE_ERRORS:
@@ -143,7 +147,8 @@ class _FileLoader:
                 self.display,
                 "",
                 "version",
-                f"unsupported version {inputs.excerpt(version)} (this build reads version {native.NATIVE_VERSION})",
+                f"unsupported version {inputs.excerpt(version)} "
+                f"(this build reads version {native.NATIVE_VERSION})",
             )
             return None
         for key in document:
@@ -326,7 +331,9 @@ class _FileLoader:
         while True:
             candidate = folder / DATASET_FILE
             if candidate.is_file() or candidate.is_symlink():
-                data = inputs.load_structured(candidate, _display(candidate, self.root), self.log, self.confined)
+                data = inputs.load_structured(
+                    candidate, _display(candidate, self.root), self.log, self.confined
+                )
                 if data is None:
                     return None
                 try:

@@ -7,6 +7,7 @@ every error names the field as the user wrote it.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Mapping
@@ -89,10 +90,8 @@ def parse_number(value: Any) -> float:
     if isinstance(value, int | float):
         number = float(value) if isinstance(value, float) or abs(value) < 10**300 else math.inf
     elif isinstance(value, str) and len(value) <= inputs.MAX_NUMBER_CHARS:
-        try:
+        with contextlib.suppress(ValueError):
             number = float(value.strip())
-        except ValueError:
-            pass
     if number is None:
         raise ValueError(f"{inputs.excerpt(value)} is not a number")
     return inputs.sane_number(number, written=value)

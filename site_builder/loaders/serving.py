@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, ValidationError
 
+from site_builder.inputs import Count, Whole
 from site_builder.loaders.common import (
     PointDraft,
     RecordContext,
@@ -33,17 +34,17 @@ class RunMetadata(BaseModel):
     precision: str
     spec_method: str | None = None
     disagg: bool = False
-    tp: int | None = Field(default=None, gt=0)
-    ep: int | None = Field(default=None, gt=0)
-    pp: int = Field(default=1, gt=0)
-    pcp: int = Field(default=1, gt=0)
+    tp: Count | None = None
+    ep: Count | None = None
+    pp: Count = 1
+    pcp: Count = 1
     dp_attention: bool | None = None
-    prefill_gpus: int | None = Field(default=None, gt=0)
-    decode_gpus: int | None = Field(default=None, ge=0)
-    gpu_count: int | None = Field(default=None, gt=0)
-    isl: int | None = Field(default=None, gt=0)
-    osl: int | None = Field(default=None, gt=0)
-    concurrency: int | None = Field(default=None, gt=0)
+    prefill_gpus: Count | None = None
+    decode_gpus: Whole | None = None
+    gpu_count: Count | None = None
+    isl: Count | None = None
+    osl: Count | None = None
+    concurrency: Count | None = None
     date: str | None = None
     run_url: str | None = None
     image: str | None = None
@@ -160,10 +161,16 @@ def sglang_result(
     draft.set("framework", meta.framework or "sglang", f"{meta_name}: framework")
     algorithm = info.get("speculative_algorithm")
     draft.set("spec_method", meta.spec_method or algorithm, "server_info.speculative_algorithm")
-    if meta.tp is None and isinstance(info.get("tp_size"), int):
-        meta = meta.model_copy(update={"tp": info["tp_size"], "ep": info.get("ep_size")})
+    if meta.tp is None and info.get("tp_size") is not None:
+        update = {"tp": info["tp_size"], "ep": info.get("ep_size")}
         if meta.dp_attention is None and "enable_dp_attention" in info:
-            meta = meta.model_copy(update={"dp_attention": bool(info["enable_dp_attention"])})
+            update["dp_attention"] = info["enable_dp_attention"]
+        try:  # validated like the metadata file itself, never copied in unchecked
+            meta = RunMetadata.model_validate({**meta.model_dump(exclude_unset=True), **update})
+        except ValidationError as exc:
+            for err in exc.errors():
+                theirs = {"tp": "tp_size", "ep": "ep_size"}.get(str(err["loc"][0]), "enable_dp_attention")
+                ctx.error(f"server_info.{theirs}", err["msg"])
     _identity(draft, meta, meta_name)
     draft.set("isl", meta.isl or raw.get("random_input_len"), "random_input_len")
     draft.set("osl", meta.osl or raw.get("random_output_len"), "random_output_len")
