@@ -297,18 +297,19 @@ class _StrictLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing aliases and deep nesting while it composes."""
 
     depth = 0
+    first_line = 1  # the file line the text starts on
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()  # type: ignore[no-untyped-call]
             raise Refused(
                 "uses a YAML alias (*name): aliases are not allowed here; write the value out",
-                f"line {event.start_mark.line + 1}",
+                f"line {event.start_mark.line + self.first_line}",
             )
         self.depth += 1
         if self.depth > MAX_DEPTH:
             mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-            raise Refused(f"nested more than {MAX_DEPTH} levels deep", f"line {mark.line + 1}")
+            raise Refused(f"nested more than {MAX_DEPTH} levels deep", f"line {mark.line + self.first_line}")
         try:
             return super().compose_node(parent, index)
         finally:
@@ -363,6 +364,7 @@ def _check_nodes(root: yaml.Node, first_line: int) -> LineMap:
 def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
     """YAML under the rules; `first_line` is the file line the text starts on (front matter: 2)."""
     loader = _StrictLoader(text)
+    loader.first_line = first_line
     try:
         root = loader.get_single_node()
         if root is None:

@@ -40,7 +40,7 @@ from site_builder.render import (
 )
 from site_builder.select import PointIndex
 from site_builder.validate import validate_points
-from site_builder.write import Owner, SiteFiles, check_output_folder, write_site
+from site_builder.write import Owner, SiteFiles, check_output_folder, clean_leftovers, write_site
 
 Progress = Callable[[int, int], None]
 Stamp = tuple[tuple[str, int, int, int, int], ...]
@@ -295,6 +295,7 @@ def build(
 ) -> SiteOutput:
     """Run the pipeline and write the site (nothing is written if any problem stops it)."""
     check_output_folder(project.out, project.input_folders())
+    clean_leftovers(project.out.resolve())  # a killed build's staging; a site a kill left missing
     output = Pipeline(project, site_url=site_url).run(progress)
     if strict and output.warnings:
         raise InputError(output.warnings, output.problems)
