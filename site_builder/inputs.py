@@ -363,7 +363,10 @@ def _check_nodes(root: yaml.Node, first_line: int) -> LineMap:
 
 def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
     """YAML under the rules; `first_line` is the file line the text starts on (front matter: 2)."""
-    loader = _StrictLoader(text)
+    try:
+        loader = _StrictLoader(text)  # its reader refuses unprintable characters at once
+    except yaml.YAMLError as exc:
+        raise Refused(f"not valid YAML: {printable(str(exc).splitlines()[0])}") from None
     loader.first_line = first_line
     try:
         root = loader.get_single_node()

@@ -64,7 +64,7 @@ def native_json(**changes: object) -> str:
         "median_tpot_ms": 10.0,
     }
     record.update(changes)
-    return json.dumps([record])
+    return json.dumps([record], ensure_ascii=False)
 
 
 # -- leaks ----------------------------------------------------------------------------------------
@@ -105,7 +105,9 @@ def test_a_symlinked_stub_inside_the_project_is_still_read(project: Path) -> Non
     assert not log.problems
 
 
-@pytest.mark.parametrize("url", ["javascript:alert(1)", "https://ex.org/\nDisallow: /", "ftp://ex.org/", "/x"])
+@pytest.mark.parametrize(
+    "url", ["javascript:alert(1)", "https://ex.org/\nDisallow: /", "ftp://ex.org/", "/x"]
+)
 def test_site_url_is_validated_from_the_command_line_and_site_yaml_alike(
     project: Path, capsys: pytest.CaptureFixture[str], url: str
 ) -> None:
@@ -245,7 +247,9 @@ def test_deep_nesting_is_refused_with_its_line(tmp_path: Path, suffix: str) -> N
 
 def test_a_yaml_alias_bomb_in_a_stub_is_refused_at_once(tmp_path: Path) -> None:
     bomb = ["a: &a [x, x, x, x, x, x, x, x, x]"]
-    bomb += [f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]" for i in range(20)]
+    bomb += [
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]" for i in range(20)
+    ]
     path = tmp_path / "bomb.md"
     path.write_text("---\nkind: precision\nmodel: dsr1\n" + "\n".join(bomb) + "\n---\n")
     log = ProblemLog()
@@ -306,7 +310,9 @@ def test_absurd_values_are_refused_naming_the_users_field(
 
 
 def test_a_duplicate_json_key_is_an_error_naming_both_values(tmp_path: Path) -> None:
-    text = native_json().replace('"throughput_per_gpu": 300.0', '"throughput_per_gpu": 7000, "throughput_per_gpu": 700000')
+    text = native_json().replace(
+        '"throughput_per_gpu": 300.0', '"throughput_per_gpu": 7000, "throughput_per_gpu": 700000'
+    )
     count, errors = load(tmp_path, "dup.json", text)
     assert count == 0
     assert errors == [
@@ -316,7 +322,9 @@ def test_a_duplicate_json_key_is_an_error_naming_both_values(tmp_path: Path) -> 
 
 
 def test_a_duplicate_key_in_a_stub_side_names_both_lines(tmp_path: Path) -> None:
-    stub = STUB.replace("  - {label: FP4, precision: fp4}", "  - label: FP4\n    precision: fp4\n    precision: fp8")
+    stub = STUB.replace(
+        "  - {label: FP4, precision: fp4}", "  - label: FP4\n    precision: fp4\n    precision: fp8"
+    )
     (tmp_path / "x.md").write_text(stub)
     log = ProblemLog()
     assert read_stub(tmp_path / "x.md", "content/x.md", log, tmp_path) is None
@@ -383,7 +391,9 @@ def test_a_separator_inside_a_quoted_field_keeps_the_row_whole(tmp_path: Path, c
 
 def test_nul_characters_are_refused(tmp_path: Path) -> None:
     count, errors = load(tmp_path, "nul.csv", csv_row(hardware="h2\x0000"))
-    assert count == 0 and errors == ["error: data/nul.csv, line 2: contains a NUL character (column 8): not a text file"]
+    assert count == 0 and errors == [
+        "error: data/nul.csv, line 2: contains a NUL character (column 8): not a text file"
+    ]
     count, errors = load(tmp_path, "nul.json", native_json(model="ds\u0000r1"))
     assert count == 0 and "field '[0].model'" in errors[0] and "NUL" in errors[0]
 
@@ -397,7 +407,12 @@ def test_control_characters_in_identifiers_are_refused(tmp_path: Path, value: st
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("model", {"a": 1}), ("input_throughput_per_gpu", -5), ("p99_ttft_ms", -1), ("throughput_per_gpu", 1e308)],
+    [
+        ("model", {"a": 1}),
+        ("input_throughput_per_gpu", -5),
+        ("p99_ttft_ms", -1),
+        ("throughput_per_gpu", 1e308),
+    ],
 )
 def test_wrong_kinds_and_signs_are_refused(tmp_path: Path, field: str, value: object) -> None:
     count, errors = load(tmp_path, "bad.json", native_json(**{field: value}))
