@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from site_builder import metrics
+from site_builder.inputs import Identifier, PositiveNumber, load_yaml
 from site_builder.problems import ProblemLog, add_validation_errors
 
 CostTier = Literal["hyperscaler", "neocloud", "rental"]
@@ -26,8 +26,8 @@ class HardwareSpec(BaseModel):
     name: str
     vendor: str | None = None
     architecture: str | None = None
-    watts_all_in: float | None = Field(default=None, gt=0)
-    usd_per_gpu_hour: dict[CostTier, float] = Field(default_factory=dict)
+    watts_all_in: PositiveNumber | None = None
+    usd_per_gpu_hour: dict[CostTier, PositiveNumber] = Field(default_factory=dict)
 
 
 class HardwareCatalog(BaseModel):
@@ -37,7 +37,7 @@ class HardwareCatalog(BaseModel):
     source_url: str | None = None
     as_of: str
     default_cost_tier: CostTier = "hyperscaler"
-    gpus: dict[str, HardwareSpec]
+    gpus: dict[Identifier, HardwareSpec]
 
 
 class ModelInfo(BaseModel):
@@ -51,8 +51,8 @@ class ConstantOverride(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    watts_all_in: float | None = Field(default=None, gt=0)
-    usd_per_gpu_hour: float | None = Field(default=None, gt=0)
+    watts_all_in: PositiveNumber | None = None
+    usd_per_gpu_hour: PositiveNumber | None = None
     source: str | None = None
     as_of: str | None = None
 
@@ -80,11 +80,9 @@ class AppliedConstants(BaseModel):
 
 
 def _read_yaml(path: Path, log: ProblemLog) -> object:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        log.add(path.as_posix(), "", "", f"cannot read: {exc}")
-        return None
+    """A catalog: the project's own (read only inside its data folder) or the packaged one."""
+    document = load_yaml(path, path.as_posix(), log, root=path.parent)
+    return document.data if document else None
 
 
 def _report(exc: ValidationError, path: Path, log: ProblemLog) -> None:
@@ -118,7 +116,7 @@ def load_models(path: Path, log: ProblemLog) -> dict[str, ModelInfo]:
         return {}
     data = _read_yaml(path, log)
     try:
-        return TypeAdapter(dict[str, ModelInfo]).validate_python(data or {})
+        return TypeAdapter(dict[Identifier, ModelInfo]).validate_python(data or {})
     except ValidationError as exc:
         _report(exc, path, log)
         return {}

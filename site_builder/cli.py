@@ -10,14 +10,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from site_builder import __version__
-from site_builder.check import as_json, as_text, run_check
+from site_builder.check import CheckReport, as_json, as_text, run_check
 from site_builder.content import stub_json_schema
 from site_builder.importer import ImportRefused, import_published, import_results
 from site_builder.kinds import KIND_KEYS
 from site_builder.numbers import parse_sequence_label
 from site_builder.pipeline import build
 from site_builder.points import DatasetInfo
-from site_builder.problems import InputError, Problem
+from site_builder.problems import InputError, Problem, printable
 from site_builder.project import Project
 from site_builder.scaffold import ScaffoldError, init_project, stub_text, write_stub
 from site_builder.serve import start
@@ -70,7 +70,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--templates", type=Path, help="your templates, over the default theme (default: ROOT/templates)"
     )
-    b.add_argument("--site-url", help="absolute URL the site is served from (sitemap, canonical links)")
+    b.add_argument(
+        "--site-url", help="absolute http(s) URL the site is served from (sitemap, canonical links)"
+    )
     b.add_argument("--strict", action="store_true", help="treat warnings as errors")
     b.add_argument("-q", "--quiet", action="store_true", help="print only problems")
 
@@ -171,7 +173,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    report = run_check(Project.under(args.root), args.site)
+    try:
+        report = run_check(Project.under(args.root), args.site)
+    except (ValueError, OSError) as exc:  # still a report, so --format json always prints JSON
+        report = CheckReport(problems=[Problem(args.root.as_posix(), "", "", printable(str(exc)))])
     text = as_json(report, args.strict) if args.format == "json" else as_text(report, args.strict)
     print(text)
     return 1 if report.failed(args.strict) else 0

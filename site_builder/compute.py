@@ -21,6 +21,7 @@ from site_builder.content import FILTER_KEYS, FilterValue, ResolvedSide, SiteCon
 from site_builder.engine.accuracy import RunScore, TaskNumbers, compare_task
 from site_builder.engine.compare import Constants, SequenceNumbers, compare_sequence
 from site_builder.evaluations import EvalRun, SideRuns, runs_for_side
+from site_builder.inputs import sane_number
 from site_builder.numbers import sequence_label
 from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.problems import ProblemLog, Severity, suggest
@@ -156,6 +157,31 @@ def _run_order(run: EvalRun) -> tuple[str, str, str, str]:
     return (run.date or "", run.hardware or "", run.setup or "", run.provenance.record)
 
 
+def _derived_values_sane(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> bool:
+    """The numeric rule (inputs.sane_number) for every value the engine derived: a value that
+    would not survive a page's table or JSON is refused here, never at render."""
+    sane = True
+    for numbers in sequences:
+        for target, pair in zip(numbers.targets, numbers.results, strict=True):
+            for side, at in zip(stub.sides, pair, strict=True):
+                for key, value in at.values.items():
+                    if value is None:
+                        continue
+                    try:
+                        sane_number(value)
+                    except ValueError as exc:
+                        sane = False
+                        log.add(
+                            _where(stub),
+                            "",
+                            key,
+                            f"side '{side.label}' at {target:g} tok/s/user, "
+                            f"{sequence_label(numbers.isl, numbers.osl)}: the derived value {exc}; "
+                            "check the throughput of its points and the GPU's constants",
+                        )
+    return sane
+
+
 def compute_page(
     stub: Stub,
     index: PointIndex,
@@ -210,6 +236,8 @@ def compute_page(
         )
         for isl, osl in workloads
     )
+    if not _derived_values_sane(stub, sequences, log):
+        return None
     varied = varied_keys(stub)
     sides = tuple(
         ComputedSide(side.label, side.filters, narrowing(side, varied), side.hardware, c)

@@ -4,12 +4,32 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Annotated
+from urllib.parse import urlsplit
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from site_builder.catalog import ConstantOverride, CostTier
+from site_builder.inputs import (
+    MAX_IDENTIFIER_CHARS,
+    Identifier,
+    PositiveNumber,
+    Refused,
+    excerpt,
+    identifier,
+    load_yaml,
+    parse_yaml,
+    read_text,
+)
 from site_builder.kinds import KIND_KEYS, KINDS
 from site_builder.numbers import parse_sequence_label
 from site_builder.problems import ProblemLog, add_validation_errors, suggest
@@ -17,6 +37,33 @@ from site_builder.project import is_hidden
 
 FilterValue = str | bool | list[str]
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+MAX_SLUG_CHARS = 100  # a folder name on every file system, with room to spare
+Label = Annotated[str, Field(min_length=1, max_length=MAX_IDENTIFIER_CHARS), AfterValidator(identifier)]
+# Files a user adds to the output folder that every build keeps (GitHub Pages, Netlify, ACME …).
+DEFAULT_KEEP = ("CNAME", ".well-known/", "_headers", "_redirects", ".htaccess")
+
+
+def check_site_url(value: str) -> str:
+    """An absolute http(s) address with a host, no whitespace or control characters: the one
+    rule for content/site.yaml's site_url and for --site-url."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"must be an absolute http:// or https:// address, got {excerpt(value)}")
+    if any(c.isspace() or not c.isprintable() or c in "<>\"'`" for c in value):
+        raise ValueError(
+            f"must not contain spaces, quotes, angle brackets or control characters, got {excerpt(value)}"
+        )
+    return value
+
+
+def check_keep(value: str) -> str:
+    """A `keep:` entry: a path or glob relative to the output folder, never leaving it."""
+    path = PurePosixPath(value)
+    if not value or path.is_absolute() or ".." in path.parts or "\\" in value or not value.isprintable():
+        raise ValueError(
+            f"must be a path inside the output folder, like CNAME or .well-known/, got {excerpt(value)}"
+        )
+    return value
 
 
 class Filters(BaseModel):
@@ -24,13 +71,13 @@ class Filters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    model: str | None = None
-    hardware: str | None = None
-    precision: str | None = None
-    spec_method: str | None = None
-    framework: str | list[str] | None = None
+    model: Identifier | None = None
+    hardware: Identifier | None = None
+    precision: Identifier | None = None
+    spec_method: Identifier | None = None
+    framework: Identifier | list[Identifier] | None = None
     disagg: bool | None = None
-    dataset: str | list[str] | None = None
+    dataset: Identifier | list[Identifier] | None = None
 
 
 FILTER_KEYS = tuple(Filters.model_fields)
@@ -39,7 +86,7 @@ FILTER_KEYS = tuple(Filters.model_fields)
 class SideSpec(Filters):
     """One side: a label and the filters that narrow the page's common filters."""
 
-    label: str = Field(min_length=1)
+    label: Label
 
 
 class StubSpec(Filters):
@@ -48,13 +95,13 @@ class StubSpec(Filters):
     kind: str = Field(json_schema_extra={"enum": list(KIND_KEYS)})
     title: str | None = None
     summary: str | None = None
-    slug: str | None = Field(default=None, pattern=SLUG_PATTERN)
-    model: str
-    sequence: str = "1k/1k"
+    slug: str | None = Field(default=None, pattern=SLUG_PATTERN, max_length=MAX_SLUG_CHARS)
+    model: Identifier
+    sequence: str = Field(default="1k/1k", max_length=32)
     sides: list[SideSpec] = Field(min_length=2, max_length=2)
-    targets: list[float] | None = Field(default=None, min_length=1, max_length=6)
+    targets: list[PositiveNumber] | None = Field(default=None, min_length=1, max_length=6)
     cost_tier: CostTier | None = None
-    constants: dict[str, ConstantOverride] = Field(default_factory=dict)
+    constants: dict[Identifier, ConstantOverride] = Field(default_factory=dict)
     draft: bool = False
 
     @field_validator("kind")
@@ -76,7 +123,7 @@ class StubSpec(Filters):
     @classmethod
     def _targets(cls, value: list[float] | None) -> list[float] | None:
         if value is not None and any(not (0 < t < 1e6) for t in value):
-            raise ValueError("targets are interactivities in tok/s/user, each greater than 0")
+            raise ValueError("targets are interactivities in tok/s/user, each greater than 0 and below 10⁶")
         return value
 
     @model_validator(mode="after")
@@ -96,10 +143,15 @@ class SiteConfig(BaseModel):
 
     title: str = "LLM inference comparisons"
     description: str = "Matched-interactivity comparisons of LLM inference benchmarks."
-    site_url: str | None = Field(default=None, pattern=r"^https?://")
+    site_url: Annotated[str, AfterValidator(check_site_url)] | None = None
     auto_pages: bool = True
     cost_tier: CostTier | None = None
-    constants: dict[str, ConstantOverride] = Field(default_factory=dict)
+    constants: dict[Identifier, ConstantOverride] = Field(default_factory=dict)
+    keep: list[Annotated[str, AfterValidator(check_keep)]] = Field(
+        default_factory=lambda: list(DEFAULT_KEEP),
+        description="files and folders (globs; a trailing / for a folder) in the output folder that "
+        "builds keep: a user's CNAME, .well-known/ …",
+    )
     # globs of paths under data/ that are not results (e.g. "runs/**/logs"), skipped when loading
     exclude: list[str] = Field(default_factory=list)
 
@@ -163,31 +215,6 @@ def split_front_matter(text: str) -> tuple[str, str] | None:
     return (match.group(1), match.group(2)) if match else None
 
 
-def node_lines(front: str, first_line: int = 2) -> dict[tuple[str | int, ...], int]:
-    """Line in the file of every key and list item of the front matter, by its path."""
-    try:
-        root = yaml.compose(front)
-    except yaml.YAMLError:
-        return {}
-    lines: dict[tuple[str | int, ...], int] = {}
-
-    def walk(node: yaml.Node, path: tuple[str | int, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                child = (*path, str(key.value))
-                lines[child] = key.start_mark.line + first_line
-                walk(value, child)
-        elif isinstance(node, yaml.SequenceNode):
-            for index, item in enumerate(node.value):
-                child = (*path, index)
-                lines[child] = item.start_mark.line + first_line
-                walk(item, child)
-
-    if root is not None:
-        walk(root, ())
-    return lines
-
-
 def line_of(lines: dict[tuple[str | int, ...], int], loc: tuple[str | int, ...]) -> str:
     """The closest line for a pydantic error location: the key itself, else its nearest parent."""
     path = tuple(loc)
@@ -208,11 +235,10 @@ def resolve_sides(spec: StubSpec) -> tuple[ResolvedSide, ResolvedSide]:
     return resolved[0], resolved[1]
 
 
-def read_stub(path: Path, display: str, log: ProblemLog) -> Stub | None:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        log.add(display, "", "", f"cannot read: {exc}")
+def read_stub(path: Path, display: str, log: ProblemLog, root: Path | None = None) -> Stub | None:
+    """One stub, read under the input rules (inputs.py) from inside `root` (its content folder)."""
+    text = read_text(path, display, log, root if root is not None else path.parent)
+    if text is None:
         return None
     parts = split_front_matter(text)
     if parts is None:
@@ -220,19 +246,17 @@ def read_stub(path: Path, display: str, log: ProblemLog) -> Stub | None:
         return None
     front, body = parts
     try:
-        data = yaml.safe_load(front)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 2}" if mark is not None else ""
-        log.add(display, where, "", f"front matter is not valid YAML: {exc}")
+        document = parse_yaml(front, first_line=2)
+    except Refused as exc:
+        log.add(display, exc.where, exc.field_name, f"front matter: {exc.reason}")
         return None
+    data, lines = document.data, document.lines
     if not isinstance(data, dict):
         log.add(display, "line 2", "", "front matter must be a mapping of keys to values")
         return None
     try:
         spec = StubSpec.model_validate(data)
     except ValidationError as exc:
-        lines = node_lines(front)
         add_validation_errors(
             log,
             display,
@@ -242,10 +266,16 @@ def read_stub(path: Path, display: str, log: ProblemLog) -> Stub | None:
         )
         return None
     slug = spec.slug or path.stem
-    if not re.match(SLUG_PATTERN, slug):
-        log.add(display, "", "slug", f"'{slug}' is not a valid slug (lowercase letters, digits, '-')")
+    if not re.match(SLUG_PATTERN, slug) or len(slug) > MAX_SLUG_CHARS:
+        log.add(
+            display,
+            "",
+            "slug",
+            f"{excerpt(slug)} is not a valid slug (lowercase letters, digits, '-'; "
+            f"at most {MAX_SLUG_CHARS} characters): set slug: in the front matter",
+        )
         return None
-    key_lines = tuple(sorted(node_lines(front).items(), key=lambda item: item[1]))
+    key_lines = tuple(sorted(lines.items(), key=lambda item: item[1]))
     return Stub(path=display, slug=slug, spec=spec, body=body, sides=resolve_sides(spec), lines=key_lines)
 
 
@@ -254,7 +284,7 @@ def load_stubs(content_dir: Path, log: ProblemLog) -> list[Stub]:
     seen: dict[str, str] = {}
     for path in sorted(p for p in content_dir.glob("*.md") if not is_hidden(p)):
         display = f"{content_dir.name}/{path.name}"
-        stub = read_stub(path, display, log)
+        stub = read_stub(path, display, log, content_dir)
         if stub is None:
             continue
         if stub.slug in seen:
@@ -266,19 +296,25 @@ def load_stubs(content_dir: Path, log: ProblemLog) -> list[Stub]:
     return stubs
 
 
-def load_site_config(content_dir: Path, log: ProblemLog) -> SiteConfig:
+def load_site_config(content_dir: Path, log: ProblemLog, site_url: str | None = None) -> SiteConfig:
+    """content/site.yaml (every key optional), with --site-url, if given, held to the same rule."""
     path = content_dir / "site.yaml"
-    if not path.is_file():
-        return SiteConfig()
     display = f"{content_dir.name}/site.yaml"
+    data: object = {}
+    if path.is_file() or path.is_symlink():
+        document = load_yaml(path, display, log, root=content_dir)
+        data = document.data if document is not None and document.data is not None else {}
+    config = SiteConfig()
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return SiteConfig.model_validate(data)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        log.add(display, "", "", f"cannot read: {exc}")
+        config = SiteConfig.model_validate(data)
     except ValidationError as exc:
         add_validation_errors(log, display, exc, fields=lambda loc: SiteConfig.model_fields)
-    return SiteConfig()
+    if site_url is not None:
+        try:
+            config = config.model_copy(update={"site_url": check_site_url(site_url)})
+        except ValueError as exc:
+            log.add("--site-url", "", "site_url", str(exc))
+    return config
 
 
 def stub_json_schema() -> dict[str, object]:

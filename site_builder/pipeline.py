@@ -41,7 +41,7 @@ from site_builder.render import (
 )
 from site_builder.select import PointIndex
 from site_builder.validate import validate_points
-from site_builder.write import Owner, SiteFiles, check_output_folder, write_site
+from site_builder.write import Owner, SiteFiles, check_output_folder, clean_leftovers, write_site
 
 Progress = Callable[[int, int], None]
 Stamp = tuple[tuple[str, int, int, int, int], ...]
@@ -80,9 +80,7 @@ class Inputs:
 def load_inputs(project: Project, site_url: str | None) -> Inputs:
     """Load and validate: result files, catalogs and the site config, every problem logged."""
     log = ProblemLog()
-    config = load_site_config(project.content, log)
-    if site_url is not None:
-        config = config.model_copy(update={"site_url": site_url})
+    config = load_site_config(project.content, log, site_url)
     catalog = load_hardware(project.catalog_file("hardware.yaml"), log)
     models = load_models(project.catalog_file("models.yaml"), log)
     loaded = load_results(project.data, log, exclude=config.exclude)
@@ -101,6 +99,7 @@ class SiteOutput:
     point_count: int
     problems: list[Problem]
     site_url: str | None = None
+    keep: list[str] = field(default_factory=list)  # the output folder's files a build carries over
     rendered: list[str] = field(default_factory=list)  # slugs whose files were rendered this run
     recomputed: int = 0
     seconds: float = 0.0
@@ -230,6 +229,7 @@ class Pipeline:
             point_count=len(inputs.points),
             problems=log.problems,
             site_url=inputs.config.site_url,
+            keep=inputs.config.keep,
             rendered=rendered,
             recomputed=recomputed,
             seconds=time.perf_counter() - started,
@@ -305,9 +305,10 @@ def build(
     project: Project, *, strict: bool = False, site_url: str | None = None, progress: Progress | None = None
 ) -> SiteOutput:
     """Run the pipeline and write the site (nothing is written if any problem stops it)."""
-    check_output_folder(project.out)
+    check_output_folder(project.out, project.input_folders())
+    clean_leftovers(project.out.resolve())  # a killed build's staging; a site a kill left missing
     output = Pipeline(project, site_url=site_url).run(progress)
     if strict and output.warnings:
         raise InputError(output.warnings, output.problems)
-    write_site(project.out, output.files)
+    write_site(project.out, output.files, output.keep, project.input_folders())
     return output

@@ -6,11 +6,11 @@ tok/s/user, power in watts per GPU.
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
+from site_builder.inputs import Count, Identifier, NonNegativeNumber, PositiveNumber, Whole
 from site_builder.numbers import sequence_label
 
 InteractivitySource = Literal["tpot", "stated", "derived"]
@@ -23,30 +23,30 @@ class Frozen(BaseModel):
 class WorkerGroup(Frozen):
     """One role (prefill or decode) of a disaggregated deployment."""
 
-    tp: int | None = None
-    ep: int | None = None
-    workers: int | None = None
-    gpus: int | None = None
+    tp: Whole | None = None
+    ep: Whole | None = None
+    workers: Whole | None = None
+    gpus: Whole | None = None
     dp_attention: bool | None = None
 
 
 class Configuration(Frozen):
     """What was served and how: everything that identifies a curve, bar the workload."""
 
-    model: str
-    hardware: str
-    framework: str
-    precision: str
-    spec_method: str = "none"
+    model: Identifier
+    hardware: Identifier
+    framework: Identifier
+    precision: Identifier
+    spec_method: Identifier = "none"
     disagg: bool = False
     multinode: bool = False
-    tp: int | None = None
-    ep: int | None = None
-    pp: int | None = None
+    tp: Whole | None = None
+    ep: Whole | None = None
+    pp: Whole | None = None
     dp_attention: bool | None = None
     prefill: WorkerGroup | None = None
     decode: WorkerGroup | None = None
-    gpu_count: int | None = Field(
+    gpu_count: Count | None = Field(
         default=None, description="All GPUs of the deployment (prefill + decode when disaggregated)"
     )
 
@@ -88,20 +88,20 @@ class Configuration(Frozen):
 class LatencyStats(Frozen):
     """Statistics of one latency metric, in seconds."""
 
-    mean: float | None = None
-    median: float | None = None
-    std: float | None = None
-    p90: float | None = None
-    p99: float | None = None
-    p99_9: float | None = None
+    mean: NonNegativeNumber | None = None
+    median: NonNegativeNumber | None = None
+    std: NonNegativeNumber | None = None
+    p90: NonNegativeNumber | None = None
+    p99: NonNegativeNumber | None = None
+    p99_9: NonNegativeNumber | None = None
 
 
 class Power(Frozen):
     """Measured GPU power during the run, where the source has a valid measurement."""
 
-    avg_watts_per_gpu: float
-    joules_per_total_token: float | None = None
-    joules_per_output_token: float | None = None
+    avg_watts_per_gpu: PositiveNumber
+    joules_per_total_token: PositiveNumber | None = None
+    joules_per_output_token: PositiveNumber | None = None
 
 
 class Provenance(Frozen):
@@ -121,13 +121,13 @@ class BenchmarkPoint(Frozen):
     """One serving configuration at one concurrency on one workload."""
 
     config: Configuration
-    isl: int = Field(gt=0)
-    osl: int = Field(gt=0)
-    concurrency: int = Field(gt=0)
-    throughput_per_gpu: float = Field(description="Total (input + output) tok/s per GPU")
-    output_throughput_per_gpu: float | None = None
-    input_throughput_per_gpu: float | None = None
-    interactivity: float = Field(description="tok/s/user = 1000 / median TPOT in ms")
+    isl: Count
+    osl: Count
+    concurrency: Count
+    throughput_per_gpu: PositiveNumber = Field(description="Total (input + output) tok/s per GPU")
+    output_throughput_per_gpu: PositiveNumber | None = None
+    input_throughput_per_gpu: NonNegativeNumber | None = None
+    interactivity: PositiveNumber = Field(description="tok/s/user = 1000 / median TPOT in ms")
     interactivity_source: InteractivitySource = "tpot"
     ttft: LatencyStats | None = None
     tpot: LatencyStats | None = None
@@ -135,13 +135,6 @@ class BenchmarkPoint(Frozen):
     e2el: LatencyStats | None = None
     power: Power | None = None
     provenance: Provenance
-
-    @field_validator("throughput_per_gpu", "interactivity")
-    @classmethod
-    def _finite_positive(cls, value: float) -> float:
-        if not math.isfinite(value) or value <= 0:
-            raise ValueError("must be a finite number greater than 0")
-        return value
 
     @property
     def sequence(self) -> str:
@@ -153,7 +146,7 @@ class DatasetInfo(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=64)
     title: str
     source: str
     url: str | None = None

@@ -52,7 +52,16 @@ class ProblemLog:
         reason: str,
         severity: Severity = Severity.ERROR,
     ) -> None:
-        self.problems.append(Problem(str(file), record, field_name, reason, severity))
+        """Every part made printable and bounded: a message never carries a user's file whole."""
+        self.problems.append(
+            Problem(
+                _bounded(str(file), 300),
+                _bounded(record, 200),
+                _bounded(field_name, 200),
+                _bounded(reason, 2000),
+                severity,
+            )
+        )
 
     def extend(self, other: ProblemLog) -> None:
         self.problems.extend(other.problems)
@@ -68,6 +77,16 @@ class ProblemLog:
     @property
     def notices(self) -> list[Problem]:
         return [p for p in self.problems if p.severity is Severity.NOTICE]
+
+
+def printable(text: str) -> str:
+    """Control, format and separator characters escaped: safe for a terminal or a CI log."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _bounded(text: str, limit: int) -> str:
+    shown = printable(text[: limit + 1])
+    return shown if len(shown) <= limit else shown[:limit] + "…"
 
 
 class InputError(Exception):

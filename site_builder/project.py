@@ -85,7 +85,7 @@ class Project:
     def catalog_file(self, name: str) -> Path:
         """`data/hardware.yaml` or `data/models.yaml`: the project's, else the packaged one."""
         own = self.data / name
-        return own if own.is_file() else default_catalogs() / name
+        return own if own.is_file() or own.is_symlink() else default_catalogs() / name
 
     def guide_files(self) -> dict[str, Path]:
         """Guides by name (`methodology.md` …): the packaged ones, a project's own replacing or adding."""
@@ -93,6 +93,10 @@ class Project:
         if self.docs.is_dir():
             found.update({p.name: p for p in sorted(self.docs.glob("*.md")) if not is_hidden(p)})
         return dict(sorted(found.items()))
+
+    def input_folders(self) -> tuple[Path, ...]:
+        """The folders a build reads: its output may not sit inside any of them."""
+        return (self.data, self.content, self.templates, self.docs)
 
     def watched(self) -> tuple[Path, ...]:
         """Folders whose changes `serve` rebuilds for."""

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import markdown
@@ -46,6 +46,7 @@ from site_builder.comparison_json import (
 )
 from site_builder.content import SiteConfig
 from site_builder.engine.compare import TIE_TOLERANCE, winner
+from site_builder.inputs import Refused, read_bytes, read_bytes_checked, read_text
 from site_builder.kinds import KINDS
 from site_builder.metrics import Metric
 from site_builder.narrate import Narrative, interval_text, narrate, points_text, score_text
@@ -115,7 +116,7 @@ def safe_url(value: str | None) -> str | None:
 
 def json_for_script(value: Any) -> Markup:
     """JSON safe inside <script>: no '</script>', no HTML comment openers."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False, allow_nan=False)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return Markup(text)
 
@@ -330,10 +331,27 @@ def build_date() -> str | None:
     return datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%d")
 
 
+class _ConfinedLoader(FileSystemLoader):
+    """Jinja's file loader under the input rule: a template that is a symbolic link leaving its
+    theme folder is refused, naming the link (inputs.py)."""
+
+    def get_source(self, environment: Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        source, filename, uptodate = super().get_source(environment, template)
+        path = Path(filename)
+        for folder in self.searchpath:
+            if Path(folder) in path.parents:
+                try:
+                    read_bytes_checked(path, Path(folder))
+                except Refused as exc:
+                    raise TemplateError(f"{template}: {exc.reason}") from None
+                break
+        return source, filename, uptodate
+
+
 def environment(folders: Sequence[Path]) -> Environment:
     """Jinja over the theme's search path: the project's own templates first, then the default."""
     env = Environment(
-        loader=FileSystemLoader([str(f) for f in folders]),
+        loader=_ConfinedLoader([str(f) for f in folders]),
         autoescape=select_autoescape(["html", "xml"], default=True),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
@@ -397,19 +415,9 @@ class SiteRenderer:
     def _read_guides(self) -> dict[str, Guide]:
         guides = {}
         for name, path in self.project.guide_files().items():
-            try:
-                raw = path.read_bytes()
-                guides[name] = Guide(path, raw.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                line = raw[: exc.start].count(b"\n") + 1
-                self.log.add(
-                    shown_path(path),
-                    f"line {line}",
-                    "",
-                    f"not valid UTF-8 (byte {exc.start}: {exc.reason}): save it as UTF-8",
-                )
-            except OSError as exc:
-                self.log.add(shown_path(path), "", "", f"cannot read: {exc.strerror or exc}")
+            text = read_text(path, shown_path(path), self.log, root=path.parent)
+            if text is not None:
+                guides[name] = Guide(path, text)
         return guides
 
     def render(self, template: str, context: Mapping[str, Any]) -> bytes | None:
@@ -638,10 +646,10 @@ class SiteRenderer:
         """The theme's assets (a project's own replacing the default's) and the chart library."""
         files = {}
         for name, path in self.project.asset_files().items():
-            try:
-                files[f"assets/{name}"] = path.read_bytes()
-            except OSError as exc:
-                self.log.add(shown_path(path), "", "", f"cannot read: {exc.strerror or exc}")
+            folder = path.parents[len(PurePosixPath(name).parts) - 1]  # the theme's assets/
+            content = read_bytes(path, f"templates/assets/{name}", self.log, root=folder)
+            if content is not None:
+                files[f"assets/{name}"] = content
         bundle = Path(plotly.__file__).parent / "package_data" / PLOTLY_ASSET
         files[f"assets/{PLOTLY_ASSET}"] = bundle.read_bytes()
         return files

@@ -4,18 +4,25 @@ Every output file is claimed by one owner (a stub's page, the guides, the theme'
 index …); a second claim to a path, or to a top-level name another owner uses, is refused with
 both owners named, so a stub with slug `methodology` cannot silently replace the guide.
 A failed build leaves the previous site untouched, and a folder this tool did not create is
-never replaced (nothing a user wrote is deleted).
+never replaced (nothing a user wrote is deleted): files a user added to a built site are carried
+over when `keep:` names them, and otherwise the build refuses, saying how to keep them. The
+marker file lists what the last build wrote, so the two can be told apart. The swap is one
+atomic exchange where the system has it; staging folders of killed builds go at the next build.
 """
 
 from __future__ import annotations
 
+import ctypes
+import fnmatch
 import os
+import re
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 MARKER = ".site-builder-output"
+MANIFEST_HEADER = "# files written by the last build:"
 
 
 class OutputError(Exception):
@@ -102,7 +109,20 @@ class SiteFiles(Mapping[str, bytes]):
         return len(self.files)
 
 
-def check_output_folder(out: Path) -> None:
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def check_output_folder(out: Path, input_folders: Sequence[Path] = ()) -> None:
+    """Refuse an output folder that is a file, holds a user's own files, or sits inside an input
+    folder (the next build would read its own output)."""
+    resolved = out.resolve()
+    for folder in input_folders:
+        if _inside(resolved, folder.resolve()):
+            raise OutputError(
+                f"{out} is inside the input folder {folder}: the next build would read its own "
+                "output; choose an output folder outside data/, content/, templates/ and docs/"
+            )
     if out.exists() and not out.is_dir():
         raise OutputError(f"{out} exists and is not a folder; choose another output path")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
@@ -112,11 +132,113 @@ def check_output_folder(out: Path) -> None:
         )
 
 
-def write_site(out: Path, files: Mapping[str, bytes]) -> None:
-    """Replace `out` with exactly `files` (relative POSIX path -> content)."""
+def is_kept(path: str, keep: Sequence[str]) -> bool:
+    """Whether a file (relative POSIX path) of the output folder matches a `keep:` entry: a path,
+    a folder (with or without a trailing /) or a glob."""
+    for pattern in keep:
+        folder = pattern.rstrip("/")
+        if path == folder or path.startswith(folder + "/") or fnmatch.fnmatchcase(path, pattern):
+            return True
+    return False
+
+
+def _files_in(folder: Path) -> list[str]:
+    """Every file and link under a folder (links not followed), as relative POSIX paths."""
+    found = []
+    for here, dirs, names in os.walk(folder):
+        base = Path(here)
+        for name in [*names, *(d for d in dirs if (base / d).is_symlink())]:
+            found.append((base / name).relative_to(folder).as_posix())
+    return sorted(found)
+
+
+def _written_before(out: Path) -> set[str] | None:
+    """The files the last build wrote (listed in its marker), or None for an older marker."""
+    lines = (out / MARKER).read_text(encoding="utf-8", errors="replace").splitlines()
+    if MANIFEST_HEADER not in lines:
+        return None
+    return set(lines[lines.index(MANIFEST_HEADER) + 1 :])
+
+
+def files_to_keep(out: Path, files: Mapping[str, bytes], keep: Sequence[str]) -> list[str]:
+    """The user's files in an existing output folder that the new site carries over; refuses
+    (OutputError) a file the build did not write and `keep:` does not name, and a kept file the
+    new site would overwrite."""
+    if not (out / MARKER).is_file():
+        return []
+    written = _written_before(out)
+    present = [p for p in _files_in(out) if p != MARKER]
+    kept = [p for p in present if is_kept(p, keep)]
+    unknown = [p for p in present if written is not None and p not in written and p not in kept]
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise OutputError(
+            f"{out} holds files build-site did not write: {shown}. Replacing the folder would delete "
+            "them: list them under keep: in content/site.yaml (e.g. keep: [CNAME, .well-known/, "
+            f"{unknown[0].split('/')[0]}]) to carry them into every build, or move them out"
+        )
+    clashes = [p for p in kept if p in files]
+    if clashes:
+        raise OutputError(
+            f"{out}/{clashes[0]} is kept (keep: in content/site.yaml) but the site writes it too: "
+            "remove it from the output folder or from keep:"
+        )
+    return kept
+
+
+def clean_leftovers(out: Path) -> None:
+    """Staging and retired folders of builds that were killed (their process is gone): removed.
+    A site left missing by a kill mid-swap (no atomic exchange) is put back first."""
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.(building|previous)-(\d+)")
+    if not out.parent.is_dir():
+        return
+    leftovers = []
+    for entry in sorted(out.parent.iterdir()):
+        match = pattern.fullmatch(entry.name)
+        if match and entry.is_dir() and not entry.is_symlink() and not _alive(int(match.group(2))):
+            leftovers.append((match.group(1), entry))
+    for kind, entry in leftovers:
+        if kind == "previous" and not out.exists() and (entry / MARKER).is_file():
+            entry.rename(out)
+        else:
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return bool(renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0)
+
+
+def write_site(
+    out: Path,
+    files: Mapping[str, bytes],
+    keep: Sequence[str] = (),
+    input_folders: Sequence[Path] = (),
+) -> None:
+    """Replace `out` with exactly `files` (relative POSIX path -> content) and the user's files
+    that `keep` names. The old site is there until the new one replaces it in one step."""
     out = out.resolve()
-    check_output_folder(out)
+    check_output_folder(out, input_folders)
     out.parent.mkdir(parents=True, exist_ok=True)
+    clean_leftovers(out)
+    kept = files_to_keep(out, files, keep)
     staging = out.parent / f".{out.name}.building-{os.getpid()}"
     retired = out.parent / f".{out.name}.previous-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
@@ -127,10 +249,18 @@ def write_site(out: Path, files: Mapping[str, bytes]) -> None:
                 raise OutputError(f"refusing to write outside the output folder: {relative}")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
-        (staging / MARKER).write_text("Written by build-site; replaced on every build.\n")
-        if out.exists():
+        for relative in kept:
+            (staging / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(out / relative, staging / relative, follow_symlinks=False)
+        manifest = "\n".join([MANIFEST_HEADER, *sorted(files)])
+        (staging / MARKER).write_text(f"Written by build-site; replaced on every build.\n{manifest}\n")
+        if not out.exists():
+            staging.rename(out)
+        elif _exchange(staging, out):
+            shutil.rmtree(staging, ignore_errors=True)  # now the old site
+        else:
             out.rename(retired)
-        staging.rename(out)
+            staging.rename(out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         if retired.exists() and not out.exists():

@@ -45,5 +45,6 @@ def test_a_repeated_column_is_refused_rather_than_one_value_chosen(tmp_path: Pat
     count, errors = _load(tmp_path, "\n".join(doubled) + "\n")
     assert count == 0
     assert errors == [
-        "error: data/lab.csv, line 1, field 'throughput_per_gpu': column appears more than once"
+        "error: data/lab.csv, line 1, field 'throughput_per_gpu': column appears twice (columns 11 and 14): "
+        "keep one, so no value is silently dropped"
     ]

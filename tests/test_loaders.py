@@ -337,7 +337,9 @@ def test_booleans_written_as_strings() -> None:
     assert [parse_bool(v) for v in (False, "false", "False", "0", 0)] == [False] * 5
     with pytest.raises(ValueError):
         parse_bool("maybe")
-    assert parse_number("inf") == math.inf and parse_number("Infinity") == math.inf
+    for not_finite in ("inf", "Infinity", "-inf", "NaN", math.nan, 1e308 * 10):
+        with pytest.raises(ValueError, match="finite"):
+            parse_number(not_finite)
     assert parse_number(" 12.5 ") == 12.5
 
 

@@ -7,6 +7,7 @@ everything that is wrong.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import re
@@ -17,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 from pydantic import ValidationError
 
+from site_builder import inputs
 from site_builder.evaluations import EvalRun
 from site_builder.loaders import evals, formats, native, serving
 from site_builder.loaders.common import PointDraft, RecordContext, date_from_stamp, finish_point
@@ -29,7 +30,9 @@ from site_builder.problems import Loc, ProblemLog, Severity, add_validation_erro
 
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv")
 DATASET_FILE = "_dataset.yaml"
+DATASET_ID_CHARS = inputs.MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
 FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
+MAX_LINE_ERRORS = 10  # of one JSON Lines file; then a count
 
 
 @dataclass
@@ -68,27 +71,23 @@ def _is_metadata_file(path: Path) -> bool:
 
 
 def result_files(root: Path) -> Iterator[Path]:
+    """Every file under `root` but hidden ones; symbolic links too, so that inputs.read_text can
+    refuse one that leaves the folder by name rather than skip it without a word."""
     for path in sorted(root.rglob("*")):
-        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts):
+        if (path.is_file() or path.is_symlink()) and not any(
+            part.startswith(".") for part in path.relative_to(root).parts
+        ):
             yield path
-
-
-def _read_structured(path: Path, log: ProblemLog, display: str) -> Any:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            if path.suffix == ".json":
-                return json.load(handle)
-            return yaml.safe_load(handle)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as exc:
-        log.add(display, "", "", f"cannot read: {exc}")
-        return None
 
 
 class _FileLoader:
     """Loads one file; knows its display name, dataset and (for raw formats) metadata."""
 
-    def __init__(self, path: Path, root: Path, display: str, result: LoadResult) -> None:
+    def __init__(
+        self, path: Path, root: Path, display: str, result: LoadResult, *, confined: bool = True
+    ) -> None:
         self.path, self.root, self.display, self.result = path, root, display, result
+        self.confined = root if confined else None  # the folder reads must stay inside
         self.log = result.log
         self.dataset: DatasetInfo | None = None
         self._metadata_loaded = False
@@ -97,19 +96,19 @@ class _FileLoader:
     def load(self) -> None:
         if self._companion():
             return
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.log.add(self.display, "", "", f"cannot read: {exc}")
+        text = inputs.read_text(self.path, self.display, self.log, self.confined)
+        if text is None:
             return
         if self.path.suffix == ".csv":
             self._csv(text)
             return
         try:
-            document: Any = json.loads(text)
-            records = self._json_records(document)
+            records = self._json_records(inputs.parse_json(text))
         except json.JSONDecodeError as whole_error:
             records = self._jsonl_records(text, whole_error)
+        except inputs.Refused as exc:
+            exc.log(self.log, self.display)
+            return
         if records is None:
             return
         evaluation = None if self.dataset else evals.detect(records)
@@ -148,16 +147,35 @@ class _FileLoader:
         return None
 
     def _jsonl_records(self, text: str, whole_error: json.JSONDecodeError) -> list[tuple[str, Any]] | None:
-        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-        if len(lines) < 2:
-            self.log.add(self.display, "", "", f"not valid JSON: {whole_error}")
+        """One JSON value a line (JSON Lines), if the first line is one on its own; otherwise the
+        file is one broken JSON document and gets one error, not one per line."""
+        lines = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+        first = _json_line(lines[0][1]) if len(lines) >= 2 else None
+        if not isinstance(first, Mapping):
+            where = f"line {whole_error.lineno}"
+            self.log.add(
+                self.display, where, "", f"not valid JSON: {whole_error.msg} (column {whole_error.colno})"
+            )
             return None
         records: list[tuple[str, Any]] = []
+        bad: list[int] = []
         for n, line in lines:
             try:
-                records.append((f"line {n}", json.loads(line)))
+                records.append((f"line {n}", inputs.parse_json(line)))
             except json.JSONDecodeError as exc:
-                self.log.add(self.display, f"line {n}", "", f"not valid JSON: {exc}")
+                bad.append(n)
+                if len(bad) <= MAX_LINE_ERRORS:
+                    self.log.add(
+                        self.display, f"line {n}", "", f"not valid JSON: {exc.msg} (column {exc.colno})"
+                    )
+            except inputs.Refused as exc:
+                bad.append(n)
+                if len(bad) <= MAX_LINE_ERRORS:
+                    self.log.add(self.display, f"line {n}", exc.field_name, exc.reason)
+        if len(bad) > MAX_LINE_ERRORS:
+            self.log.add(
+                self.display, "", "", f"{len(bad) - MAX_LINE_ERRORS} more lines are not valid JSON Lines"
+            )
         return records
 
     def _native_envelope(self, document: Mapping[str, Any]) -> list[tuple[str, Any]] | None:
@@ -167,7 +185,8 @@ class _FileLoader:
                 self.display,
                 "",
                 "version",
-                f"unsupported version {version!r} (this build reads version {native.NATIVE_VERSION})",
+                f"unsupported version {inputs.excerpt(version)} "
+                f"(this build reads version {native.NATIVE_VERSION})",
             )
             return None
         envelope = ("format", "version", "dataset", "points", "evaluations")
@@ -194,7 +213,11 @@ class _FileLoader:
 
     def _csv(self, text: str) -> None:
         """A native CSV, read by pandas as text (every cell validated like a JSON value)."""
-        header = next(csv.reader(io.StringIO(text)), [])
+        try:
+            header = next(csv.reader(io.StringIO(text)), [])
+        except csv.Error as exc:
+            self.log.add(self.display, "line 1", "", f"not a well-formed CSV: {exc}")
+            return
         scores = evals.looks_native_eval(set(header))
         if not scores and not native.looks_native_columns(header):
             self.log.add(
@@ -205,10 +228,17 @@ class _FileLoader:
                 f"found {_few_columns(header)}",
             )
             return
-        repeated = sorted({c for c in header if header.count(c) > 1})
-        if repeated:
-            self.log.add(self.display, "line 1", repeated[0], "column appears more than once")
-            return
+        for column, name in enumerate(header, 1):
+            first = header.index(name) + 1
+            if first != column:
+                self.log.add(
+                    self.display,
+                    "line 1",
+                    name,
+                    f"column appears twice (columns {first} and {column}): keep one, "
+                    "so no value is silently dropped",
+                )
+                return
         try:
             with warnings.catch_warnings():
                 # pandas only warns when the first row is longer than the header: refuse that too
@@ -280,7 +310,7 @@ class _FileLoader:
                 ctx.error(
                     "",
                     f"unknown format: not any of {formats.supported_names()} "
-                    f"(keys: {', '.join(sorted(map(str, row))[:12])})",
+                    f"(keys: {', '.join(inputs.excerpt(k, 24) for k in sorted(map(str, row))[:12])})",
                 )
                 continue
             if kind.read is None:
@@ -353,7 +383,7 @@ class _FileLoader:
         stem = self.path.name.rsplit(".", 1)[0]
         candidates = [self.path.with_name(f"{stem}.meta{ext}") for ext in (".yaml", ".yml", ".json")]
         candidates += [folder / name for folder in self._folders_up() for name in FOLDER_METADATA]
-        found = next((c for c in candidates if c.is_file()), None)
+        found = next((c for c in candidates if c.is_file() or c.is_symlink()), None)
         if found is None:
             self.log.add(
                 self.display,
@@ -365,7 +395,7 @@ class _FileLoader:
             )
             return None
         meta_display = _display(found, self.root)
-        data = _read_structured(found, self.log, meta_display)
+        data = inputs.load_structured(found, meta_display, self.log, self.confined)
         if data is None:
             return None
         try:
@@ -389,8 +419,10 @@ class _FileLoader:
         folder = self.path.parent
         while True:
             candidate = folder / DATASET_FILE
-            if candidate.is_file():
-                data = _read_structured(candidate, self.log, _display(candidate, self.root))
+            if candidate.is_file() or candidate.is_symlink():
+                data = inputs.load_structured(
+                    candidate, _display(candidate, self.root), self.log, self.confined
+                )
                 if data is None:
                     return None
                 try:
@@ -404,6 +436,9 @@ class _FileLoader:
             folder = folder.parent
         relative = self.path.relative_to(self.root).with_suffix("").as_posix()
         slug = re.sub(r"[^a-z0-9._-]+", "-", relative.lower()).strip("-.") or "results"
+        if len(slug) > DATASET_ID_CHARS:  # a deep path: cut, kept unique by a hash of the whole
+            digest = hashlib.sha256(relative.encode()).hexdigest()[:8]
+            slug = slug[: DATASET_ID_CHARS - 9].rstrip("-.") + "-" + digest
         return DatasetInfo(id=slug, title=self.path.name, source=f"result file {self.display}")
 
 
@@ -411,9 +446,16 @@ def _few_columns(header: list[str], shown: int = 4, width: int = 24) -> str:
     """The first few header cells, each cut short: enough to recognise a file, never a wall of text."""
     if not header:
         return "no columns"
-    cells = [c if len(c) <= width else c[: width - 1] + "…" for c in header[:shown]]
+    cells = [c if len(c) <= width else c[: width - 1] + "…" for c in header[:shown]]  # printable: ProblemLog
     more = f", … ({len(header)} columns)" if len(header) > shown else ""
     return ", ".join(cells) + more
+
+
+def _json_line(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, RecursionError, ValueError):
+        return None
 
 
 def _dataset_fields(loc: Loc) -> Iterable[str]:
@@ -478,6 +520,6 @@ def load_results(root: Path, log: ProblemLog | None = None, exclude: Sequence[st
 def load_file(path: Path, log: ProblemLog | None = None) -> LoadResult:
     """One file on its own (the importer's entry point)."""
     result = LoadResult(log=log or ProblemLog())
-    _FileLoader(path, path.parent, path.as_posix(), result).load()
+    _FileLoader(path, path.parent, path.as_posix(), result, confined=False).load()
     result.attach_samples()
     return result

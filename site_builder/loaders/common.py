@@ -7,6 +7,7 @@ every error names the field as the user wrote it.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Mapping
@@ -15,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from site_builder import inputs
 from site_builder.points import (
     BenchmarkPoint,
     Configuration,
@@ -76,24 +78,23 @@ def parse_bool(value: Any) -> bool:
             return True
         if text in ("false", "0", "no", "n", "f", ""):
             return False
-    raise ValueError(f"{value!r} is not a boolean (true/false)")
+    raise ValueError(f"{inputs.excerpt(value)} is not a boolean (true/false)")
 
 
 def parse_number(value: Any) -> float:
-    """Numbers, numeric strings, 'inf', 'Infinity' and 'NaN' (caught later as non-finite)."""
+    """A number or numeric string, held to the numeric rule (inputs.sane_number): finite and at
+    most inputs.LIMIT in size; raises ValueError naming the value (a short excerpt) otherwise."""
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is a boolean, not a number")
+    number: float | None = None
     if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in ("inf", "+inf", "infinity", "+infinity"):
-            return math.inf
-        try:
-            return float(text)
-        except ValueError:
-            pass
-    raise ValueError(f"{value!r} is not a number")
+        number = float(value) if isinstance(value, float) or abs(value) < 10**300 else math.inf
+    elif isinstance(value, str) and len(value) <= inputs.MAX_NUMBER_CHARS:
+        with contextlib.suppress(ValueError):
+            number = float(value.strip())
+    if number is None:
+        raise ValueError(f"{inputs.excerpt(value)} is not a number")
+    return inputs.sane_number(number, written=value)
 
 
 def normalise_hardware(value: str) -> str:
@@ -127,8 +128,13 @@ def normalise_spec_method(value: Any) -> str:
     return text or "none"
 
 
-def normalise_model(prefix: str | None, model_path: str | None) -> str | None:
-    """The model key from an InferenceX prefix, or failing that from a known HF path."""
+def normalise_model(prefix: Any, model_path: Any) -> Any:
+    """The model key from an InferenceX prefix, or failing that from a known HF path; a value
+    that is not text is returned as it is, for finish_point to refuse naming the field."""
+    if prefix and not isinstance(prefix, str):
+        return prefix
+    if model_path and not isinstance(model_path, str):
+        return None if prefix else model_path
     if prefix:
         key = prefix.strip().lower()
         for suffix in ("-fp4", "-fp8", "-mxfp4", "-nvfp4"):
@@ -224,28 +230,30 @@ def add_latencies_ms(
             try:
                 seconds = parse_number(value) / 1000.0
             except ValueError as exc:
-                ctx.error(key, str(exc))
+                if (metric, stat) == ("tpot", "median"):
+                    draft.set("median_tpot_s", value, key)  # finish_point reports it, once
+                else:
+                    ctx.error(key, str(exc))
+                continue
+            if (metric, stat) == ("tpot", "median"):
+                draft.set("median_tpot_s", seconds, key)  # held to > 0 by finish_point
+            if seconds < 0:
+                if (metric, stat) != ("tpot", "median"):
+                    ctx.error(key, f"must not be negative, got {inputs.excerpt(value)}")
                 continue
             draft.add_latency(metric, stat, seconds)
-            if (metric, stat) == ("tpot", "median"):
-                draft.set("median_tpot_s", seconds, key)
 
 
 def _number(draft: PointDraft, key: str, ctx: RecordContext, *, positive: bool) -> float | None:
+    """The numeric rule for one field: positive where it must be, never negative."""
     if key not in draft.values:
         return None
     try:
         value = parse_number(draft.values[key])
+        return inputs.sane_number(value, positive=positive, nonnegative=True, written=draft.values[key])
     except ValueError as exc:
         ctx.error(draft.name(key), str(exc))
         return None
-    if not math.isfinite(value):
-        ctx.error(draft.name(key), f"must be finite, got {draft.values[key]!r}")
-        return None
-    if positive and value <= 0:
-        ctx.error(draft.name(key), f"must be greater than 0, got {draft.values[key]!r}")
-        return None
-    return value
 
 
 def _integer(draft: PointDraft, key: str, ctx: RecordContext) -> int | None:
@@ -253,7 +261,7 @@ def _integer(draft: PointDraft, key: str, ctx: RecordContext) -> int | None:
     if value is None:
         return None
     if value != int(value) or value < 0:
-        ctx.error(draft.name(key), f"must be a whole number ≥ 0, got {draft.values[key]!r}")
+        ctx.error(draft.name(key), f"must be a whole number ≥ 0, got {inputs.excerpt(draft.values[key])}")
         return None
     return int(value)
 
@@ -344,11 +352,13 @@ def finish_point(draft: PointDraft, ctx: RecordContext, provenance: Provenance) 
     for key in IDENTITY_FIELDS:
         if key not in draft.values:
             ctx.error(draft.name(key), "missing: every point needs " + ", ".join(IDENTITY_FIELDS))
-    text = {
-        k: str(draft.values[k]).strip()
-        for k in ("model", "hardware", "framework", "precision")
-        if k in draft.values
-    }
+    text: dict[str, str] = {}
+    for key in ("model", "hardware", "framework", "precision", "spec_method"):
+        if key in draft.values:
+            try:
+                text[key] = inputs.identifier(draft.values[key])
+            except ValueError as exc:
+                ctx.error(draft.name(key), str(exc))
     isl, osl = _integer(draft, "isl", ctx), _integer(draft, "osl", ctx)
     concurrency = _integer(draft, "concurrency", ctx)
     for key, value in (("isl", isl), ("osl", osl), ("concurrency", concurrency)):
@@ -372,7 +382,7 @@ def finish_point(draft: PointDraft, ctx: RecordContext, provenance: Provenance) 
             joules_per_total_token=_number(draft, "joules_per_total_token", ctx, positive=True),
             joules_per_output_token=_number(draft, "joules_per_output_token", ctx, positive=True),
         )
-    spec = normalise_spec_method(draft.values.get("spec_method"))
+    spec = normalise_spec_method(text.get("spec_method"))
     disagg = _bool(draft, "disagg", ctx)
     multinode = _bool(draft, "multinode", ctx)
     config_numbers = {k: _integer(draft, k, ctx) for k in ("tp", "ep", "pp")}
@@ -411,9 +421,11 @@ def finish_point(draft: PointDraft, ctx: RecordContext, provenance: Provenance) 
             provenance=provenance,
             **latency,
         )
-    except ValidationError as exc:
+    except ValidationError as exc:  # a derived value the numeric rule refuses: name the user's field
         for err in exc.errors():
-            ctx.error(".".join(str(p) for p in err["loc"]), err["msg"])
+            loc = [str(p) for p in err["loc"]]
+            ours = "median_tpot_s" if loc[:1] == ["interactivity"] and source == "tpot" else loc[0]
+            ctx.error(draft.name(ours) if ours in draft.names else ".".join(loc), err["msg"])
         return None
 
 

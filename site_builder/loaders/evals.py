@@ -293,7 +293,8 @@ def read_harness_results(
     config = document.get("config") if isinstance(document.get("config"), Mapping) else {}
     assert isinstance(config, Mapping)
     served = _text(document.get("model_name")) or _model_from_args(config)
-    model = meta.model or normalise_model(None, served)
+    found = normalise_model(None, served)
+    model = meta.model or (found if isinstance(found, str) else None)
     if model is None:
         ctx.error(
             "model_name",
@@ -460,7 +461,7 @@ def _inferencex_model(row: Mapping[str, Any]) -> str | None:
     if model is None and isinstance(path, str):
         # amd/DeepSeek-R1-0528-MXFP4-Preview: a preview of a known checkpoint
         model = normalise_model(None, re.sub(r"-preview$", "", path.strip(), flags=re.IGNORECASE))
-    return model
+    return model if isinstance(model, str) else None
 
 
 def read_inferencex_evals(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from site_builder.inputs import sane_number
 from site_builder.loaders.common import (
     LATENCY_METRICS,
     LATENCY_STATS,
@@ -37,7 +38,7 @@ def _latencies(draft: PointDraft, metrics: Mapping[str, Any], prefix: str, ctx: 
             if key not in metrics or metrics[key] is None:
                 continue
             try:
-                draft.add_latency(metric, stat, parse_number(metrics[key]))
+                draft.add_latency(metric, stat, sane_number(parse_number(metrics[key]), nonnegative=True))
             except ValueError as exc:
                 ctx.warning(prefix + key, f"ignored: {exc}")
     if "median_tpot" in metrics:

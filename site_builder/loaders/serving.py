@@ -10,8 +10,9 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from site_builder.inputs import Count, Whole
 from site_builder.loaders.common import (
     PointDraft,
     RecordContext,
@@ -36,17 +37,17 @@ class RunMetadata(BaseModel):
     precision: str
     spec_method: str | None = None
     disagg: bool = False
-    tp: int | None = Field(default=None, gt=0)
-    ep: int | None = Field(default=None, gt=0)
-    pp: int = Field(default=1, gt=0)
-    pcp: int = Field(default=1, gt=0)
+    tp: Count | None = None
+    ep: Count | None = None
+    pp: Count = 1
+    pcp: Count = 1
     dp_attention: bool | None = None
-    prefill_gpus: int | None = Field(default=None, gt=0)
-    decode_gpus: int | None = Field(default=None, ge=0)
-    gpu_count: int | None = Field(default=None, gt=0)
-    isl: int | None = Field(default=None, gt=0)
-    osl: int | None = Field(default=None, gt=0)
-    concurrency: int | None = Field(default=None, gt=0)
+    prefill_gpus: Count | None = None
+    decode_gpus: Whole | None = None
+    gpu_count: Count | None = None
+    isl: Count | None = None
+    osl: Count | None = None
+    concurrency: Count | None = None
     date: str | None = None
     run_url: str | None = None
     image: str | None = None
@@ -238,10 +239,16 @@ def sglang_result(
     draft.set("framework", meta.framework or "sglang", f"{meta_name}: framework")
     algorithm = info.get("speculative_algorithm")
     draft.set("spec_method", meta.spec_method or algorithm, "server_info.speculative_algorithm")
-    if meta.tp is None and isinstance(info.get("tp_size"), int):
-        meta = meta.model_copy(update={"tp": info["tp_size"], "ep": info.get("ep_size")})
+    if meta.tp is None and info.get("tp_size") is not None:
+        update = {"tp": info["tp_size"], "ep": info.get("ep_size")}
         if meta.dp_attention is None and "enable_dp_attention" in info:
-            meta = meta.model_copy(update={"dp_attention": bool(info["enable_dp_attention"])})
+            update["dp_attention"] = info["enable_dp_attention"]
+        try:  # validated like the metadata file itself, never copied in unchecked
+            meta = RunMetadata.model_validate({**meta.model_dump(exclude_unset=True), **update})
+        except ValidationError as exc:
+            for err in exc.errors():
+                theirs = {"tp": "tp_size", "ep": "ep_size"}.get(str(err["loc"][0]), "enable_dp_attention")
+                ctx.error(f"server_info.{theirs}", err["msg"])
     identity(draft, meta, meta_name)
     dataset = raw.get("dataset_name")
     _sequences(draft, raw, meta, meta_name, ctx, nominal=dataset is None or dataset == "random")
