@@ -285,3 +285,74 @@ def test_the_engine_on_any_input_the_rules_admit_gives_finite_formattable_number
                 if value is not None:
                     assert math.isfinite(value)
                     fixed(value, 3)  # never decimal.InvalidOperation
+
+
+# -- evaluation results (issue 14's loaders, held to the same rules) ------------------------------
+
+EVAL_ROW: dict[str, Any] = {
+    "model": "deepseek-ai/DeepSeek-R1-0528",
+    "hw": "B200-TRT",
+    "framework": "trt",
+    "precision": "fp8",
+    "spec_decoding": "none",
+    "tp": 8,
+    "ep": 1,
+    "conc": 64,
+    "dp_attention": "false",
+    "task": "gsm8k",
+    "score": 0.95,
+    "score_name": "em_strict",
+    "score_se": 0.006,
+    "n_eff": 1319,
+    "timestamp": "2026-01-20T22:32:06Z",
+    "source": "eval_results/x/results_2026-01-20T22-32-06.176867.json",
+}
+HARNESS = ROOT / "tests" / "fixtures" / "lm-eval" / "fp8" / "deepseek-ai__DeepSeek-R1-0528"
+
+
+def assert_runs_sane(runs: list[Any]) -> None:
+    for run in runs:
+        assert 0.0 <= run.score <= 1.0 and math.isfinite(run.score)
+        assert run.stderr is None or (math.isfinite(run.stderr) and 0 <= run.stderr <= 0.5)
+        assert all(c.isprintable() for c in run.model + (run.hardware or "") + run.precision + run.task)
+
+
+@SETTINGS
+@given(st.dictionaries(st.sampled_from(list(EVAL_ROW)), hostile_values, max_size=5))
+def test_inferencex_evaluation_rows_never_raise(tmp_path: Path, changes: dict[str, Any]) -> None:
+    path = _fresh(tmp_path, "evals.json")
+    path.write_text(_json_text([{**EVAL_ROW, **changes}]))
+    result = load_results(path.parent)
+    assert_runs_sane(result.evaluations)
+    assert_problems_clean(result.log, "data/evals.json")
+    assert len(result.evaluations) + bool(result.log.errors) == 1
+
+
+@SETTINGS
+@given(
+    st.sampled_from(["results", "n-samples", "higher_is_better", "configs", "date", "config", "group_subtasks"]),
+    hostile_values,
+    st.one_of(st.none(), hostile_values),
+)
+def test_harness_results_and_samples_never_raise(
+    tmp_path: Path, key: str, value: Any, task_metric: Any
+) -> None:
+    folder = tmp_path / "data" / "run"
+    shutil.rmtree(tmp_path / "data", ignore_errors=True)
+    shutil.copytree(HARNESS, folder)
+    results = next(folder.glob("results_*.json"))
+    document = json.loads(results.read_text())
+    document[key] = value
+    if task_metric is not None and isinstance(document.get("results"), dict):
+        document["results"]["gsm8k"] = {"exact_match,strict-match": task_metric}
+    results.write_text(_json_text(document))
+    samples = next(folder.glob("samples_*.jsonl"))
+    lines = samples.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["exact_match"] = value
+    samples.write_text("\n".join([_json_text(first), *lines[1:]]) + "\n")
+    result = load_results(tmp_path / "data")
+    assert_runs_sane(result.evaluations)
+    for problem in result.log.problems:
+        text = str(problem)
+        assert text.isprintable() and len(text) < 3000, text
