@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from site_builder.numbers import sequence_label
 
 InteractivitySource = Literal["tpot", "stated", "derived"]
+ThroughputBasis = Literal["total", "output"]
 
 
 class Frozen(BaseModel):
@@ -125,6 +126,9 @@ class BenchmarkPoint(Frozen):
     osl: int = Field(gt=0)
     concurrency: int = Field(gt=0)
     throughput_per_gpu: float = Field(description="Total (input + output) tok/s per GPU")
+    # "output": the source gives output tok/s only (a node-level sweep), so throughput_per_gpu is
+    # output tok/s per GPU; a page never mixes the two bases (compute.py)
+    throughput_basis: ThroughputBasis = "total"
     output_throughput_per_gpu: float | None = None
     input_throughput_per_gpu: float | None = None
     interactivity: float = Field(description="tok/s/user = 1000 / median TPOT in ms")
