@@ -301,6 +301,73 @@ def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
     return {"data": data, "layout": layout}
 
 
+def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
+    """Per workload: each side's output tok/s against concurrency (log₂ axis, tested points joined,
+    nothing between them claimed), and where the SLA section is on, each side's largest
+    concurrency within the limit as a dashed line."""
+    sweep = comparison.sweep
+    if sweep is None:
+        return []
+    labels = [s.label for s in comparison.sides]
+    figures = []
+    for w in sweep.workloads:
+        data: list[dict[str, Any]] = []
+        concurrencies: set[int] = set()
+        for index, label in enumerate(labels):
+            pairs = [p for p in w.output_throughput if p.values[index] is not None]
+            concurrencies |= {p.concurrency for p in pairs}
+            data.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines+markers",
+                    "name": label,
+                    "x": [p.concurrency for p in pairs],
+                    "y": [p.values[index] for p in pairs],
+                    "hovertext": [
+                        f"{escape(label)}: {grouped(fixed(p.values[index] or 0, 0))} tok/s "
+                        f"at concurrency {p.concurrency}"
+                        for p in pairs
+                    ],
+                    "hoverinfo": "text",
+                    "meta": {"role": "curve", "side": index},
+                }
+            )
+        shapes = []
+        if w.sla is not None:
+            for index, result in enumerate(w.sla):
+                if result.concurrency is not None:
+                    shapes.append(
+                        {
+                            "type": "line",
+                            "xref": "x",
+                            "yref": "paper",
+                            "x0": result.concurrency,
+                            "x1": result.concurrency,
+                            "y0": 0,
+                            "y1": 1,
+                            "line": {"dash": "dash", "width": 2},
+                            "meta": {"side": index},
+                        }
+                    )
+        ticks = sorted(concurrencies)
+        layout = {
+            "xaxis": {
+                "title": {"text": "Concurrent requests (log₂ scale)"},
+                "type": "log",
+                "tickvals": ticks,
+                "ticktext": [str(t) for t in ticks],
+            },
+            "yaxis": {"title": {"text": "Output tok/s (whole deployment)"}, "rangemode": "tozero"},
+            "shapes": shapes,
+            "margin": {"l": 64, "r": 16, "t": 16, "b": 56},
+            "height": 360,
+            "hovermode": "closest",
+            "showlegend": True,
+        }
+        figures.append({"data": data, "layout": layout})
+    return figures
+
+
 def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
     """Everything the page's charts need: figures by sequence and metric, plus the metric names."""
     return {
@@ -309,4 +376,5 @@ def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
         "default_sequence": comparison.default_sequence,
         "figures": {s.sequence: _figures(s) for s in comparison.sequences},
         "accuracy": accuracy_figure(comparison),
+        "sweeps": sweep_figures(comparison),
     }

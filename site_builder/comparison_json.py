@@ -8,14 +8,15 @@ measured at this interactivity: …") are words, made from the engine's structur
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from site_builder import metrics
 from site_builder.catalog import AppliedConstants, CostTier, HardwareCatalog, hardware_name
-from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, TaskAccuracy
+from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageSweep, TaskAccuracy
 from site_builder.engine import accuracy as stats
+from site_builder.engine import sweep as sweep_engine
 from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
 from site_builder.evaluations import EvalRun, metric_label, task_name
 from site_builder.kinds import KINDS, Words
@@ -211,6 +212,105 @@ class AccuracyResult(Out):
     sides_without: list[str]  # labels of sides with no evaluation results
 
 
+class SweepRowOut(Out):
+    """One node-level sweep row as read (None: not in the file), with the side it belongs to."""
+
+    side: str
+    sequence: str
+    concurrency: int
+    gpu_count: int | None
+    output_throughput: float | None
+    output_throughput_per_gpu: float | None
+    median_tpot_ms: float | None
+    median_ttft_ms: float | None
+    system_power_w: float | None
+    # TPOT as measured, else derived as 1000 ÷ (output tok/s ÷ concurrency); its interactivity
+    tpot_ms: float | None
+    tpot_source: Literal["measured", "derived"] | None
+    interactivity: float | None
+    interactivity_source: Literal["measured", "derived"] | None
+    tokens_per_watt: float | None
+    model: str
+    hardware: str
+    precision: str
+    framework: str | None
+    dataset: str
+    source_file: str
+    record: str
+    date: str | None
+
+
+class SweepPair(Out):
+    """Both sides at one concurrency: `values` in side order (None: not measured, never 0 and
+    never interpolated), `derived` where a value is derived rather than measured, and A ÷ B."""
+
+    concurrency: int
+    values: list[float | None]
+    derived: list[bool]
+    ratio: float | None
+    ratio_text: str | None
+
+
+class SweepPeak(Out):
+    output_throughput: float
+    output_throughput_per_gpu: float | None
+    concurrency: int
+
+
+class SweepSla(Out):
+    """The largest tested concurrency within the limits (None: none is), and its numbers."""
+
+    concurrency: int | None
+    output_throughput: float | None
+    tpot_ms: float | None
+    tpot_derived: bool
+    ttft_ms: float | None
+    judged: int  # tested concurrencies that had the latencies the limits need
+    meeting: list[int]
+
+
+class SlaLimits(Out):
+    tpot_ms: float | None
+    ttft_ms: float | None
+    basis: Literal["measured", "derived"]
+
+
+class SweepWorkload(Out):
+    sequence: str
+    isl: int
+    osl: int
+    measured: list[bool]  # whether each side has any row on this workload
+    gpu_counts: list[list[int]]
+    output_throughput: list[SweepPair]
+    output_throughput_per_gpu: list[SweepPair]
+    peaks: list[SweepPeak | None]
+    peak_ratio: float | None
+    peak_ratio_text: str | None
+    ttft_ms: list[SweepPair]
+    tpot_ms: list[SweepPair]
+    sla: list[SweepSla] | None
+    sla_concurrency_ratio: float | None
+    sla_concurrency_ratio_text: str | None
+    sla_throughput_ratio: float | None
+    tokens_per_watt: list[SweepPair]
+
+
+class SweepExtreme(Out):
+    sequence: str
+    concurrency: int
+    ratio: float
+    ratio_text: str
+
+
+class SweepResult(Out):
+    sla: SlaLimits | None
+    workloads: list[SweepWorkload]
+    # per analysis (output_throughput, ttft_ms, tpot_ms, tokens_per_watt): the largest and
+    # smallest A ÷ B over every workload and concurrency both sides measured
+    extremes: dict[str, list[SweepExtreme]]
+    rows: list[SweepRowOut]
+
+
 class ComparisonResult(Out):
     schema_version: int = SCHEMA_VERSION
     slug: str
@@ -227,6 +327,9 @@ class ComparisonResult(Out):
     data_sources: list[DataSource]
     notices: list[str]
     accuracy: AccuracyResult | None = None  # None: neither side has evaluation results
+    sections: list[str] = ["matched-interactivity"]  # the analyses the page shows, in order
+    throughput_basis: Literal["total", "output"] = "total"  # output: output tok/s throughout
+    sweep: SweepResult | None = None  # None: the page shows no sweep analysis
 
 
 # -- construction -------------------------------------------------------------------------------
@@ -364,6 +467,11 @@ def notices(page: ComputedPage) -> list[str]:
             "Some points are values another site published at its own targets (read off its table), "
             "not raw measurements; curves between them are our interpolation of those values."
         )
+    if page.throughput_basis == "output":
+        found.append(
+            "Throughput on this page is output tokens per second only: a side's source gives no input "
+            "throughput, so both sides are compared on output tok/s throughout."
+        )
     if page.derived_interactivity:
         found.append(
             "Some interactivities are derived as output tok/s ÷ concurrency because the source gives no TPOT."
@@ -464,6 +572,160 @@ def accuracy_result(
     )
 
 
+def sweep_ratio_text(ratio: float | None, labels: Sequence[str], lower_is_better: bool = False) -> str | None:
+    """A ÷ B written so it cannot mislead: '2.30×', '0.99× (FP8 slightly ahead)', and for a
+    latency (lower is better) always which side is lower: '1.25× (FP8 lower)'."""
+    if ratio is None:
+        return None
+    text = fixed(ratio, 2) + "×"
+    shown = float(fixed(ratio, 2))
+    if shown == 1.0:
+        return f"{text} (even)"
+    a_ahead = shown < 1.0 if lower_is_better else shown > 1.0
+    slightly = "slightly " if abs(ratio - 1.0) < 0.05 else ""
+    if lower_is_better:
+        return f"{text} ({labels[0] if a_ahead else labels[1]} {slightly}lower)"
+    if a_ahead and not slightly:
+        return text
+    return f"{text} ({labels[0] if a_ahead else labels[1]} {slightly}ahead)"
+
+
+def _pairs(
+    pairs: Sequence[sweep_engine.Pair],
+    labels: Sequence[str],
+    lower_is_better: bool = False,
+    derived: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset()),
+) -> list[SweepPair]:
+    return [
+        SweepPair(
+            concurrency=p.concurrency,
+            values=[p.a, p.b],
+            derived=[
+                p.concurrency in derived[0] and p.a is not None,
+                p.concurrency in derived[1] and p.b is not None,
+            ],
+            ratio=p.ratio,
+            ratio_text=sweep_ratio_text(p.ratio, labels, lower_is_better),
+        )
+        for p in pairs
+    ]
+
+
+def _sla(result: sweep_engine.SlaResult, basis: str) -> SweepSla:
+    return SweepSla(
+        concurrency=result.concurrency,
+        output_throughput=result.output_throughput,
+        tpot_ms=result.tpot_ms,
+        tpot_derived=basis == "derived" and result.tpot_ms is not None,
+        ttft_ms=result.ttft_ms,
+        judged=result.judged,
+        meeting=list(result.meeting),
+    )
+
+
+def sweep_workload(w: sweep_engine.WorkloadSweep, labels: Sequence[str], sweep: PageSweep) -> SweepWorkload:
+    basis = sweep.sla.basis if sweep.sla else "measured"
+    return SweepWorkload(
+        sequence=sequence_label(w.isl, w.osl),
+        isl=w.isl,
+        osl=w.osl,
+        measured=[bool(side) for side in w.sides],
+        gpu_counts=[sorted({m.gpu_count for m in side.values() if m.gpu_count}) for side in w.sides],
+        output_throughput=_pairs(w.throughput, labels),
+        output_throughput_per_gpu=_pairs(w.per_gpu, labels),
+        peaks=[
+            SweepPeak(
+                output_throughput=p.output_throughput,
+                output_throughput_per_gpu=p.per_gpu,
+                concurrency=p.concurrency,
+            )
+            if p
+            else None
+            for p in w.peaks
+        ],
+        peak_ratio=w.peak_ratio,
+        peak_ratio_text=sweep_ratio_text(w.peak_ratio, labels),
+        ttft_ms=_pairs(w.ttft, labels, lower_is_better=True),
+        tpot_ms=_pairs(w.tpot, labels, lower_is_better=True, derived=w.tpot_derived),
+        sla=[_sla(r, basis) for r in w.sla] if w.sla else None,
+        sla_concurrency_ratio=w.sla_ratio,
+        sla_concurrency_ratio_text=sweep_ratio_text(w.sla_ratio, labels),
+        sla_throughput_ratio=w.sla_throughput_ratio,
+        tokens_per_watt=_pairs(w.power, labels),
+    )
+
+
+SWEEP_EXTREMES = {
+    "output_throughput": ("throughput", False),
+    "ttft_ms": ("ttft", True),
+    "tpot_ms": ("tpot", True),
+    "tokens_per_watt": ("power", False),
+}
+
+
+def _tpot_fields(m: sweep_engine.Measure) -> dict[str, Any]:
+    tpot, source = (m.tpot_ms, "measured") if m.tpot_ms is not None else (m.derived_tpot_ms, "derived")
+    if tpot is None:
+        return {"tpot_ms": None, "tpot_source": None, "interactivity": None, "interactivity_source": None}
+    return {
+        "tpot_ms": tpot,
+        "tpot_source": source,
+        "interactivity": 1000.0 / tpot,
+        "interactivity_source": source,
+    }
+
+
+def sweep_result(sweep: PageSweep | None, labels: Sequence[str]) -> SweepResult | None:
+    if sweep is None:
+        return None
+    extremes = {}
+    for attribute, (pick, lower) in SWEEP_EXTREMES.items():
+        found = sweep_engine.extremes(sweep.workloads, pick)
+        if found is not None:
+            extremes[attribute] = [
+                SweepExtreme(
+                    sequence=sequence_label(e.isl, e.osl),
+                    concurrency=e.concurrency,
+                    ratio=e.ratio,
+                    ratio_text=sweep_ratio_text(e.ratio, labels, lower) or "",
+                )
+                for e in found
+            ]
+    rows = [
+        SweepRowOut(
+            side=label,
+            sequence=sequence_label(r.isl, r.osl),
+            concurrency=r.concurrency,
+            gpu_count=r.gpu_count,
+            output_throughput=r.output_throughput,
+            output_throughput_per_gpu=r.measure().per_gpu,
+            median_tpot_ms=r.median_tpot_ms,
+            median_ttft_ms=r.median_ttft_ms,
+            system_power_w=r.system_power_w,
+            **_tpot_fields(r.measure()),
+            tokens_per_watt=r.measure().tokens_per_watt,
+            model=r.model,
+            hardware=r.hardware,
+            precision=r.precision,
+            framework=r.framework,
+            dataset=r.provenance.dataset,
+            source_file=r.provenance.source_file,
+            record=r.provenance.record,
+            date=r.provenance.date,
+        )
+        for label, side in zip(labels, sweep.rows, strict=True)
+        for r in sorted(side, key=lambda r: (r.isl, r.osl, r.concurrency))
+    ]
+    return SweepResult(
+        sla=SlaLimits(tpot_ms=sweep.sla.tpot_ms, ttft_ms=sweep.sla.ttft_ms, basis=sweep.sla.basis)
+        if sweep.sla
+        else None,
+        workloads=[sweep_workload(w, labels, sweep) for w in sweep.workloads],
+        extremes=extremes,
+        rows=rows,
+    )
+
+
 def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> ComparisonResult:
     """The whole page as `comparison.json` holds it (and the templates read it)."""
     spec = page.stub.spec
@@ -493,6 +755,9 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
         ],
         notices=notices(page),
         accuracy=accuracy_result(page.accuracy, [s.label for s in page.sides], catalog),
+        sections=list(spec.sections),
+        throughput_basis="output" if page.throughput_basis == "output" else "total",
+        sweep=sweep_result(page.sweep, [s.label for s in page.sides]),
     )
 
 

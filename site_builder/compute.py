@@ -20,12 +20,16 @@ from site_builder.catalog import (
 from site_builder.content import FILTER_KEYS, FilterValue, ResolvedSide, SiteConfig, Stub
 from site_builder.engine.accuracy import RunScore, TaskNumbers, compare_task
 from site_builder.engine.compare import Constants, SequenceNumbers, compare_sequence
+from site_builder.engine.sweep import Sla, WorkloadSweep, analyse_workload
 from site_builder.evaluations import EvalRun, SideRuns, runs_for_side
 from site_builder.inputs import sane_number
 from site_builder.numbers import sequence_label
 from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.problems import ProblemLog, Severity, suggest
+from site_builder.sections import SWEEP_ANALYSES
 from site_builder.select import NARROWING_KEYS, PointIndex, by_sequence, describe, select, value_of
+from site_builder.sweeps import SweepRow
+from site_builder.sweeps import matches as sweep_matches
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,16 @@ class PageAccuracy:
 
 
 @dataclass(frozen=True)
+class PageSweep:
+    """Each side's node-level sweep rows and the analyses of them, workload by workload (the
+    page's default workload first)."""
+
+    rows: tuple[tuple[SweepRow, ...], tuple[SweepRow, ...]]
+    workloads: tuple[WorkloadSweep, ...]
+    sla: Sla | None
+
+
+@dataclass(frozen=True)
 class ComputedPage:
     """A planned page with its numbers: every workload either side measured, the default first."""
 
@@ -66,6 +80,9 @@ class ComputedPage:
     datasets: tuple[DatasetInfo, ...]  # every dataset whose points either side uses
     derived_interactivity: bool  # some point's interactivity is output tok/s ÷ concurrency
     accuracy: PageAccuracy | None = None  # None: neither side has evaluation results
+    # "output" when a side's source gives output tok/s only: then every throughput is output-only
+    throughput_basis: str = "total"
+    sweep: PageSweep | None = None  # None: the stub asks for no sweep analysis
 
     @property
     def slug(self) -> str:
@@ -115,6 +132,72 @@ def _select_sides(stub: Stub, index: PointIndex, log: ProblemLog) -> list[list[B
             log.add(_where(stub), stub.line_of(*loc), field_name, f"side '{side.label}': {reason}")
         selected.append(side_points)
     return selected if all(selected) else None
+
+
+def one_basis(
+    stub: Stub, selected: list[list[BenchmarkPoint]], log: ProblemLog
+) -> tuple[list[list[BenchmarkPoint]], str] | None:
+    """Never mix bases: when any point is output-only, every point is read as output tok/s (a
+    point without an output throughput is left out, and said so); None if a side is left empty."""
+    if not any(p.throughput_basis == "output" for side in selected for p in side):
+        return selected, "total"
+    converted: list[list[BenchmarkPoint]] = []
+    for side, points in zip(stub.sides, selected, strict=True):
+        kept = [
+            p.model_copy(
+                update={"throughput_per_gpu": p.output_throughput_per_gpu, "throughput_basis": "output"}
+            )
+            for p in points
+            if p.output_throughput_per_gpu is not None
+        ]
+        dropped = len(points) - len(kept)
+        if dropped:
+            log.add(
+                _where(stub),
+                "",
+                "",
+                f"side '{side.label}': {dropped} point(s) without an output throughput left out, because "
+                "the page compares output tok/s (the other side's source gives no input throughput)",
+                Severity.WARNING,
+            )
+        if not kept:
+            log.add(_where(stub), "", "", f"side '{side.label}': no point has an output throughput")
+            return None
+        converted.append(kept)
+    return converted, "output"
+
+
+def page_sweep(
+    stub: Stub, sweeps: Sequence[SweepRow], default: tuple[int, int], log: ProblemLog
+) -> PageSweep | None:
+    """Each side's sweep rows and their analyses, when the stub asks for a sweep section."""
+    spec = stub.spec
+    if not set(spec.sections) & set(SWEEP_ANALYSES):
+        return None
+    rows = tuple(tuple(r for r in sweeps if sweep_matches(r, side.filters)) for side in stub.sides)
+    for side, side_rows in zip(stub.sides, rows, strict=True):
+        if not side_rows:
+            log.add(
+                _where(stub),
+                stub.line_of("sections"),
+                "sections",
+                f"side '{side.label}': no node-level sweep rows match its filters, "
+                "so the sweep sections show it as not measured",
+                Severity.WARNING,
+            )
+    sla = Sla(spec.sla.tpot_ms, spec.sla.ttft_ms, spec.sla.basis) if spec.sla else None
+    workloads = sorted({(r.isl, r.osl) for side in rows for r in side}, key=lambda s: (s != default, s))
+    analysed = tuple(
+        analyse_workload(
+            isl,
+            osl,
+            [r.measure() for r in rows[0] if (r.isl, r.osl) == (isl, osl)],
+            [r.measure() for r in rows[1] if (r.isl, r.osl) == (isl, osl)],
+            sla,
+        )
+        for isl, osl in workloads
+    )
+    return PageSweep((rows[0], rows[1]), analysed, sla)
 
 
 def run_score(run: EvalRun) -> RunScore:
@@ -191,12 +274,17 @@ def compute_page(
     datasets: Mapping[str, DatasetInfo],
     log: ProblemLog,
     evaluations: Sequence[EvalRun] = (),
+    sweeps: Sequence[SweepRow] = (),
 ) -> ComputedPage | None:
     """The page's numbers, or None (with the reasons logged) when a side selects no points."""
     spec = stub.spec
     selected = _select_sides(stub, index, log)
     if selected is None:
         return None
+    based = one_basis(stub, selected, log)
+    if based is None:
+        return None
+    selected, basis = based
     tier = spec.cost_tier or config.cost_tier or catalog.default_cost_tier
     constants = [
         constants_for(catalog, s.hardware, tier, config.constants, spec.constants) for s in stub.sides
@@ -247,6 +335,9 @@ def compute_page(
     used = {p.provenance.dataset for side_points in selected for p in side_points}
     if accuracy is not None:
         used |= {r.provenance.dataset for side in accuracy.sides for r in side.runs}
+    sweep = page_sweep(stub, sweeps, default, log)
+    if sweep is not None:
+        used |= {r.provenance.dataset for side in sweep.rows for r in side}
     return ComputedPage(
         stub=stub,
         model_name=model_name(models, spec.model),
@@ -256,4 +347,6 @@ def compute_page(
         datasets=tuple(datasets[d] for d in sorted(used)),
         derived_interactivity=any(p.interactivity_source == "derived" for s in selected for p in s),
         accuracy=accuracy,
+        throughput_basis=basis,
+        sweep=sweep,
     )

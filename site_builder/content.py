@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -34,6 +34,7 @@ from site_builder.kinds import KIND_KEYS, KINDS
 from site_builder.numbers import parse_sequence_label
 from site_builder.problems import ProblemLog, add_validation_errors, suggest
 from site_builder.project import is_hidden
+from site_builder.sections import ANALYSES, DEFAULT_ANALYSES
 
 FilterValue = str | bool | list[str]
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
@@ -89,6 +90,22 @@ class SideSpec(Filters):
     label: Label
 
 
+class SlaSpec(BaseModel):
+    """The latency limits of the `latency-sla` section (docs/authoring.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tpot_ms: float | None = Field(default=None, gt=0, lt=1e6)
+    ttft_ms: float | None = Field(default=None, gt=0, lt=1e7)
+    basis: Literal["measured", "derived"] = "measured"
+
+    @model_validator(mode="after")
+    def _a_limit(self) -> SlaSpec:
+        if self.tpot_ms is None and self.ttft_ms is None:
+            raise ValueError("set tpot_ms, ttft_ms or both")
+        return self
+
+
 class StubSpec(Filters):
     """The front matter of a comparison stub (docs/authoring.md explains every field)."""
 
@@ -103,6 +120,24 @@ class StubSpec(Filters):
     cost_tier: CostTier | None = None
     constants: dict[Identifier, ConstantOverride] = Field(default_factory=dict)
     draft: bool = False
+    sections: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_ANALYSES),
+        min_length=1,
+        json_schema_extra={"items": {"enum": list(ANALYSES)}},
+    )
+    sla: SlaSpec | None = None
+
+    @field_validator("sections")
+    @classmethod
+    def _sections(cls, value: list[str]) -> list[str]:
+        for key in value:
+            if key not in ANALYSES:
+                raise ValueError(
+                    f"unknown section {key!r}: one of {', '.join(ANALYSES)}{suggest(key, ANALYSES)}"
+                )
+        if len(set(value)) < len(value):
+            raise ValueError("a section is listed more than once")
+        return value
 
     @field_validator("kind")
     @classmethod
@@ -133,6 +168,8 @@ class StubSpec(Filters):
                 raise ValueError(f"side '{side.label}' has no hardware: set it on the page or the side")
         if self.sides[0].label == self.sides[1].label:
             raise ValueError("the two sides need different labels")
+        if "latency-sla" in self.sections and self.sla is None:
+            raise ValueError("the latency-sla section needs sla: {tpot_ms: 100} (or ttft_ms, or both)")
         return self
 
 

@@ -18,6 +18,8 @@ from site_builder.comparison_json import (
     MetricsAtTarget,
     SequenceResult,
     SideResult,
+    SweepExtreme,
+    SweepResult,
 )
 from site_builder.engine.compare import is_tie
 from site_builder.kinds import KINDS, Words
@@ -34,6 +36,8 @@ class Narrative:
     accuracy: list[str] = field(default_factory=list)  # a paragraph per task
     accuracy_line: str | None = None  # the one line a page without evaluation results gets
     accuracy_mark: str | None = None  # the index card's accuracy verdict
+    sweep: dict[str, list[str]] = field(default_factory=dict)  # paragraphs per sweep section
+    sla_limit: str = ""  # "100 ms per output token"
 
 
 def stable_choice(key: str, count: int, picks: int) -> list[int]:
@@ -465,8 +469,7 @@ def accuracy_line(comparison: ComparisonResult) -> str | None:
     line = "No accuracy results for either side"
     if KINDS[comparison.kind].accuracy_caveat:
         return (
-            line
-            + ": a precision change can change model quality, "
+            line + ": a precision change can change model quality, "
             "so check it before choosing on throughput or cost alone."
         )
     return line + "."
@@ -491,6 +494,151 @@ def accuracy_mark(comparison: ComparisonResult) -> str | None:
     return f"accuracy: {_join(having)} only" if having else "accuracy: no usable result"
 
 
+# -- node-level sweeps ----------------------------------------------------------------------------
+
+
+def mixed_changes(comparison: ComparisonResult) -> str | None:
+    """The headline's caveat when the sides differ in more than the one thing the page compares
+    (a new GPU at FP4 against an old one at FP8)."""
+    a, b = (side.filters for side in comparison.sides)
+    varied = [k for k in ("hardware", "precision", "framework", "spec_method") if a.get(k) != b.get(k)]
+    if len(varied) < 2:
+        return None
+    labels = [s.label for s in comparison.sides]
+    names = _join([{"spec_method": "speculative decoding", "framework": "engine"}.get(k, k) for k in varied])
+    return (
+        f"Caveat: {labels[0]} against {labels[1]} changes {names} at once, "
+        "so no single change accounts for the gap."
+    )
+
+
+def _where_extreme(e: SweepExtreme) -> str:
+    return f"at {e.sequence}, concurrency {e.concurrency}"
+
+
+def _missing_workloads(comparison: ComparisonResult, sweep: SweepResult) -> str:
+    gaps = [
+        f"{side.label} has no rows at {w.sequence}"
+        for w in sweep.workloads
+        for side, measured in zip(comparison.sides, w.measured, strict=True)
+        if not measured
+    ]
+    return f" {_join(gaps)}: shown as not measured, not as zero." if gaps else ""
+
+
+def _span_sentence(
+    comparison: ComparisonResult, sweep: SweepResult, attribute: str, what: str, count: int
+) -> str:
+    labels = [s.label for s in comparison.sides]
+    found = sweep.extremes.get(attribute)
+    if not found:
+        return f"No concurrency has {what} from both sides, so there is no ratio."
+    largest, smallest = found
+    if count == 1:
+        where = _where_extreme(largest)
+        return f"{labels[0]} ÷ {labels[1]} {what}: {largest.ratio_text} {where} (the one shared)."
+    return (
+        f"Over the {count} concurrencies where both sides have {what}, {labels[0]} ÷ {labels[1]} is largest "
+        f"{_where_extreme(largest)} ({largest.ratio_text}) and smallest {_where_extreme(smallest)} "
+        f"({smallest.ratio_text})."
+    )
+
+
+def sla_limit(sweep: SweepResult) -> str:
+    if sweep.sla is None:
+        return ""
+    parts = []
+    if sweep.sla.tpot_ms is not None:
+        derived = " (derived from throughput)" if sweep.sla.basis == "derived" else ""
+        parts.append(f"{fixed(sweep.sla.tpot_ms, 0)} ms per output token{derived}")
+    if sweep.sla.ttft_ms is not None:
+        parts.append(f"{fixed(sweep.sla.ttft_ms, 0)} ms to first token")
+    return " and ".join(parts)
+
+
+def sweep_paragraphs(comparison: ComparisonResult) -> dict[str, list[str]]:
+    sweep = comparison.sweep
+    if sweep is None:
+        return {}
+    labels = [s.label for s in comparison.sides]
+    missing = _missing_workloads(comparison, sweep)
+
+    def both(attribute: str) -> int:
+        return sum(1 for w in sweep.workloads for p in getattr(w, attribute) if p.ratio is not None)
+
+    peaks = []
+    for w in sweep.workloads:
+        if w.peak_ratio_text is None:
+            continue
+        pa, pb = w.peaks
+        assert pa is not None and pb is not None
+        peaks.append(
+            f"at {w.sequence} {labels[0]} peaks at {tput_text(pa.output_throughput)} tok/s (concurrency "
+            f"{pa.concurrency}) and {labels[1]} at {tput_text(pb.output_throughput)} (concurrency "
+            f"{pb.concurrency}): {w.peak_ratio_text}"
+        )
+    ranked = sorted((w for w in sweep.workloads if w.peak_ratio is not None), key=lambda w: w.peak_ratio or 0)
+    peak_span = (
+        f" The peak ratio is largest at {ranked[-1].sequence} and smallest at {ranked[0].sequence}."
+        if len(ranked) > 1
+        else ""
+    )
+    sla = []
+    limit = sla_limit(sweep)
+    for w in sweep.workloads:
+        if w.sla is None:
+            continue
+        texts = []
+        for label, r, measured in zip(labels, w.sla, w.measured, strict=True):
+            if not measured:
+                texts.append(f"{label} was not measured")
+            elif r.concurrency is None:
+                texts.append(f"{label} meets it at no tested concurrency")
+            else:
+                texts.append(f"{label} serves up to {r.concurrency} concurrent users")
+        ratio = f" ({w.sla_concurrency_ratio_text} the users)" if w.sla_concurrency_ratio_text else ""
+        sla.append(f"at {w.sequence} {_join(texts)}{ratio}")
+    power_rows = both("tokens_per_watt")
+    return {
+        "matched-concurrency": [
+            _span_sentence(comparison, sweep, "output_throughput", "output tok/s", both("output_throughput"))
+            + missing
+        ],
+        "peak": [
+            ("Peak output throughput: " + "; ".join(peaks) + "." + peak_span)
+            if peaks
+            else "No workload where both sides have a throughput."
+        ],
+        "latency": [
+            _span_sentence(comparison, sweep, "tpot_ms", "a TPOT", both("tpot_ms"))
+            + " "
+            + _span_sentence(comparison, sweep, "ttft_ms", "a TTFT", both("ttft_ms"))
+            + " Lower is better for both."
+        ],
+        "latency-sla": [f"Within {limit}: " + "; ".join(sla) + "." if sla else ""],
+        "power": [
+            _span_sentence(comparison, sweep, "tokens_per_watt", "a measured system power", power_rows)
+            if power_rows
+            else "Power was not measured at any concurrency both sides tested, so there is no ratio."
+        ],
+    }
+
+
+def sweep_summary(comparison: ComparisonResult) -> str:
+    """The headline of a page without the matched-interactivity analysis: the default workload's
+    peak ratio, or the first workload that has one."""
+    sweep = comparison.sweep
+    labels = [s.label for s in comparison.sides]
+    if sweep is None:
+        return ""
+    for w in sweep.workloads:
+        if w.peak_ratio_text is not None:
+            return (
+                f"{labels[0]}'s peak output throughput is {w.peak_ratio_text} {labels[1]}'s at {w.sequence}."
+            )
+    return "No workload where both sides have a measured throughput."
+
+
 def narrate(
     comparison: ComparisonResult,
     sequence: SequenceResult,
@@ -498,7 +646,14 @@ def narrate(
     architectures: Sequence[str],
 ) -> Narrative:
     where = where_text(comparison, hardware_names)
-    headline = summary(comparison, sequence)
+    headline = (
+        summary(comparison, sequence)
+        if "matched-interactivity" in comparison.sections
+        else sweep_summary(comparison)
+    )
+    caveat = mixed_changes(comparison)
+    if caveat:
+        headline = f"{headline} {caveat}"
     addendum = accuracy_summary(comparison)
     side_hardware = [hardware_names[min(i, len(hardware_names) - 1)] for i in range(len(comparison.sides))]
     return Narrative(
@@ -513,4 +668,6 @@ def narrate(
         ],
         accuracy_line=accuracy_line(comparison),
         accuracy_mark=accuracy_mark(comparison),
+        sweep=sweep_paragraphs(comparison),
+        sla_limit=sla_limit(comparison.sweep) if comparison.sweep else "",
     )

@@ -40,6 +40,7 @@ from site_builder.render import (
     render_shared,
 )
 from site_builder.select import PointIndex
+from site_builder.sweeps import SweepRow
 from site_builder.validate import validate_points
 from site_builder.write import Owner, SiteFiles, check_output_folder, clean_leftovers, write_site
 
@@ -75,6 +76,7 @@ class Inputs:
     datasets: dict[str, DatasetInfo]
     index: PointIndex
     problems: list[Problem]
+    sweeps: list[SweepRow] = field(default_factory=list)
 
 
 def load_inputs(project: Project, site_url: str | None) -> Inputs:
@@ -86,7 +88,15 @@ def load_inputs(project: Project, site_url: str | None) -> Inputs:
     loaded = load_results(project.data, log, exclude=config.exclude)
     points = validate_points(loaded.points, catalog, log)
     return Inputs(
-        config, catalog, models, points, loaded.evaluations, loaded.datasets, PointIndex(points), log.problems
+        config,
+        catalog,
+        models,
+        points,
+        loaded.evaluations,
+        loaded.datasets,
+        PointIndex(points),
+        log.problems,
+        loaded.sweeps,
     )
 
 
@@ -184,6 +194,7 @@ class Pipeline:
                 inputs.datasets,
                 page_log,
                 inputs.evaluations,
+                inputs.sweeps,
             )
             if computed is not None:
                 page = PageSource(comparison_result(computed, inputs.catalog), stub.body, stub.generated)

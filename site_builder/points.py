@@ -14,6 +14,7 @@ from site_builder.inputs import Count, Identifier, NonNegativeNumber, PositiveNu
 from site_builder.numbers import sequence_label
 
 InteractivitySource = Literal["tpot", "stated", "derived"]
+ThroughputBasis = Literal["total", "output"]
 
 
 class Frozen(BaseModel):
@@ -125,6 +126,9 @@ class BenchmarkPoint(Frozen):
     osl: Count
     concurrency: Count
     throughput_per_gpu: PositiveNumber = Field(description="Total (input + output) tok/s per GPU")
+    # "output": the source gives output tok/s only (a node-level sweep), so throughput_per_gpu is
+    # output tok/s per GPU; a page never mixes the two bases (compute.py)
+    throughput_basis: ThroughputBasis = "total"
     output_throughput_per_gpu: PositiveNumber | None = None
     input_throughput_per_gpu: NonNegativeNumber | None = None
     interactivity: PositiveNumber = Field(description="tok/s/user = 1000 / median TPOT in ms")

@@ -42,6 +42,7 @@ from site_builder.comparison_json import (
     MetricsAtTarget,
     PointSummary,
     SequenceResult,
+    SweepRowOut,
     comparison_json,
 )
 from site_builder.content import SiteConfig
@@ -53,7 +54,7 @@ from site_builder.narrate import Narrative, interval_text, narrate, points_text,
 from site_builder.numbers import fixed
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
-from site_builder.sections import SECTIONS
+from site_builder.sections import page_sections
 from site_builder.write import Owner
 
 METHODOLOGY = "methodology.md"  # the guide every number's page links to
@@ -320,6 +321,18 @@ def points_csv(comparison: ComparisonResult) -> bytes:
     return _csv(rows)
 
 
+SWEEP_COLUMNS = tuple(SweepRowOut.model_fields)
+
+
+def sweep_csv(comparison: ComparisonResult) -> bytes | None:
+    """Every node-level sweep row of both sides, with per-GPU and derived values (marked)."""
+    if comparison.sweep is None:
+        return None
+    rows: list[list[Any]] = [list(SWEEP_COLUMNS)]
+    rows += [[getattr(r, c) for c in SWEEP_COLUMNS] for r in comparison.sweep.rows]
+    return _csv(rows)
+
+
 # -- the site ---------------------------------------------------------------------------------
 
 
@@ -557,7 +570,7 @@ class SiteRenderer:
             "c": comparison,
             "n": narrative,
             "kind_name": KINDS[comparison.kind].name,
-            "sections": SECTIONS,
+            "sections": page_sections(comparison.sections),
             "body": safe_markdown(page.body_markdown) if page.body_markdown.strip() else None,
             "auto": page.generated,
             "tables": [(s, table(comparison, s)) for s in comparison.sequences],
@@ -741,6 +754,9 @@ def render_page(
     accuracy = accuracy_csv(comparison)
     if accuracy is not None:
         files[prefix + "accuracy.csv"] = accuracy
+    sweep = sweep_csv(comparison)
+    if sweep is not None:
+        files[prefix + "sweep.csv"] = sweep
     html = renderer.comparison_page(page, narrative, related)
     if html is not None:
         files[prefix + "index.html"] = html

@@ -5,6 +5,7 @@ is short and printable."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import shutil
@@ -356,3 +357,27 @@ def test_harness_results_and_samples_never_raise(
     for problem in result.log.problems:
         text = str(problem)
         assert text.isprintable() and len(text) < 3000, text
+
+
+# -- node-level sweep rows (issue 13's loader, held to the same rules) -----------------------------
+
+SWEEP_HEADER, SWEEP_ROW = (ROOT / "tests" / "fixtures" / "sweeps" / "small-sweep.csv").read_text().splitlines()[:2]
+
+
+@SETTINGS
+@given(st.lists(hostile_text, min_size=1, max_size=3), st.lists(st.integers(0, 11), min_size=1, max_size=3))
+def test_sweep_rows_never_raise(tmp_path: Path, cells: list[str], where: list[int]) -> None:
+    header = SWEEP_HEADER.split(",")
+    row = next(csv.reader([SWEEP_ROW]))
+    for cell, index in zip(cells, where, strict=False):
+        row[index % len(row)] = cell
+    text = SWEEP_HEADER + "\n" + ",".join(json.dumps(c, ensure_ascii=False) for c in row) + "\n"
+    path = _fresh(tmp_path, "sweep.csv")
+    path.write_bytes(text.encode("utf-8", errors="surrogatepass"))
+    result = load_results(path.parent)
+    assert_problems_clean(result.log, "data/sweep.csv")
+    assert len(header) == len(row)
+    for sweep_row in getattr(result, "sweeps", []):
+        for name in ("output_throughput", "median_tpot_ms", "median_ttft_ms", "system_power_w"):
+            value = getattr(sweep_row, name, None)
+            assert value is None or (math.isfinite(value) and 0 < value <= LIMIT)

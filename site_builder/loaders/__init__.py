@@ -25,8 +25,10 @@ from site_builder.evaluations import EvalRun
 from site_builder.loaders import evals, formats, native, serving
 from site_builder.loaders.common import PointDraft, RecordContext, date_from_stamp, finish_point
 from site_builder.loaders.formats import InputFormat, Source
+from site_builder.loaders.sweeps import looks_sweep, read_row
 from site_builder.points import BenchmarkPoint, DatasetInfo, Provenance
 from site_builder.problems import Loc, ProblemLog, Severity, add_validation_errors, suggest
+from site_builder.sweeps import SweepRow
 
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv")
 DATASET_FILE = "_dataset.yaml"
@@ -39,6 +41,7 @@ MAX_LINE_ERRORS = 10  # of one JSON Lines file; then a count
 class LoadResult:
     points: list[BenchmarkPoint] = field(default_factory=list)
     evaluations: list[EvalRun] = field(default_factory=list)
+    sweeps: list[SweepRow] = field(default_factory=list)  # node-level sweep rows (sweeps.py)
     datasets: dict[str, DatasetInfo] = field(default_factory=dict)
     log: ProblemLog = field(default_factory=ProblemLog)
     # evaluation runs before their samples logs are attached: (run, file date stamp, folder)
@@ -114,6 +117,8 @@ class _FileLoader:
         evaluation = None if self.dataset else evals.detect(records)
         if evaluation is not None:
             self._evaluations(evaluation, records)
+        elif records and all(isinstance(r, Mapping) and looks_sweep(set(r)) for _, r in records):
+            self._sweeps(records)
         else:
             self._records(records)
 
@@ -189,7 +194,7 @@ class _FileLoader:
                 f"(this build reads version {native.NATIVE_VERSION})",
             )
             return None
-        envelope = ("format", "version", "dataset", "points", "evaluations")
+        envelope = ("format", "version", "dataset", "points", "evaluations", "sweeps")
         for key in document:
             if key not in envelope:
                 self.log.add(self.display, "", key, "unknown field" + suggest(key, envelope))
@@ -198,7 +203,13 @@ class _FileLoader:
         except ValidationError as exc:
             add_validation_errors(self.log, self.display, exc, prefix=("dataset",), fields=_dataset_fields)
             return None
-        points = document.get("points", [] if "evaluations" in document else None)
+        points = document.get("points", [] if {"evaluations", "sweeps"} & set(document) else None)
+        sweep_rows = document.get("sweeps", [])
+        if not isinstance(sweep_rows, list):
+            self.log.add(self.display, "", "sweeps", "not a list")
+            return None
+        if sweep_rows:
+            self._sweeps([(f"sweeps[{i}]", row) for i, row in enumerate(sweep_rows, 1)])
         scores = document.get("evaluations", [])
         if not isinstance(points, list):
             self.log.add(self.display, "", "points", "missing or not a list")
@@ -219,7 +230,8 @@ class _FileLoader:
             self.log.add(self.display, "line 1", "", f"not a well-formed CSV: {exc}")
             return
         scores = evals.looks_native_eval(set(header))
-        if not scores and not native.looks_native_columns(header):
+        sweep = looks_sweep(set(header))
+        if not scores and not sweep and not native.looks_native_columns(header):
             self.log.add(
                 self.display,
                 "line 1",
@@ -262,6 +274,9 @@ class _FileLoader:
         if scores:
             self._evaluations(evals.BY_NAME["native-evals"], [(label, row) for label, row in rows if row])
             return
+        if sweep:
+            self._sweeps([(label, row) for label, row in rows if row])
+            return
         self._records([(label, row) for label, row in rows if row], forced=True)
 
     # -- evaluation results --------------------------------------------------------------------
@@ -284,6 +299,28 @@ class _FileLoader:
         self.result.pending_runs.extend((run, stamp, self.path.parent) for run, stamp in found.runs)
         if found.samples is not None:
             self.result.sample_logs.append(found.samples)
+
+    # -- node-level sweep rows --------------------------------------------------------------------
+
+    def _sweeps(self, records: list[tuple[str, Any]]) -> None:
+        """Sweep rows (sweeps.py): each kept as read, and as a per-GPU output-basis point where it
+        has throughput and a GPU count (for the matched-interactivity analysis)."""
+        dataset = self.dataset or self._dataset_for_file()
+        if dataset is None:
+            return
+        self.result.datasets.setdefault(dataset.id, dataset)
+        for label, row in records:
+            ctx = RecordContext(self.display, label, self.log)
+            if not isinstance(row, Mapping):
+                ctx.error("", "not an object")
+                continue
+            provenance = self._provenance(dataset, label, row, formats.NATIVE)
+            found = read_row(row, ctx, provenance)
+            if found is not None:
+                self.result.sweeps.append(found)
+                point = found.to_point()
+                if point is not None:
+                    self.result.points.append(point)
 
     # -- records -----------------------------------------------------------------------------
 

@@ -377,6 +377,27 @@
     el.setAttribute("data-drawn", "accuracy");
   }
 
+  /* The sweep charts (output tok/s against concurrency, one per workload), in the sides' colours;
+     the dashed lines (each side's largest concurrency within the SLA) in its side's colour. */
+  function drawSweeps() {
+    if (!window.Plotly || !charts.sweeps) { return; }
+    var colors = [0, 1].map(function (side) { return cssVar("--side" + side) || SIDE_FALLBACK[side]; });
+    charts.sweeps.forEach(function (fig, i) {
+      var el = document.getElementById("sweep-chart-" + (i + 1));
+      if (!el) { return; }
+      var layout = themedLayout(fig.layout);
+      layout.shapes = (fig.layout.shapes || []).map(function (shape) {
+        var copy = JSON.parse(JSON.stringify(shape));
+        copy.line.color = colors[copy.meta.side];
+        return copy;
+      });
+      window.Plotly.react(el, fig.data.map(function (t) { return painted(t, colors); }), layout, {
+        responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]
+      });
+      el.setAttribute("data-drawn", "sweep");
+    });
+  }
+
   // -- switches --------------------------------------------------------------------------------
 
   function showPanels() {
@@ -420,7 +441,7 @@
   });
   if (window.matchMedia) {
     var scheme = window.matchMedia("(prefers-color-scheme: dark)");
-    var redraw = function () { draw(); drawAccuracy(); };
+    var redraw = function () { draw(); drawAccuracy(); drawSweeps(); };
     if (scheme.addEventListener) { scheme.addEventListener("change", redraw); }
     else if (scheme.addListener) { scheme.addListener(redraw); }
   }
@@ -428,6 +449,7 @@
   makeInputs();
   render();
   drawAccuracy();
+  drawSweeps();
   try { window.history.replaceState(state, "", window.location.href); } catch (e) { /* file:// */ }
   document.documentElement.setAttribute("data-ready", "true");
 })();

@@ -412,3 +412,18 @@ def test_accuracy_chart_draws_each_run_and_side_with_its_interval(
     open_page(page, f"{root_url}{KINDS['published']}/index.html")
     assert page.locator("#accuracy-chart").count() == 0
     assert page.locator(".accuracy-none").inner_text().startswith("No accuracy results for either side")
+
+
+def test_sweep_page_draws_one_chart_per_workload_with_the_sla_lines(
+    page: Page, root_url: str, built_site: Path
+) -> None:
+    slug = "example-b200-fp4-vs-h200-fp8-sweep"
+    data = json.loads((built_site / slug / "comparison.json").read_text())
+    open_page(page, f"{root_url}{slug}/index.html")
+    workloads = data["sweep"]["workloads"]
+    assert page.locator(".chart-sweep[data-drawn='sweep']").count() == len(workloads)
+    first = page.locator("#sweep-chart-1")
+    assert first.locator(".scatterlayer .trace").count() == 2  # one line per side
+    expected_lines = sum(1 for r in workloads[0]["sla"] if r["concurrency"] is not None)
+    assert first.locator(".shapelayer path").count() == expected_lines
+    assert "not measured" in page.locator("section.matched-concurrency").inner_text()
