@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 from hypothesis import given
@@ -169,3 +170,18 @@ def test_example_page_builds_with_hand_checked_figures(tmp_path: Path) -> None:
     assert "not measured" in html and "(derived)" in html
     csv_text = output.files.files["example-b200-fp4-vs-h200-fp8-sweep/sweep.csv"].decode()
     assert ",derived," in csv_text
+
+
+def test_the_authors_body_shows_without_the_matched_interactivity_sections(tmp_path: Path) -> None:
+    """A stub that asks only for sweep sections still shows the Markdown its author wrote, once."""
+    project = tmp_path / "p"
+    shutil.copytree(ROOT / "data" / "results" / "example-sweep", project / "data" / "results" / "example-sweep")
+    (project / "content").mkdir()
+    stub = (ROOT / "content" / "example-b200-fp4-vs-h200-fp8-sweep.md").read_text()
+    stub = stub.replace(", matched-interactivity]", "]")
+    assert "matched-interactivity" not in stub.split("---")[1]
+    (project / "content" / "sweep.md").write_text(stub)
+    output = Pipeline(Project.under(project, project / "site")).run()
+    html = output.files.files["sweep/index.html"].decode()
+    assert html.count("Every number on this page comes from an invented sweep") == 1
+    assert 'id="findings-heading"' not in html
