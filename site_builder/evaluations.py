@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pydantic import Field, field_validator
 
 from site_builder.content import FilterValue
+from site_builder.inputs import Identifier
 from site_builder.points import Frozen, Provenance
 
 # What harnesses call the same measurement: InferenceX's names → lm-evaluation-harness's.
@@ -49,13 +50,13 @@ def task_name(task: str) -> str:
 class EvalRun(Frozen):
     """One evaluation of one serving configuration on one task."""
 
-    model: str
-    hardware: str | None = None  # None: the source does not say where it ran
-    precision: str
-    spec_method: str = "none"
-    framework: str | None = None
-    task: str = Field(min_length=1)
-    metric: str = Field(min_length=1)
+    model: Identifier
+    hardware: Identifier | None = None  # None: the source does not say where it ran
+    precision: Identifier
+    spec_method: Identifier = "none"
+    framework: Identifier | None = None
+    task: Identifier
+    metric: Identifier
     higher_is_better: bool = True
     score: float = Field(ge=0.0, le=1.0, description="the proportion right: 0.955 for 95.5%")
     stderr: float | None = Field(default=None, ge=0.0, le=0.5)
