@@ -17,6 +17,7 @@ from pydantic import Field, field_validator
 from site_builder.content import FilterValue
 from site_builder.inputs import Identifier
 from site_builder.points import Frozen, Provenance
+from site_builder.select import filter_accepts
 
 # What harnesses call the same measurement: InferenceX's names → lm-evaluation-harness's.
 METRIC_ALIASES = {
@@ -89,13 +90,8 @@ class SideRuns:
 
 
 def _same(value: str | None, wanted: FilterValue | None) -> bool:
-    if wanted is None:
-        return True
-    if value is None:
-        return False
-    if isinstance(wanted, list):
-        return value.lower() in {w.lower() for w in wanted}
-    return isinstance(wanted, str) and value.lower() == wanted.lower()
+    """An unset filter accepts anything; a set one, only a value it names (select.filter_accepts)."""
+    return wanted is None or filter_accepts(value, wanted)
 
 
 def runs_for_side(
@@ -116,7 +112,7 @@ def runs_for_side(
         if _same(r.model, filters.get("model"))
         and r.precision.lower() in {p.lower() for p in precisions}
         and r.spec_method.lower() in {s.lower() for s in spec_methods}
-        and (filters.get("framework") is None or _same(r.framework, filters.get("framework")))
+        and _same(r.framework, filters.get("framework"))
     ]
     here = [r for r in candidates if _same(r.hardware, filters.get("hardware"))]
     if here:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from site_builder.content import FilterValue
 from site_builder.points import BenchmarkPoint
@@ -18,18 +18,22 @@ def value_of(point: BenchmarkPoint, key: str) -> str | bool:
     return value
 
 
+def filter_accepts(have: object, wanted: FilterValue) -> bool:
+    """Whether a value passes one filter: text compared without case, a list as "any of"."""
+    if isinstance(wanted, list):
+        return any(filter_accepts(have, w) for w in wanted)
+    if isinstance(wanted, str) and isinstance(have, str):
+        return have.lower() == wanted.lower()
+    return have == wanted
+
+
+def matches_filters(value_of: Callable[[str], object], filters: Mapping[str, FilterValue]) -> bool:
+    """Whether a thing (a point, a sweep row, …) whose values `value_of` gives passes every filter."""
+    return all(filter_accepts(value_of(key), wanted) for key, wanted in filters.items())
+
+
 def matches(point: BenchmarkPoint, filters: Mapping[str, FilterValue]) -> bool:
-    for key, wanted in filters.items():
-        have = value_of(point, key)
-        if isinstance(wanted, list):
-            if have not in wanted:
-                return False
-        elif isinstance(wanted, str) and isinstance(have, str):
-            if have.lower() != wanted.lower():
-                return False
-        elif have != wanted:
-            return False
-    return True
+    return matches_filters(lambda key: value_of(point, key), filters)
 
 
 def select(points: Iterable[BenchmarkPoint], filters: Mapping[str, FilterValue]) -> list[BenchmarkPoint]:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from site_builder.content import FilterValue
 from site_builder.engine.sweep import Measure
 from site_builder.points import BenchmarkPoint, Configuration, Frozen, Provenance
+from site_builder.select import matches_filters
 
 
 class SweepRow(Frozen):
@@ -85,14 +86,4 @@ class SweepRow(Frozen):
 
 
 def matches(row: SweepRow, filters: Mapping[str, FilterValue]) -> bool:
-    for key, wanted in filters.items():
-        have = row.value_of(key)
-        if isinstance(wanted, list):
-            if have not in wanted:
-                return False
-        elif isinstance(wanted, str) and isinstance(have, str):
-            if have.lower() != wanted.lower():
-                return False
-        elif have != wanted:
-            return False
-    return True
+    return matches_filters(row.value_of, filters)

@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from site_builder.loaders.common import PointDraft, RecordContext, Stated, parse_number
+from site_builder.loaders.common import (
+    PointDraft,
+    RecordContext,
+    Stated,
+    as_mapping,
+    optional_number,
+    parse_number,
+)
 from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
 
 _SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "seconds": 1.0}
@@ -27,19 +34,10 @@ _LATENCIES = {
 _STATS = {"mean": "avg", "median": "p50", "std": "std", "p90": "p90", "p99": "p99"}
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
 def stat(raw: Mapping[str, Any], metric: str, field: str = "avg") -> float | None:
     """One statistic of one metric block, or None when the file does not have it."""
-    value = _mapping(raw.get(metric)).get(field)
-    if value is None:
-        return None
-    try:
-        return parse_number(value)
-    except ValueError:
-        return None
+    value = as_mapping(raw.get(metric)).get(field)
+    return optional_number(value)
 
 
 def _seconds(raw: Mapping[str, Any], metric: str, field: str, ctx: RecordContext) -> float | None:
@@ -47,7 +45,7 @@ def _seconds(raw: Mapping[str, Any], metric: str, field: str, ctx: RecordContext
     value = stat(raw, metric, field)
     if value is None:
         return None
-    unit = str(_mapping(raw.get(metric)).get("unit", "ms")).strip().lower()
+    unit = str(as_mapping(raw.get(metric)).get("unit", "ms")).strip().lower()
     factor = _SECONDS_PER_UNIT.get(unit)
     if factor is None:
         ctx.error(f"{metric}.unit", f"unknown time unit {unit!r} (expected ns, us, ms or sec)")
@@ -74,7 +72,7 @@ def profiling_phase(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], str] 
 
 
 def _concurrency(raw: Mapping[str, Any], meta: RunMetadata, ctx: RecordContext) -> tuple[Any, str]:
-    config = _mapping(raw.get("input_config"))
+    config = as_mapping(raw.get("input_config"))
     found = profiling_phase(config)
     if found is not None:
         phase, where = found
@@ -87,7 +85,7 @@ def _concurrency(raw: Mapping[str, Any], meta: RunMetadata, ctx: RecordContext) 
             )
         if phase.get("concurrency") is not None:
             return phase["concurrency"], f"{where}.concurrency"
-    loadgen = _mapping(config.get("loadgen"))
+    loadgen = as_mapping(config.get("loadgen"))
     if loadgen.get("concurrency") is not None:
         return loadgen["concurrency"], "input_config.loadgen.concurrency"
     return meta.concurrency, "input_config.loadgen.concurrency"
@@ -109,14 +107,14 @@ def _stated_lengths(config: Mapping[str, Any]) -> dict[str, Stated]:
     stated: dict[str, Stated] = {}
     datasets = config.get("datasets")
     if isinstance(datasets, list) and datasets and isinstance(datasets[0], Mapping):
-        prompts = _mapping(datasets[0].get("prompts"))
+        prompts = as_mapping(datasets[0].get("prompts"))
         for ours in ("isl", "osl"):
             value = _length_setting(prompts.get(ours))
             if value is not None:
                 stated[ours] = Stated(value, f"input_config.datasets[0].prompts.{ours}")
-    prompt = _mapping(_mapping(config.get("input")).get("prompt"))
+    prompt = as_mapping(as_mapping(config.get("input")).get("prompt"))
     for ours, key in (("isl", "input_tokens"), ("osl", "output_tokens")):
-        value = _length_setting(_mapping(prompt.get(key)).get("mean"))
+        value = _length_setting(as_mapping(prompt.get(key)).get("mean"))
         if ours not in stated and value is not None:
             stated[ours] = Stated(value, f"input_config.input.prompt.{key}.mean")
     return stated
@@ -124,7 +122,7 @@ def _stated_lengths(config: Mapping[str, Any]) -> dict[str, Stated]:
 
 def model_path(raw: Mapping[str, Any]) -> tuple[str, Any]:
     """The served model as the run named it: `models` (current) or `endpoint.model_names` (older)."""
-    config = _mapping(raw.get("input_config"))
+    config = as_mapping(raw.get("input_config"))
     models = config.get("models")
     if isinstance(models, Mapping):
         items = models.get("items")
@@ -137,7 +135,7 @@ def model_path(raw: Mapping[str, Any]) -> tuple[str, Any]:
         return "input_config.models[0]", models[0]
     if isinstance(models, str):
         return "input_config.models", models
-    names = _mapping(config.get("endpoint")).get("model_names")
+    names = as_mapping(config.get("endpoint")).get("model_names")
     if isinstance(names, list) and names:
         return "input_config.endpoint.model_names[0]", names[0]
     return "input_config.models", None
@@ -188,7 +186,7 @@ def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Recor
         mean = stat(raw, metric)
         if mean:
             means[ours] = Stated(mean, f"{metric}.avg")
-    stated = _stated_lengths(_mapping(raw.get("input_config")))
+    stated = _stated_lengths(as_mapping(raw.get("input_config")))
     draft = client_run(meta, meta_name, model_path(raw), stated, means, ctx)
     value, name = _concurrency(raw, meta, ctx)
     draft.set("concurrency", value, name)

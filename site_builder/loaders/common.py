@@ -97,6 +97,54 @@ def parse_number(value: Any) -> float:
     return inputs.sane_number(number, written=value)
 
 
+def as_mapping(value: Any) -> Mapping[str, Any]:
+    """A nested block of a client's file, or an empty one when the file lacks it or garbles it."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def optional_number(value: Any) -> float | None:
+    """A figure a file may lack or garble, for statistics that are only shown: None then."""
+    if value is None:
+        return None
+    try:
+        return parse_number(value)
+    except ValueError:
+        return None
+
+
+EMPTY_CELLS = ("", "N/A", "NA")  # what a file writes for "not measured"
+
+
+def read_number(
+    value: Any,
+    name: str,
+    ctx: RecordContext,
+    *,
+    required: bool = False,
+    positive: bool = False,
+    whole: bool = False,
+    hint: str = "",
+) -> float | None:
+    """One field as a number under the numeric rule (parse_number), or None when it is empty
+    ("", "N/A") or bad; a bad or missing required value is logged naming file, record and field."""
+    if value is None or (isinstance(value, str) and value.strip().upper() in EMPTY_CELLS):
+        if required:
+            ctx.error(name, "missing")
+        return None
+    try:
+        number = parse_number(value)
+    except ValueError as exc:
+        ctx.error(name, str(exc))
+        return None
+    if whole and number != int(number):
+        ctx.error(name, f"must be a whole number, got {inputs.excerpt(value)}")
+        return None
+    if positive and number <= 0:
+        ctx.error(name, f"must be greater than 0, got {inputs.excerpt(value)}{hint}")
+        return None
+    return number
+
+
 def normalise_hardware(value: str) -> str:
     key = value.strip().lower()
     if key.startswith("cluster:"):

@@ -20,7 +20,6 @@ file's records (a results file is one record; a samples log is one record per qu
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from pydantic import ValidationError
 from site_builder.evaluations import EvalRun, canonical_metric
 from site_builder.loaders.common import (
     RecordContext,
+    as_mapping,
     date_from_stamp,
     normalise_framework,
     normalise_hardware,
@@ -40,7 +40,7 @@ from site_builder.loaders.common import (
     normalise_precision,
     normalise_spec_method,
     parse_bool,
-    parse_number,
+    read_number,
 )
 from site_builder.loaders.serving import RunMetadata
 from site_builder.points import Provenance
@@ -126,30 +126,9 @@ def _run(
         return None
 
 
-def _number(value: Any, name: str, ctx: RecordContext, *, optional: bool = True) -> float | None:
-    if value is None or (isinstance(value, str) and value.strip().upper() in ("", "N/A", "NA")):
-        if not optional:
-            ctx.error(name, "missing")
-        return None
-    try:
-        number = parse_number(value)
-    except ValueError as exc:
-        ctx.error(name, str(exc))
-        return None
-    if not math.isfinite(number):
-        ctx.error(name, f"must be a finite number, got {value!r}")
-        return None
-    return number
-
-
 def _whole(value: Any, name: str, ctx: RecordContext) -> int | None:
-    number = _number(value, name, ctx)
-    if number is None:
-        return None
-    if number != int(number):
-        ctx.error(name, f"must be a whole number, got {value!r}")
-        return None
-    return int(number)
+    number = read_number(value, name, ctx, whole=True)
+    return None if number is None else int(number)
 
 
 def _objects(
@@ -199,8 +178,7 @@ def _model_from_args(config: Mapping[str, Any]) -> str | None:
 
 def _primary_metric(task: str, values: Mapping[str, Any], configs: Mapping[str, Any]) -> str | None:
     """The task's headline '<metric>,<filter>': its config's first metric and first filter."""
-    config = configs.get(task) if isinstance(configs.get(task), Mapping) else {}
-    assert isinstance(config, Mapping)
+    config = as_mapping(configs.get(task))
     metric_list = config.get("metric_list")
     filter_list = config.get("filter_list")
     names = (
@@ -290,8 +268,7 @@ def read_harness_results(
     if loaded is None:
         return out
     meta, meta_display = loaded
-    config = document.get("config") if isinstance(document.get("config"), Mapping) else {}
-    assert isinstance(config, Mapping)
+    config = as_mapping(document.get("config"))
     served = _text(document.get("model_name")) or _model_from_args(config)
     found = normalise_model(None, served)
     model = meta.model or (found if isinstance(found, str) else None)
@@ -302,12 +279,9 @@ def read_harness_results(
         )
         return out
     stamp = file_stamp(info.path.name)
-    configs = document.get("configs") if isinstance(document.get("configs"), Mapping) else {}
-    assert isinstance(configs, Mapping)
-    samples = document.get("n-samples") if isinstance(document.get("n-samples"), Mapping) else {}
-    assert isinstance(samples, Mapping)
-    better = document.get("higher_is_better") if isinstance(document.get("higher_is_better"), Mapping) else {}
-    assert isinstance(better, Mapping)
+    configs = as_mapping(document.get("configs"))
+    samples = as_mapping(document.get("n-samples"))
+    better = as_mapping(document.get("higher_is_better"))
     setup = "; ".join(s for s in (_metadata_setup(meta), _text(meta.note)) if s)
     for task in _top_level_tasks(document):
         values = results.get(task)
@@ -320,8 +294,9 @@ def read_harness_results(
             task_ctx.notice(f"results.{task}", "no numeric metric: task skipped")
             continue
         name, _, flt = metric.partition(",")
-        score = _number(values.get(metric), f"results.{task}.{metric}", task_ctx, optional=False)
-        stderr = _number(values.get(f"{name}_stderr,{flt}"), f"results.{task}.{name}_stderr,{flt}", task_ctx)
+        score = read_number(values.get(metric), f"results.{task}.{metric}", task_ctx, required=True)
+        stderr_key = f"{name}_stderr,{flt}"
+        stderr = read_number(values.get(stderr_key), f"results.{task}.{stderr_key}", task_ctx)
         if score is None:
             continue
         if not 0.0 <= score <= 1.0:
@@ -404,7 +379,7 @@ def read_harness_samples(
                 if isinstance(v, int | float) and not isinstance(v, bool) and k != "doc_id"
             ]
         for name in metric_names:
-            value = _number(row.get(name), name, ctx)
+            value = read_number(row.get(name), name, ctx)
             if value is None:
                 continue
             scores = log.scores.setdefault((flt, name), {})
@@ -498,8 +473,8 @@ def read_inferencex_evals(
                 "framework": normalise_framework(framework)[0] if framework else None,
                 "task": _text(row.get("task")) or "",
                 "metric": canonical_metric(metric),
-                "score": _number(row.get("score"), "score", ctx, optional=False),
-                "stderr": _number(row.get("score_se"), "score_se", ctx),
+                "score": read_number(row.get("score"), "score", ctx, required=True),
+                "stderr": read_number(row.get("score_se"), "score_se", ctx),
                 "questions": _whole(row.get("n_eff"), "n_eff", ctx),
                 "setup": setup + ", lm-evaluation-harness",
             },
@@ -538,8 +513,8 @@ def native_eval_values(row: Mapping[str, Any], ctx: RecordContext) -> dict[str, 
         values["framework"] = normalise_framework(str(values["framework"]))[0]
     values["spec_method"] = normalise_spec_method(row.get("spec_method"))
     values["metric"] = canonical_metric(_text(row.get("metric")) or "score")
-    values["score"] = _number(row.get("score"), "score", ctx, optional=False)
-    values["stderr"] = _number(row.get("stderr"), "stderr", ctx)
+    values["score"] = read_number(row.get("score"), "score", ctx, required=True)
+    values["stderr"] = read_number(row.get("stderr"), "stderr", ctx)
     values["questions"] = _whole(row.get("questions"), "questions", ctx)
     if row.get("higher_is_better") not in (None, ""):
         try:

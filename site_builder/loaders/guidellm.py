@@ -19,7 +19,14 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from site_builder.loaders.common import PointDraft, RecordContext, Stated, parse_number
+from site_builder.loaders.common import (
+    PointDraft,
+    RecordContext,
+    Stated,
+    as_mapping,
+    optional_number,
+    parse_number,
+)
 from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
 
 REPORT_VERSION = 2
@@ -29,10 +36,6 @@ _LATENCIES = {
     "tpot": ("inter_token_latency_ms", 1e-3),
     "e2el": ("request_latency", 1.0),
 }
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 def benchmarks(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
@@ -45,7 +48,7 @@ def benchmarks(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]
 
 
 def strategy(record: Mapping[str, Any]) -> Mapping[str, Any]:
-    return _mapping(_mapping(_mapping(record.get("benchmark")).get("config")).get("strategy"))
+    return as_mapping(as_mapping(as_mapping(record.get("benchmark")).get("config")).get("strategy"))
 
 
 def strategy_name(record: Mapping[str, Any]) -> str:
@@ -69,20 +72,15 @@ def skip(record: Mapping[str, Any]) -> tuple[str, str] | None:
 
 def _stat(summary: Any, status: str, field: str) -> float | None:
     """metrics.<x>.<status>.<field>, a percentile looked up under `percentiles`."""
-    block = _mapping(_mapping(summary).get(status))
-    value = block.get(field, _mapping(block.get("percentiles")).get(field))
-    if value is None:
-        return None
-    try:
-        return parse_number(value)
-    except ValueError:
-        return None
+    block = as_mapping(as_mapping(summary).get(status))
+    value = block.get(field, as_mapping(block.get("percentiles")).get(field))
+    return optional_number(value)
 
 
 def _stated_lengths(report: Mapping[str, Any]) -> dict[str, Stated]:
     """A synthetic dataset's prompt/output tokens: `{kind: synthetic_text, prompt_tokens, ...}`
     or the command line's "prompt_tokens=…,output_tokens=…"."""
-    spec = _mapping(_mapping(report.get("config")).get("spec"))
+    spec = as_mapping(as_mapping(report.get("config")).get("spec"))
     data = spec.get("data")
     first = data[0] if isinstance(data, list) and data else data
     where = "config.spec.data[0]"
@@ -92,7 +90,7 @@ def _stated_lengths(report: Mapping[str, Any]) -> dict[str, Stated]:
     stated: dict[str, Stated] = {}
     for ours, key in (("isl", "prompt_tokens"), ("osl", "output_tokens")):
         try:
-            value = parse_number(_mapping(first).get(key))
+            value = parse_number(as_mapping(first).get(key))
         except ValueError:
             continue
         if value > 0:
@@ -101,16 +99,16 @@ def _stated_lengths(report: Mapping[str, Any]) -> dict[str, Stated]:
 
 
 def _model_path(record: Mapping[str, Any]) -> tuple[str, Any]:
-    backend = _mapping(_mapping(_mapping(record.get("benchmark")).get("config")).get("backend"))
+    backend = as_mapping(as_mapping(as_mapping(record.get("benchmark")).get("config")).get("backend"))
     if backend.get("model"):
         return "config.backend.model", backend["model"]
-    spec = _mapping(_mapping(_mapping(record.get("report")).get("config")).get("spec"))
-    return "config.spec.backend.model", _mapping(spec.get("backend")).get("model")
+    spec = as_mapping(as_mapping(as_mapping(record.get("report")).get("config")).get("spec"))
+    return "config.spec.backend.model", as_mapping(spec.get("backend")).get("model")
 
 
 def _completion(metrics: Mapping[str, Any], ctx: RecordContext) -> None:
     """Errored requests count against completion; incomplete ones were cut off when the run ended."""
-    totals = _mapping(metrics.get("request_totals"))
+    totals = as_mapping(metrics.get("request_totals"))
     successful, errored = totals.get("successful"), totals.get("errored")
     if not (isinstance(successful, int | float) and isinstance(errored, int | float)):
         return
@@ -126,15 +124,15 @@ def _completion(metrics: Mapping[str, Any], ctx: RecordContext) -> None:
 def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
     """One benchmark of a report (see `benchmarks`)."""
     draft = PointDraft()
-    report = _mapping(record.get("report"))
-    version = _mapping(report.get("metadata")).get("version")
+    report = as_mapping(record.get("report"))
+    version = as_mapping(report.get("metadata")).get("version")
     if version is not None and version != REPORT_VERSION:
         ctx.error(
             "metadata.version", f"report version {version!r}: this build reads version {REPORT_VERSION}"
         )
         return draft
-    benchmark = _mapping(record.get("benchmark"))
-    metrics = _mapping(benchmark.get("metrics"))
+    benchmark = as_mapping(record.get("benchmark"))
+    metrics = as_mapping(benchmark.get("metrics"))
     if not metrics:
         ctx.error("metrics", "missing: not a GuideLLM benchmark")
         return draft
@@ -178,9 +176,9 @@ def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Re
 
 def date(record: Mapping[str, Any]) -> str | None:
     """The benchmark's start (seconds since the epoch) as a UTC date."""
-    benchmark = _mapping(record.get("benchmark"))
+    benchmark = as_mapping(record.get("benchmark"))
     start = benchmark.get(
-        "start_time", _mapping(benchmark.get("scheduler_metrics")).get("measure_start_time")
+        "start_time", as_mapping(benchmark.get("scheduler_metrics")).get("measure_start_time")
     )
     if not isinstance(start, int | float) or isinstance(start, bool) or start <= 0:
         return None
@@ -191,5 +189,5 @@ def date(record: Mapping[str, Any]) -> str | None:
 
 
 def client(record: Mapping[str, Any]) -> str:
-    version = _mapping(_mapping(record.get("report")).get("metadata")).get("guidellm_version")
+    version = as_mapping(as_mapping(record.get("report")).get("metadata")).get("guidellm_version")
     return f"GuideLLM {version}" if isinstance(version, str) and version else "GuideLLM"

@@ -18,6 +18,7 @@ from site_builder.loaders.common import (
     RecordContext,
     Stated,
     add_latencies_ms,
+    as_mapping,
     normalise_model,
     parse_number,
     sequence_length,
@@ -233,8 +234,7 @@ def sglang_result(
 ) -> PointDraft:
     """One line of SGLang `bench_serving` JSONL."""
     draft = PointDraft()
-    info = raw.get("server_info") if isinstance(raw.get("server_info"), Mapping) else {}
-    assert isinstance(info, Mapping)
+    info = as_mapping(raw.get("server_info"))
     model_key(draft, meta, meta_name, "server_info.model_path", info.get("model_path"), ctx)
     draft.set("framework", meta.framework or "sglang", f"{meta_name}: framework")
     algorithm = info.get("speculative_algorithm")

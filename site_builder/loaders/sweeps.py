@@ -5,7 +5,6 @@ Columns in docs/data-format.md ("Node-level sweeps"); every bad cell is named by
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +14,7 @@ from site_builder.loaders.common import (
     normalise_framework,
     normalise_hardware,
     normalise_precision,
-    parse_number,
+    read_number,
 )
 from site_builder.points import Provenance
 from site_builder.problems import suggest
@@ -81,30 +80,9 @@ def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance)
 
 
 def _integer(row: Mapping[str, Any], key: str, ctx: RecordContext) -> int | None:
-    value = row.get(key)
-    if value in (None, ""):
-        return None
-    try:
-        number = parse_number(value)
-    except ValueError as exc:
-        ctx.error(key, str(exc))
-        return None
-    if not math.isfinite(number) or number != int(number) or number <= 0:
-        ctx.error(key, f"{value!r} is not a whole number greater than 0")
-        return None
-    return int(number)
+    number = read_number(row.get(key), key, ctx, positive=True, whole=True)
+    return None if number is None else int(number)
 
 
 def _positive(row: Mapping[str, Any], key: str, ctx: RecordContext) -> float | None:
-    value = row.get(key)
-    if value in (None, ""):
-        return None
-    try:
-        number = parse_number(value)
-    except ValueError as exc:
-        ctx.error(key, str(exc))
-        return None
-    if not math.isfinite(number) or number <= 0:
-        ctx.error(key, f"{value!r} must be a finite number greater than 0 (leave it empty when not measured)")
-        return None
-    return number
+    return read_number(row.get(key), key, ctx, positive=True, hint=" (leave it empty when not measured)")
