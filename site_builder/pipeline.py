@@ -29,7 +29,7 @@ from site_builder.evaluations import EvalRun
 from site_builder.loaders import load_results
 from site_builder.plan import plan_pages
 from site_builder.points import BenchmarkPoint, DatasetInfo
-from site_builder.problems import InputError, Problem, ProblemLog, Severity
+from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
 from site_builder.render import (
     PageSource,
@@ -116,11 +116,11 @@ class SiteOutput:
 
     @property
     def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity is Severity.WARNING]
+        return of_severity(self.problems, Severity.WARNING)
 
     @property
     def notices(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity is Severity.NOTICE]
+        return of_severity(self.problems, Severity.NOTICE)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,10 @@ class Problem:
         return f"{self.severity.value}: {where}: {self.reason}"
 
 
+def of_severity(problems: Iterable[Problem], severity: Severity) -> list[Problem]:
+    return [p for p in problems if p.severity is severity]
+
+
 @dataclass
 class ProblemLog:
     """Accumulates problems from every stage so a build can stop before writing anything."""
@@ -68,15 +72,15 @@ class ProblemLog:
 
     @property
     def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity is Severity.ERROR]
+        return of_severity(self.problems, Severity.ERROR)
 
     @property
     def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity is Severity.WARNING]
+        return of_severity(self.problems, Severity.WARNING)
 
     @property
     def notices(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity is Severity.NOTICE]
+        return of_severity(self.problems, Severity.NOTICE)
 
 
 def printable(text: str) -> str:
