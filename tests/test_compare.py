@@ -33,9 +33,31 @@ def test_band_and_default_targets() -> None:
 
 
 def test_targets_round_half_up() -> None:
+    band = band_of((10.0, 16.0), (10.0, 16.0))
+    # 11.5, 13.0, 14.5: half-up gives 12 and 15, where Python's round would give 12 and 14
+    assert default_targets(band) == [12.0, 13.0, 15.0]
+
+
+def test_narrow_band_never_repeats_a_target() -> None:
     band = band_of((10.0, 12.0), (10.0, 12.0))
-    # 10.5, 11.0, 11.5: half-up gives 11 and 12, where Python's round would give 10 and 12
-    assert default_targets(band) == [11.0, 11.0, 12.0]
+    # 10.5, 11.0, 11.5 round half-up to 11, 11 and 12: the repeated 11 is one target
+    assert default_targets(band) == [11.0, 12.0]
+
+
+@pytest.mark.parametrize(
+    ("range_a", "range_b"),
+    [
+        ((18.41, 18.41), (6.79, 145.22)),  # one knot inside the other side's range
+        ((10.0, 20.0), (20.0, 30.0)),  # frontiers that touch at one interactivity
+        ((18.2, 18.9), (10.0, 30.0)),  # overlap with no whole tok/s/user inside: 19–18
+        ((10.0, 20.0), (30.0, 40.0)),  # apart
+    ],
+)
+def test_no_matched_range(range_a: tuple[float, float], range_b: tuple[float, float]) -> None:
+    band = band_of(range_a, range_b)
+    assert not band.overlap and band.display is None and default_targets(band) == []
+    if band.lo is not None and band.hi is not None:
+        assert band.lo <= band.hi
 
 
 def test_no_overlap() -> None:
@@ -61,13 +83,19 @@ def test_metrics_at_a_knot_and_between() -> None:
     b = side("FP8", [point(30, 800, 64), point(70, 300, 16)])
     result = compare_sequence(1024, 1024, "1k/1k", [a, b], pinned_targets=[60, 50])
     at60 = result.results[0].sides[0]
-    assert at60.measured and at60.model_dump()["throughput_per_gpu"] == 600 and at60.model_dump()["concurrency"] == 32
+    assert (
+        at60.measured
+        and at60.model_dump()["throughput_per_gpu"] == 600
+        and at60.model_dump()["concurrency"] == 32
+    )
     assert [k.interactivity for k in at60.brackets] == [60]
     assert at60.model_dump()["cost_per_million_tokens"] == pytest.approx(1.48e6 / (3600 * 600), rel=1e-12)
     assert at60.model_dump()["tokens_per_sec_per_mw"] == pytest.approx(600e6 / 2650, rel=1e-12)
     assert at60.model_dump()["joules_per_token"] == pytest.approx(2650 / 600, rel=1e-12)
     fp8_at50 = result.results[1].sides[1]
-    assert fp8_at50.model_dump()["throughput_per_gpu"] == pytest.approx(550.0, rel=1e-12)  # two knots: the line
+    assert fp8_at50.model_dump()["throughput_per_gpu"] == pytest.approx(
+        550.0, rel=1e-12
+    )  # two knots: the line
     assert fp8_at50.model_dump()["concurrency"] == 40  # 64 → 16 linearly: 40 at the midpoint
     assert [k.interactivity for k in fp8_at50.brackets] == [30, 70]
     assert result.targets_pinned
@@ -79,7 +107,11 @@ def test_not_measured_outside_a_frontier() -> None:
     result = compare_sequence(1024, 1024, "1k/1k", [a, b], pinned_targets=[35, 95])
     for target in result.results:
         fp4 = target.sides[0]
-        assert not fp4.measured and fp4.model_dump()["throughput_per_gpu"] is None and fp4.model_dump()["cost_per_million_tokens"] is None
+        assert (
+            not fp4.measured
+            and fp4.model_dump()["throughput_per_gpu"] is None
+            and fp4.model_dump()["cost_per_million_tokens"] is None
+        )
         assert fp4.reason and "not measured" in fp4.reason and "40.0–60.0" in fp4.reason
     assert result.results[0].sides[1].measured
     assert not result.results[1].sides[1].measured
@@ -95,7 +127,10 @@ def test_missing_constants_are_unavailable_not_zero() -> None:
     )
     metrics = result.results[0].sides[0]
     assert metrics.measured and metrics.model_dump()["throughput_per_gpu"] is not None
-    assert metrics.model_dump()["cost_per_million_tokens"] is None and metrics.model_dump()["tokens_per_sec_per_mw"] is None
+    assert (
+        metrics.model_dump()["cost_per_million_tokens"] is None
+        and metrics.model_dump()["tokens_per_sec_per_mw"] is None
+    )
     assert set(metrics.unavailable) == {
         "cost_per_million_tokens",
         "tokens_per_sec_per_mw",
@@ -134,6 +169,11 @@ def test_cost_times_throughput_is_the_hourly_rate(
     result = compare_sequence(1024, 1024, "1k/1k", [a, a], pinned_targets=[target])
     m = result.results[0].sides[0]
     assert m.measured
-    assert m.model_dump()["cost_per_million_tokens"] is not None and m.model_dump()["throughput_per_gpu"] is not None
+    assert (
+        m.model_dump()["cost_per_million_tokens"] is not None
+        and m.model_dump()["throughput_per_gpu"] is not None
+    )
     # $/Mtok × tok/s/GPU × 3600 s/h ÷ 10^6 tok/Mtok = $/GPU-hour
-    assert m.model_dump()["cost_per_million_tokens"] * m.model_dump()["throughput_per_gpu"] * 3600 / 1e6 == pytest.approx(usd, rel=1e-12)
+    assert m.model_dump()["cost_per_million_tokens"] * m.model_dump()[
+        "throughput_per_gpu"
+    ] * 3600 / 1e6 == pytest.approx(usd, rel=1e-12)

@@ -102,11 +102,22 @@
     var kept = unavailableNotes[metric.key + "|" + side];
     if (kept) { return kept; }
     if (!lacking || !lacking.length) { return "unavailable"; }
+    if (lacking[0] === "deployment") {
+      return "between two deployments (or a concurrency that rises): no deployment ran a concurrency here; the provenance lists the measured ones";
+    }
+    if (lacking[0] === "gpu_count") { return "a measured point on this frontier has no GPU count"; }
     return "no " + (CONSTANT_WORDS[lacking[0]] || lacking[0]) + " for " + page.labels[side] + "'s GPU";
   }
 
+  /* "12345.6" → "12,345.6", as the build writes the table (numbers.grouped). */
+  function grouped(text) {
+    var parts = text.split(".");
+    parts[0] = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return parts.join(".");
+  }
+
   function valueText(metric, value) {
-    return metric.prefix + E.fixed(value, metric.decimals);
+    return metric.prefix + grouped(E.fixed(value, metric.decimals));
   }
 
   function renderCell(td, metric, results) {
