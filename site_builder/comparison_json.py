@@ -399,7 +399,7 @@ def constant_reason(constant: str, constants: AppliedConstants, at: AtTarget | N
             "the same deployment, whose concurrency rises" if low.config == high.config else "two deployments"
         )
         measured = [
-            f"{deployment_text(k.concurrency, k.config.gpu_count)} at {fixed(k.interactivity, 1)}"
+            f"{grouped(str(k.concurrency))} on {k.config.label()} at {fixed(k.interactivity, 1)}"
             for k in (low, high)
         ]
         return (

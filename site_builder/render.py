@@ -47,7 +47,7 @@ from site_builder.comparison_json import (
     deployment_text,
 )
 from site_builder.content import SiteConfig
-from site_builder.engine.compare import TIE_TOLERANCE, winner
+from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE, winner
 from site_builder.inputs import Refused, read_bytes, read_bytes_checked, read_text
 from site_builder.kinds import KINDS
 from site_builder.metrics import Metric
@@ -691,6 +691,7 @@ def page_data(comparison: ComparisonResult) -> dict[str, Any]:
         "slug": comparison.slug,
         "labels": [s.label for s in comparison.sides],
         "tie": TIE_TOLERANCE,
+        "sparse_ratio": SPARSE_RATIO,
         "metrics": metrics.page_table(metrics.SHOWN),
         "quantities": quantities,
         "default_sequence": comparison.default_sequence,
@@ -705,6 +706,7 @@ def page_data(comparison: ComparisonResult) -> dict[str, Any]:
                             for k in side.frontier
                         ],
                         "joins": side.concurrency_joins,
+                        "gpus": [k.gpu_count for k in side.frontier],
                         **side.constants.values(),
                     }
                     for side in s.sides

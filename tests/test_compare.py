@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from site_builder.catalog import AppliedConstants
-from site_builder.engine.compare import band_of, default_targets
+from site_builder.engine.compare import AtTarget, Constants, SideCurves, band_of, default_targets, metrics_at
 from site_builder.engine.frontier import pareto_frontier
 from site_builder.points import BenchmarkPoint
 from tests.factories import SideInput, compare_sequence, constants, point
@@ -177,3 +177,47 @@ def test_cost_times_throughput_is_the_hourly_rate(
     assert m.model_dump()["cost_per_million_tokens"] * m.model_dump()[
         "throughput_per_gpu"
     ] * 3600 / 1e6 == pytest.approx(usd, rel=1e-12)
+
+
+# -- concurrency only where a deployment ran it; users per GPU; sparse stretches ------------------
+
+
+def _at(points: list[BenchmarkPoint], target: float) -> AtTarget:
+    return metrics_at(SideCurves(points), target, Constants(1.0, 1000.0))
+
+
+def test_concurrency_interpolates_within_one_deployment_whose_load_falls() -> None:
+    # one deployment (sglang TP8) run at concurrency 64 and 16: halfway between its knots the
+    # straight line (two knots) gives 40
+    at = _at([point(20, 2000, 64), point(40, 1000, 16)], 30.0)
+    assert at.values["concurrency"] == 40.0 and "concurrency" not in at.missing
+    assert at.values["users_per_gpu"] == 40.0 / 8  # 8 and 2 users per GPU, halfway: 5
+
+
+def test_concurrency_between_two_deployments_is_none_with_the_reason() -> None:
+    # TP8 at concurrency 64 next to TP4 at 16: no deployment ran anything in between
+    at = _at([point(20, 2000, 64, tp=8), point(40, 1000, 16, tp=4)], 30.0)
+    assert at.values["concurrency"] is None and at.missing["concurrency"] == ("deployment",)
+    # users per GPU is comparable across sizes: 64 ÷ 8 = 8 and 16 ÷ 4 = 4, halfway 6
+    assert at.values["users_per_gpu"] == 6.0
+    assert _at([point(20, 2000, 64, tp=8), point(40, 1000, 16, tp=4)], 40.0).values["concurrency"] == 16.0
+
+
+def test_concurrency_that_would_rise_with_interactivity_is_none() -> None:
+    at = _at([point(20, 2000, 16), point(40, 1000, 64)], 30.0)
+    assert at.values["concurrency"] is None and at.missing["concurrency"] == ("deployment",)
+
+
+def test_users_per_gpu_needs_every_knots_gpu_count() -> None:
+    unknown = point(40, 1000, 16)
+    unknown = unknown.model_copy(update={"config": unknown.config.model_copy(update={"gpu_count": None})})
+    at = _at([point(20, 2000, 64), unknown], 30.0)
+    assert at.values["users_per_gpu"] is None and at.missing["users_per_gpu"] == ("gpu_count",)
+
+
+def test_sparse_stretches() -> None:
+    three = [point(20, 5000, 64), point(40, 1000, 16), point(60, 900, 8)]
+    assert _at(three, 30.0).sparse  # 5000 → 1000: more than 2× apart
+    assert not _at(three, 50.0).sparse  # 1000 → 900
+    assert not _at(three, 40.0).sparse  # at a knot: measured, not interpolated
+    assert _at(three[1:], 50.0).sparse  # a frontier of two points is a straight line

@@ -17,6 +17,7 @@ from site_builder.narrate import (
     cost_comparison,
     narrate,
     paragraphs,
+    pooling_line,
     stable_choice,
     throughput_comparison,
 )
@@ -222,3 +223,30 @@ def test_a_two_point_frontier_is_sparse_between_its_points() -> None:
     seq = compare_sequence(1024, 1024, "1k/1k", [a, b], [25.0, 30.0])
     sparse = [[m.sparse for m in r.sides] for r in seq.results]
     assert sparse == [[True, False], [True, False]]  # 1200 → 1000 is not 2× apart, but two points only
+
+
+def test_pooled_precisions_unknown_gpu_counts_and_dates_are_named_beside_the_table() -> None:
+    early = point(60, 600, 32, precision="fp4", date="2025-03-01")
+    early = early.model_copy(update={"config": early.config.model_copy(update={"gpu_count": None})})
+    # a hardware page without a precision: the MI355X side pools FP8 and FP4
+    a = SideInput(
+        "MI355X",
+        {},
+        "best available",
+        "mi355x",
+        constants(),
+        [point(30, 1200, 128, date="2026-01-01"), early],
+    )
+    b = SideInput(
+        "MI300X", {}, "best available", "mi300x", constants(), [point(30, 900, 64), point(60, 500, 16)]
+    )
+    seq = compare_sequence(1024, 1024, "1k/1k", [a, b])
+    c = comparison().model_copy(update={"sequences": [seq]})
+    line = pooling_line(c, seq)
+    assert line.startswith(
+        "At 1k/1k each side's frontier pools MI355X: sglang (no speculative decoding; aggregated)"
+    )
+    assert "pooling precisions FP4 and FP8" in line
+    assert "1 point of which has no recorded GPU count" in line
+    assert "runs from 2025-03-01 to 2026-01-01" in line
+    assert line.count("pooling precisions") == 1  # MI300X measured one precision
