@@ -127,8 +127,12 @@ def model_name(models: Mapping[str, ModelInfo], key: str) -> str:
 
 
 def hardware_name(catalog: HardwareCatalog, key: str) -> str:
+    """The catalog's display name, or the key as the data wrote it (never re-cased)."""
     spec = catalog.gpus.get(key)
-    return spec.name if spec else key.upper()
+    return spec.name if spec else key
+
+
+OVERRIDE_WITHOUT_SOURCE = "a site or page override that names no source"
 
 
 def constants_for(
@@ -137,25 +141,39 @@ def constants_for(
     tier: CostTier,
     *overrides: Mapping[str, ConstantOverride],
 ) -> AppliedConstants:
-    """Catalog values, then each override layer in turn (site, then page); None if unknown."""
+    """Catalog values, then each override layer in turn (site, then page); None if unknown.
+
+    Only a layer that gave a value the page uses is credited: a GPU the catalog lacks is never
+    credited to the catalog's source, and a page with no constant credits nobody."""
     spec = catalog.gpus.get(hardware)
-    watts = spec.watts_all_in if spec else None
-    usd = spec.usd_per_gpu_hour.get(tier) if spec else None
-    source, as_of = catalog.source, catalog.as_of
+    catalog_credit = (catalog.source, str(catalog.as_of))
+    found: dict[str, tuple[float | None, tuple[str, str] | None]] = {
+        "usd_per_gpu_hour": (spec.usd_per_gpu_hour.get(tier), catalog_credit)
+        if spec and spec.usd_per_gpu_hour.get(tier)
+        else (None, None),
+        "watts_all_in": (spec.watts_all_in, catalog_credit) if spec and spec.watts_all_in else (None, None),
+    }
     for layer in overrides:
         override = layer.get(hardware)
         if override is None:
             continue
-        watts = override.watts_all_in if override.watts_all_in is not None else watts
-        usd = override.usd_per_gpu_hour if override.usd_per_gpu_hour is not None else usd
-        source = override.source or f"override of: {source}"
-        as_of = override.as_of or as_of
+        credit = (override.source or OVERRIDE_WITHOUT_SOURCE, str(override.as_of or ""))
+        for name in found:
+            value = getattr(override, name)
+            if value is not None:
+                found[name] = (value, credit)
+    credited = {name: credit for name, (_, credit) in found.items() if credit is not None}
+    credits = list(dict.fromkeys(credited.values()))
+    if len(credits) > 1:  # say which constant came from where
+        source = "; ".join(f"{metrics.CONSTANTS[name]}: {credit[0]}" for name, credit in credited.items())
+    else:
+        source = credits[0][0] if credits else "none"
     return AppliedConstants(
         hardware=hardware,
         hardware_name=hardware_name(catalog, hardware),
         cost_tier=tier,
-        usd_per_gpu_hour=usd,
-        watts_all_in=watts,
+        usd_per_gpu_hour=found["usd_per_gpu_hour"][0],
+        watts_all_in=found["watts_all_in"][0],
         source=source,
-        as_of=str(as_of),
+        as_of="; ".join(dict.fromkeys(as_of for _, as_of in credits if as_of)) or "—",
     )

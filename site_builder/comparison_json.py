@@ -20,7 +20,7 @@ from site_builder.engine import sweep as sweep_engine
 from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
 from site_builder.evaluations import EvalRun, metric_label, task_name
 from site_builder.kinds import KINDS, Words
-from site_builder.numbers import fixed, round_half_up_int, sequence_label
+from site_builder.numbers import fixed, grouped, round_half_up_int, sequence_label
 from site_builder.points import BenchmarkPoint, InteractivitySource
 
 SCHEMA_VERSION = 1
@@ -39,6 +39,7 @@ class PointSummary(Out):
     output_throughput_per_gpu: float | None
     concurrency: int
     gpu_count: int | None
+    users_per_gpu: float | None  # concurrency ÷ GPUs (None: the GPU count is unknown)
     model: str
     hardware: str
     precision: str
@@ -68,6 +69,7 @@ class MetricsAtTarget(Out):
     values: dict[str, float | None] = {}
     unavailable: dict[str, str] = {}
     brackets: list[PointSummary] = []
+    sparse: bool = False  # interpolated over a sparse stretch of frontier (engine SPARSE_RATIO)
 
     def value(self, key: str) -> float | None:
         return self.values.get(metrics.BY_KEY[key].attribute)
@@ -85,6 +87,7 @@ class MetricsAtTarget(Out):
                 flat[metric.attribute] = raw
         flat["unavailable"] = data["unavailable"]
         flat["brackets"] = data["brackets"]
+        flat["sparse"] = data["sparse"]
         return flat
 
 
@@ -115,6 +118,11 @@ class SideResult(Out):
     spec_methods: list[str]
     modes: list[str]
     parallelisms: list[str]
+    precisions: list[str]
+    unknown_gpu_counts: int  # frontier knots whose source gives no GPU count
+    # per stretch between frontier knots: one deployment whose concurrency falls across it, so
+    # concurrency is interpolated there (elsewhere the two measured concurrencies are shown)
+    concurrency_joins: list[bool]
     dates: tuple[str, str] | None
     frontier: list[PointSummary]
     points: list[PointSummary]
@@ -344,6 +352,7 @@ def summarize(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
         output_throughput_per_gpu=point.output_throughput_per_gpu,
         concurrency=point.concurrency,
         gpu_count=c.gpu_count,
+        users_per_gpu=point.users_per_gpu,
         model=c.model,
         hardware=c.hardware,
         precision=c.precision,
@@ -371,9 +380,32 @@ def range_reason(label: str, measured_range: tuple[float, float] | None) -> str:
     return f"not measured at this interactivity: {label}'s frontier spans {span} tok/s/user"
 
 
-def constant_reason(constant: str, constants: AppliedConstants) -> str:
+def deployment_text(concurrency: int, gpu_count: int | None) -> str:
+    """'2,253 (22 GPUs)': a measured concurrency and the size of the deployment that ran it."""
+    gpus = f"{gpu_count} GPUs" if gpu_count else "GPU count not recorded"
+    return f"{grouped(str(concurrency))} ({gpus})"
+
+
+def constant_reason(constant: str, constants: AppliedConstants, at: AtTarget | None = None) -> str:
+    """Why a metric has no value: a constant the GPU lacks, a knot without a GPU count, or a
+    target between two deployments (metrics.QUANTITY_GAPS), in the words the table's tooltip uses."""
     if constant == "usd_per_gpu_hour":
         return f"no {constants.cost_tier} cost per GPU-hour for {constants.hardware_name}"
+    if constant == "gpu_count":
+        return "a measured point on this frontier has no GPU count, so there is no per-GPU concurrency"
+    if constant == "deployment" and at is not None and len(at.brackets) == 2:
+        low, high = at.brackets
+        same = (
+            "the same deployment, whose concurrency rises" if low.config == high.config else "two deployments"
+        )
+        measured = [
+            f"{grouped(str(k.concurrency))} on {k.config.label()} at {fixed(k.interactivity, 1)}"
+            for k in (low, high)
+        ]
+        return (
+            f"between {same}: measured concurrency {measured[0]} and {measured[1]} tok/s/user; "
+            "no deployment ran a concurrency in between"
+        )
     return f"no all-in power per GPU for {constants.hardware_name}"
 
 
@@ -384,10 +416,11 @@ def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> Metrics
         measured=True,
         values={metrics.BY_KEY[key].attribute: value for key, value in at.values.items()},
         unavailable={
-            metrics.BY_KEY[key].attribute: constant_reason(lacking[0], constants)
+            metrics.BY_KEY[key].attribute: constant_reason(lacking[0], constants, at)
             for key, lacking in at.missing.items()
         },
         brackets=[summarize(knot, on_frontier=True) for knot in at.brackets],
+        sparse=at.sparse,
     )
 
 
@@ -415,6 +448,9 @@ def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
         spec_methods=sorted({p.config.spec_method for p in frontier}),
         modes=sorted({"disagg" if p.config.disagg else "agg" for p in frontier}),
         parallelisms=sorted({p.config.parallelism_label() for p in frontier}),
+        precisions=sorted({p.config.precision for p in frontier}),
+        unknown_gpu_counts=sum(1 for p in frontier if not p.config.gpu_count),
+        concurrency_joins=list(numbers.one_deployment),
         dates=(dates[0], dates[-1]) if dates else None,
         frontier=[summarize(p, True) for p in frontier],
         points=[summarize(p, id(p) in on_frontier) for p in numbers.points],

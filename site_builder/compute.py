@@ -265,6 +265,11 @@ def _derived_values_sane(stub: Stub, sequences: Sequence[SequenceNumbers], log: 
     return sane
 
 
+def _has_match(numbers: SequenceNumbers) -> bool:
+    """Some target of the workload where both sides have a value."""
+    return any(a.measured and b.measured for a, b in numbers.results)
+
+
 def compute_page(
     stub: Stub,
     index: PointIndex,
@@ -326,6 +331,26 @@ def compute_page(
     )
     if not _derived_values_sane(stub, sequences, log):
         return None
+    if "matched-interactivity" in spec.sections and not any(_has_match(s) for s in sequences):
+        where = ", ".join(sequence_label(s.isl, s.osl) for s in sequences)
+        if stub.generated:
+            log.add(
+                _where(stub),
+                "",
+                "",
+                f"not published: the two sides have no interactivity in common on any workload ({where}), "
+                "so there is nothing to compare",
+                Severity.NOTICE,
+            )
+            return None
+        log.add(
+            _where(stub),
+            "",
+            "sides",
+            f"no matched numbers: the two sides have no interactivity in common on any workload ({where}); "
+            "the page shows each side's measured range only",
+            Severity.WARNING,
+        )
     varied = varied_keys(stub)
     sides = tuple(
         ComputedSide(side.label, side.filters, narrowing(side, varied), side.hardware, c)

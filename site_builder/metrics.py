@@ -24,7 +24,12 @@ CURVE_QUANTITIES: dict[str, str] = {
     "throughput": "throughput_per_gpu",
     "concurrency": "concurrency",
     "output_throughput": "output_throughput_per_gpu",
+    "users_per_gpu": "users_per_gpu",
 }
+# Why a curve quantity can have no value where throughput has one (engine/compare.py), with the
+# short name the page uses, like a missing constant: a knot without a GPU count, or a target
+# between two different deployments (whose concurrency no deployment ran).
+QUANTITY_GAPS: dict[str, str] = {"gpu_count": "GPU count", "deployment": "deployment"}
 # The per-GPU constants a formula may use (data/hardware.yaml, overridable per site and page).
 # With the short name warnings and caveats use for each.
 CONSTANTS: dict[str, str] = {"usd_per_gpu_hour": "cost", "watts_all_in": "power"}
@@ -128,6 +133,16 @@ METRICS: tuple[Metric, ...] = (
         decimals=0,
         prefix="~",
         whole=True,
+    ),
+    Metric(
+        key="users_per_gpu",
+        attribute="users_per_gpu",
+        formula="users_per_gpu",
+        label="Concurrency per GPU",
+        row_title="Users per GPU (concurrency ÷ GPUs)",
+        axis="Concurrent users per GPU",
+        unit="users/GPU",
+        decimals=2,
     ),
 )
 SHOWN: tuple[Metric, ...] = tuple(m for m in METRICS if m.shown)

@@ -21,9 +21,9 @@ from site_builder.comparison_json import (
     SweepExtreme,
     SweepResult,
 )
-from site_builder.engine.compare import is_tie
+from site_builder.engine.compare import SPARSE_RATIO, is_tie
 from site_builder.kinds import KINDS, Words
-from site_builder.numbers import fixed
+from site_builder.numbers import fixed, grouped
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,10 @@ class Narrative:
     accuracy_mark: str | None = None  # the index card's accuracy verdict
     sweep: dict[str, list[str]] = field(default_factory=dict)  # paragraphs per sweep section
     sla_limit: str = ""  # "100 ms per output token"
+    # per sequence: why its table has no matched numbers (absent where it has), and what each
+    # side pools there
+    no_match: dict[str, str] = field(default_factory=dict)
+    pooling: dict[str, str] = field(default_factory=dict)
 
 
 def stable_choice(key: str, count: int, picks: int) -> list[int]:
@@ -52,28 +56,39 @@ def stable_choice(key: str, count: int, picks: int) -> list[int]:
 
 
 def tput_text(value: float) -> str:
-    return fixed(value, 0)
+    return grouped(fixed(value, 0))
 
 
 def cost_text(value: float) -> str:
-    return "$" + fixed(value, 2)
+    return "$" + grouped(fixed(value, 2))
 
 
 def ratio_text(ratio: float) -> str:
-    return fixed(ratio, 2) + "×"
+    return grouped(fixed(ratio, 2)) + "×"
 
 
 def percent_text(fraction: float) -> str:
-    return fixed(fraction * 100, 0) + "%"
+    return grouped(fixed(fraction * 100, 0)) + "%"
 
 
-def throughput_comparison(labels: Sequence[str], a: float, b: float) -> str:
-    """'FP4 delivers 2.15× the tok/s/GPU of INT4 (+115%)', or a tie."""
+SPARSE_MARK = "sparse data"
+
+
+def sparse_sides(labels: Sequence[str], sides: Sequence[MetricsAtTarget]) -> list[str]:
+    """The labels of the sides whose value at this target rests on a sparse stretch of frontier."""
+    return [label for label, m in zip(labels, sides, strict=True) if m.measured and m.sparse]
+
+
+def throughput_comparison(labels: Sequence[str], a: float, b: float, sparse: Sequence[str] = ()) -> str:
+    """'FP4 delivers 2.15× the tok/s/GPU of INT4 (+115%)', or a tie; marked where a side's value
+    rests on sparse data, so the ratio is never stated flatly."""
+    mark = f" ({SPARSE_MARK}: {_join(sparse)} interpolated between distant measured points)" if sparse else ""
     if is_tie(a, b):
-        return f"{labels[0]} and {labels[1]} are essentially tied on tok/s/GPU"
+        return f"{labels[0]} and {labels[1]} are essentially tied on tok/s/GPU{mark}"
     (hi_label, hi), (lo_label, lo) = sorted(zip(labels, (a, b), strict=True), key=lambda p: -p[1])
     ratio = hi / lo
-    return f"{hi_label} delivers {ratio_text(ratio)} the tok/s/GPU of {lo_label} (+{percent_text(ratio - 1)})"
+    gain = percent_text(ratio - 1)
+    return f"{hi_label} delivers {ratio_text(ratio)} the tok/s/GPU of {lo_label} (+{gain}){mark}"
 
 
 def cost_comparison(labels: Sequence[str], a: float, b: float, form: int = 0) -> str:
@@ -121,10 +136,21 @@ PAIR_TEMPLATES = (
 )
 
 
-def _metric_texts(m: MetricsAtTarget) -> tuple[str, str]:
+# A target where a side has no cost (its GPU lacks the constant): throughput only, cost named once.
+NO_COST_TEMPLATE = (
+    "At {t} tok/s/user on {where}, {A} runs {a_tput} tok/s/GPU and {B} runs {b_tput}; {no_cost}. {compare}."
+)
+
+
+def _metric_texts(m: MetricsAtTarget) -> tuple[str, str | None]:
     throughput, cost = m.value("throughput"), m.value("cost")
     assert throughput is not None
-    return tput_text(throughput), (cost_text(cost) if cost is not None else "an unknown cost")
+    return tput_text(throughput), (cost_text(cost) if cost is not None else None)
+
+
+def _no_cost_text(labels: Sequence[str], costs: Sequence[str | None]) -> str:
+    lacking = [label for label, cost in zip(labels, costs, strict=True) if cost is None]
+    return f"no cost per token for {_join(lacking)} (no cost constant for its GPU)"
 
 
 def _one_side_paragraph(
@@ -141,9 +167,10 @@ def _one_side_paragraph(
         )
     label, m = measured[0]
     tput, cost = _metric_texts(m)
+    priced = f" at {cost} per million tokens" if cost is not None else ""
     return (
-        f"At {t} tok/s/user on {where} only {label} was measured: {tput} tok/s/GPU at {cost} per million "
-        f"tokens. {gaps[0].upper() + gaps[1:]}, so there is no matched number for it here."
+        f"At {t} tok/s/user on {where} only {label} was measured: {tput} tok/s/GPU{priced}. "
+        f"{gaps[0].upper() + gaps[1:]}, so there is no matched number for it here."
     )
 
 
@@ -151,7 +178,15 @@ def _range_text(label: str, side: SideResult) -> str:
     if side.interactivity_range is None:
         return f"{label} has no measured points on this workload"
     lo, hi = side.interactivity_range
-    return f"{label}'s frontier spans {fixed(lo, 0)}–{fixed(hi, 0)} tok/s/user"
+    if len(side.frontier) == 1:
+        return f"{label} was measured at one interactivity only ({fixed(lo, 1)} tok/s/user)"
+    return f"{label}'s frontier spans {fixed(lo, 1)}–{fixed(hi, 1)} tok/s/user"
+
+
+def no_matched_range(labels: Sequence[str], sequence: SequenceResult) -> str:
+    """Why a workload has no matched numbers, with each side's measured range."""
+    ranges = "; ".join(_range_text(label, side) for label, side in zip(labels, sequence.sides, strict=True))
+    return f"No matched range at {sequence.sequence}: {ranges}."
 
 
 def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: str) -> list[str]:
@@ -176,7 +211,7 @@ def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: st
         b_tput, b_cost = _metric_texts(b)
         a_value, b_value = a.value("throughput"), b.value("throughput")
         assert a_value is not None and b_value is not None
-        compare = throughput_comparison(labels, a_value, b_value)
+        compare = throughput_comparison(labels, a_value, b_value, sparse_sides(labels, target.sides))
         a_money, b_money = a.value("cost"), b.value("cost")
         if a_money is not None and b_money is not None:
             form = forms[0] + i
@@ -184,6 +219,8 @@ def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: st
             compare = f"{cost}; {compare}"
         band = band_phrase(sequence, target.interactivity)
         template = PAIR_TEMPLATES[templates[i % len(templates)]]
+        if a_cost is None or b_cost is None:
+            template = NO_COST_TEMPLATE
         text = template.format(
             band=band,
             band_lower=band[0].lower() + band[1:],
@@ -195,6 +232,7 @@ def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: st
             b_tput=b_tput,
             a_cost=a_cost,
             b_cost=b_cost,
+            no_cost=_no_cost_text(labels, (a_cost, b_cost)),
             compare=compare,
         )
         if i < len(closer_order):
@@ -239,20 +277,151 @@ def lede(comparison: ComparisonResult, hardware_names: Sequence[str], architectu
     )
 
 
-def summary(comparison: ComparisonResult, sequence: SequenceResult) -> str:
-    """The one-line result: the middle target's throughput comparison, or why there is none."""
+def no_match_panel(comparison: ComparisonResult, sequence: SequenceResult) -> str:
+    """The table's words where a workload has no matched range (the headline's are shorter)."""
     labels = [s.label for s in comparison.sides]
-    if not sequence.band.overlap:
-        return f"No overlap at {sequence.sequence}: the two sides were measured at different interactivities."
-    matched = [r for r in sequence.results if all(m.measured for m in r.sides)]
-    if not matched:
+    ranges = "; ".join(_range_text(label, side) for label, side in zip(labels, sequence.sides, strict=True))
+    return (
+        f"{ranges[0].upper()}{ranges[1:]}. There is no stretch of interactivity where both have a "
+        "measured curve, so no matched numbers are shown here."
+    )
+
+
+def _targets_text(targets: Sequence[float]) -> str:
+    return _join([fixed(t, 0) if t == int(t) else fixed(t, 1) for t in targets]) + " tok/s/user"
+
+
+def _count_text(count: int, total: int) -> str:
+    if count == total:
+        return {1: "the one target", 2: "both targets"}.get(
+            count, f"all {NUMBER_WORDS.get(count, str(count))} targets"
+        )
+    return f"{NUMBER_WORDS.get(count, str(count))} of {NUMBER_WORDS.get(total, str(total))} targets"
+
+
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+@dataclass(frozen=True)
+class TargetOutcome:
+    """One matched target in the headline: who leads, by how much, and whether sparse data is behind it."""
+
+    target: float
+    leader: int | None  # side index; None: essentially tied
+    ratio: float  # the leader's throughput ÷ the other's (≥ 1)
+    sparse: bool
+
+
+def outcomes(sequence: SequenceResult) -> list[TargetOutcome]:
+    found = []
+    for result in sequence.results:
+        if not all(m.measured for m in result.sides):
+            continue
+        a, b = (m.value("throughput") for m in result.sides)
+        assert a is not None and b is not None
+        leader = None if is_tie(a, b) else (0 if a > b else 1)
+        ratio = max(a, b) / min(a, b)
+        found.append(TargetOutcome(result.interactivity, leader, ratio, any(m.sparse for m in result.sides)))
+    return found
+
+
+def _ratios_text(found: Sequence[TargetOutcome]) -> tuple[str, str]:
+    """('1.41× to 2.34×' or one ratio, a note naming the ratios that rest on sparse data)."""
+    ordered = sorted(found, key=lambda o: o.ratio)
+    low, high = ratio_text(ordered[0].ratio), ratio_text(ordered[-1].ratio)
+    text = low if low == high else f"{low} to {high}"
+    if low == high and len(ordered) > 1:
+        text += " at each"
+    sparse = [o for o in ordered if o.sparse]
+    if not sparse:
+        return text, ""
+    if len(sparse) == len(ordered):
+        return text, ("all " if len(ordered) > 1 else "") + f"resting on {SPARSE_MARK}"
+    named = _join(list(dict.fromkeys(ratio_text(o.ratio) for o in sparse)))
+    return text, f"{named} resting on {SPARSE_MARK}"
+
+
+def summary(comparison: ComparisonResult, sequence: SequenceResult) -> str:
+    """The one-line result over every target: one leader with its range of ratios, or a mixed
+    result said as mixed, naming where each side leads; ratios on sparse data marked."""
+    labels = [s.label for s in comparison.sides]
+    if not sequence.band.overlap and not sequence.targets_pinned:
+        return no_matched_range(labels, sequence)
+    found = outcomes(sequence)
+    if not found:
         return f"No target at {sequence.sequence} where both sides were measured."
-    middle = matched[len(matched) // 2]
-    a, b = (m.value("throughput") for m in middle.sides)
-    assert a is not None and b is not None
-    t = fixed(middle.interactivity, 0)
-    compared = throughput_comparison(labels, a, b)
-    return f"{compared} at {t} tok/s/user ({sequence.sequence})."
+    total = len(found)
+    leaders = {o.leader for o in found}
+    where = f"({sequence.sequence}, {_targets_text([o.target for o in found])})"
+    if len(found) == 1:
+        sides = _result_at(sequence, found[0].target)
+        a, b = (m.value("throughput") for m in sides)
+        assert a is not None and b is not None
+        compared = throughput_comparison(labels, a, b, sparse_sides(labels, sides))
+        return f"{compared} at {_targets_text([found[0].target])} ({sequence.sequence})."
+    if leaders == {None}:
+        tied = f"{labels[0]} and {labels[1]} are essentially tied on tok/s/GPU"
+        return f"{tied} at {_count_text(total, total)} {where}."
+    if len(leaders) == 1:
+        (leader,) = leaders
+        assert leader is not None
+        ratios, sparse = _ratios_text(found)
+        return (
+            f"{labels[leader]} ahead at {_count_text(total, total)} {where}: "
+            f"{ratios} the tok/s/GPU of {labels[1 - leader]}" + (f", {sparse}." if sparse else ".")
+        )
+    parts = []
+    for leader in (0, 1, None):
+        mine = [o for o in found if o.leader == leader]
+        if not mine:
+            continue
+        at = _targets_text([o.target for o in mine])
+        if leader is None:
+            parts.append(f"essentially tied at {at}")
+        else:
+            ratios, sparse = _ratios_text(mine)
+            note = f", {sparse}" if sparse else ""
+            parts.append(
+                f"{labels[leader]} ahead at {at} ({ratios} the tok/s/GPU of {labels[1 - leader]}{note})"
+            )
+    return f"Mixed result at {sequence.sequence}: " + "; ".join(parts) + "."
+
+
+def _result_at(sequence: SequenceResult, target: float) -> list[MetricsAtTarget]:
+    return next(r.sides for r in sequence.results if r.interactivity == target)
+
+
+def pooled_text(side: SideResult, methods: str, modes: str, engines: str) -> str:
+    """What one side's frontier pools: engines (methods; modes), and precisions, GPU counts and dates
+    where they mix."""
+    text = f"{engines} ({methods}; {modes})"
+    if len(side.precisions) > 1:
+        text += f", pooling precisions {_join([p.upper() for p in side.precisions])}"
+    if side.unknown_gpu_counts:
+        count = side.unknown_gpu_counts
+        text += (
+            f", {count} point{'s' if count > 1 else ''} of which {'have' if count > 1 else 'has'} "
+            "no recorded GPU count (per GPU as the source gives it; users per GPU unknown)"
+        )
+    if side.dates and side.dates[0] != side.dates[1]:
+        text += f", runs from {side.dates[0]} to {side.dates[1]}"
+    return text
+
+
+def pooling_line(comparison: ComparisonResult, sequence: SequenceResult) -> str:
+    """Beside the table: what each side pools at this workload (precisions, engines, modes, GPU
+    counts, dates), so a pooled number never stands without it."""
+    parts = []
+    for side in sequence.sides:
+        if not side.frontier:
+            continue
+        if side.engines == ["unknown"]:
+            parts.append(f"{side.label}: published values, configuration not given")
+            continue
+        engines = _join(side.engines)
+        modes = _join(["aggregated" if m == "agg" else "disaggregated" for m in side.modes])
+        parts.append(f"{side.label}: {pooled_text(side, _method_text(side.spec_methods), modes, engines)}")
+    return (f"At {sequence.sequence} each side's frontier pools " + "; ".join(parts) + ".") if parts else ""
 
 
 def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
@@ -269,7 +438,9 @@ def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]
         if side.engines == ["unknown"]:
             pooled.append(f"{side.label}: the published values do not say which engine or configuration")
         else:
-            pooled.append(f"{side.label} {how}: its frontier uses {engines} ({methods}; {modes})")
+            pooled.append(
+                f"{side.label} {how}: its frontier uses {pooled_text(side, methods, modes, engines)}"
+            )
     if pooled:
         notes.append(
             "Each side's curve is the frontier of every configuration it selects, so it may mix engines, "
@@ -322,29 +493,26 @@ def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]
     return notes
 
 
-SPARSE_RATIO = 2.0
-
-
 def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
-    """One note naming the targets whose bracketing knots differ more than 2× in throughput."""
+    """One note naming the targets whose values rest on sparse data (the engine's rule:
+    a two-point frontier, or bracketing knots more than SPARSE_RATIO apart in throughput)."""
     flagged: dict[str, list[str]] = {}
     worst = 1.0
     for target in sequence.results:
         for side, m in zip(comparison.sides, target.sides, strict=True):
-            if len(m.brackets) != 2:
+            if not m.sparse:
                 continue
             values = [k.throughput_per_gpu for k in m.brackets]
-            ratio = max(values) / min(values)
-            if ratio > SPARSE_RATIO:
-                flagged.setdefault(side.label, []).append(fixed(target.interactivity, 0))
-                worst = max(worst, ratio)
+            flagged.setdefault(side.label, []).append(fixed(target.interactivity, 0))
+            worst = max(worst, max(values) / min(values))
     if not flagged:
         return []
     where = _join([f"{label} at {_join(targets)} tok/s/user" for label, targets in flagged.items()])
     return [
-        f"Sparse data: the values for {where} are interpolated between measured points whose "
-        f"throughputs differ by more than {fixed(SPARSE_RATIO, 0)}× (up to {ratio_text(worst)}), so they "
-        "rest on few measurements; the provenance table lists the bracketing points."
+        f"Sparse data: the values for {where} are interpolated between two measured points that are far "
+        f"apart (throughputs up to {ratio_text(worst)} apart, or a frontier of only two points; the rule "
+        f"flags more than {fixed(SPARSE_RATIO, 0)}×), so they rest on few measurements and are marked "
+        f"“{SPARSE_MARK}” where stated; the provenance table lists the bracketing points."
     ]
 
 
@@ -670,4 +838,8 @@ def narrate(
         accuracy_mark=accuracy_mark(comparison),
         sweep=sweep_paragraphs(comparison),
         sla_limit=sla_limit(comparison.sweep) if comparison.sweep else "",
+        no_match={
+            s.sequence: no_match_panel(comparison, s) for s in comparison.sequences if not s.band.overlap
+        },
+        pooling={s.sequence: pooling_line(comparison, s) for s in comparison.sequences},
     )

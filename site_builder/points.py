@@ -144,6 +144,12 @@ class BenchmarkPoint(Frozen):
     def sequence(self) -> str:
         return sequence_label(self.isl, self.osl)
 
+    @property
+    def users_per_gpu(self) -> float | None:
+        """Concurrency per GPU of the deployment: comparable across deployment sizes (None when
+        the source gives no GPU count)."""
+        return self.concurrency / self.config.gpu_count if self.config.gpu_count else None
+
 
 class DatasetInfo(BaseModel):
     """Attribution of a set of points: shown in every page's provenance."""

@@ -44,14 +44,15 @@ from site_builder.comparison_json import (
     SequenceResult,
     SweepRowOut,
     comparison_json,
+    deployment_text,
 )
 from site_builder.content import SiteConfig
-from site_builder.engine.compare import TIE_TOLERANCE, winner
+from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE, winner
 from site_builder.inputs import Refused, read_bytes, read_bytes_checked, read_text
 from site_builder.kinds import KINDS
 from site_builder.metrics import Metric
-from site_builder.narrate import Narrative, interval_text, narrate, points_text, score_text
-from site_builder.numbers import fixed
+from site_builder.narrate import SPARSE_MARK, Narrative, interval_text, narrate, points_text, score_text
+from site_builder.numbers import fixed, grouped
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.sections import page_sections
@@ -132,10 +133,21 @@ def metric_cells(
     for i, (label, m, value) in enumerate(zip(labels, sides, values, strict=True)):
         if not m.measured:
             text, note = "not measured", m.reason or ""
+        elif value is None and metric.key == "concurrency" and len(m.brackets) == 2:
+            # between two deployments: the two measured concurrencies, never a number in between
+            low, high = m.brackets
+            text = (
+                f"measured: {deployment_text(low.concurrency, low.gpu_count)}, "
+                f"{deployment_text(high.concurrency, high.gpu_count)}"
+            )
+            note = m.unavailable.get(metric.attribute, "")
         elif value is None:
             text, note = "n/a", m.unavailable.get(metric.attribute, "unavailable")
         else:
-            text, note = metric.prefix + fixed(value, metric.decimals), ""
+            text, note = metric.prefix + grouped(fixed(value, metric.decimals)), ""
+            if m.sparse and metric.key == "throughput":
+                text += f" ({SPARSE_MARK})"
+                note = "interpolated between two distant measured points (see the notes and the provenance)"
         cells.append(
             {
                 "label": label,
@@ -204,14 +216,14 @@ def table_csv(comparison: ComparisonResult) -> bytes:
     return _csv(rows)
 
 
-def _run_row(label: str, run: AccuracyRun) -> dict[str, Any]:
+def _run_row(label: str, run: AccuracyRun, catalog: HardwareCatalog) -> dict[str, Any]:
     has_interval = run.ci_lo is not None and run.ci_hi is not None
     return {
         "side": label,
         "score": score_text(run.score),
         "interval": interval_text(run.ci_lo, run.ci_hi, False) if has_interval else "—",  # type: ignore[arg-type]
         "questions": f"{run.questions:,}" if run.questions else "—",
-        "hardware": (run.hardware or "not recorded").upper(),
+        "hardware": hardware_name(catalog, run.hardware) if run.hardware else "not recorded",
         "setup": run.setup or "not recorded",
         "method": "no speculative decoding" if run.spec_method == "none" else run.spec_method.upper(),
         "date": run.date or "not recorded",
@@ -221,7 +233,7 @@ def _run_row(label: str, run: AccuracyRun) -> dict[str, Any]:
     }
 
 
-def accuracy_table(task: AccuracyTask) -> dict[str, Any]:
+def accuracy_table(task: AccuracyTask, catalog: HardwareCatalog) -> dict[str, Any]:
     """One task's table for the page: each side's score and interval, the difference, the runs."""
     rows = []
     for side in task.sides:
@@ -268,7 +280,7 @@ def accuracy_table(task: AccuracyTask) -> dict[str, Any]:
         f"{'higher' if task.higher_is_better else 'lower'} is better",
         "rows": rows,
         "difference": difference,
-        "runs": [_run_row(side.label, run) for side in task.sides for run in side.runs],
+        "runs": [_run_row(side.label, run, catalog) for side in task.sides for run in side.runs],
     }
 
 
@@ -497,7 +509,7 @@ class SiteRenderer:
         for sequence in comparison.sequences[:1]:
             for side in sequence.sides:
                 spec = self.catalog.gpus.get(side.hardware)
-                names.append(spec.name if spec else side.hardware.upper())
+                names.append(hardware_name(self.catalog, side.hardware))
                 vendor = f"{spec.vendor} " if spec and spec.vendor else ""
                 architectures.append(f"{vendor}{spec.architecture}" if spec and spec.architecture else "")
         return names, architectures
@@ -574,7 +586,9 @@ class SiteRenderer:
             "body": safe_markdown(page.body_markdown) if page.body_markdown.strip() else None,
             "auto": page.generated,
             "tables": [(s, table(comparison, s)) for s in comparison.sequences],
-            "accuracy": [accuracy_table(t) for t in comparison.accuracy.tasks] if comparison.accuracy else [],
+            "accuracy": [accuracy_table(t, self.catalog) for t in comparison.accuracy.tasks]
+            if comparison.accuracy
+            else [],
             "charts": chart_data(comparison),
             "page_data": page_data(comparison),
             "related": related,
@@ -677,6 +691,7 @@ def page_data(comparison: ComparisonResult) -> dict[str, Any]:
         "slug": comparison.slug,
         "labels": [s.label for s in comparison.sides],
         "tie": TIE_TOLERANCE,
+        "sparse_ratio": SPARSE_RATIO,
         "metrics": metrics.page_table(metrics.SHOWN),
         "quantities": quantities,
         "default_sequence": comparison.default_sequence,
@@ -690,6 +705,8 @@ def page_data(comparison: ComparisonResult) -> dict[str, Any]:
                             [k.interactivity, *(getattr(k, metrics.CURVE_QUANTITIES[q]) for q in quantities)]
                             for k in side.frontier
                         ],
+                        "joins": side.concurrency_joins,
+                        "gpus": [k.gpu_count for k in side.frontier],
                         **side.constants.values(),
                     }
                     for side in s.sides

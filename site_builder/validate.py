@@ -45,20 +45,26 @@ def drop_duplicates(points: Sequence[BenchmarkPoint], log: ProblemLog) -> list[B
 
 
 def unknown_hardware(points: Sequence[BenchmarkPoint], catalog: HardwareCatalog, log: ProblemLog) -> None:
-    """One warning per GPU key the catalog lacks, naming the first file that uses it."""
-    first_use: dict[str, BenchmarkPoint] = {}
+    """One warning per GPU key the catalog lacks, naming the files that use it and how to add it."""
+    files: dict[str, dict[str, BenchmarkPoint]] = {}
     for point in points:
-        first_use.setdefault(point.config.hardware, point)
-    for key, point in sorted(first_use.items()):
-        if key not in catalog.gpus:
-            log.add(
-                point.provenance.source_file,
-                point.provenance.record,
-                "hardware",
-                f"GPU '{key}' is not in the hardware catalog: its pages show no cost or tok/s/MW; "
-                "add it to data/hardware.yaml with its source (docs/data-format.md)",
-                Severity.WARNING,
-            )
+        files.setdefault(point.config.hardware, {}).setdefault(point.provenance.source_file, point)
+    for key, used in sorted(files.items()):
+        if key in catalog.gpus:
+            continue
+        first = next(iter(used.values()))
+        others = len(used) - 1
+        also = f" (and {others} other file{'s' if others > 1 else ''})" if others else ""
+        log.add(
+            first.provenance.source_file,
+            first.provenance.record,
+            "hardware",
+            f"GPU '{key}' is not in the hardware catalog{also}: its pages show no cost or tok/s/MW and "
+            f"name it '{key}'. Add it to data/hardware.yaml (gpus: {key}: {{name, watts_all_in, "
+            f"usd_per_gpu_hour}}), or give its constants with their source under `constants:` in "
+            "content/site.yaml or a stub (docs/data-format.md, 'Adding a GPU')",
+            Severity.WARNING,
+        )
 
 
 def validate_points(

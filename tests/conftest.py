@@ -54,6 +54,18 @@ A small comparison for tests.
 """
 
 
+@pytest.fixture(scope="session")
+def default_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default site as the README's first command builds it (with a site URL), built once."""
+    from site_builder.cli import main
+
+    project = tmp_path_factory.mktemp("default-project")
+    for name in ("data", "content", "templates", "docs"):
+        shutil.copytree(ROOT / name, project / name)
+    assert main(["build", "--root", str(project), "-q", "--site-url", "https://example.org/bench/"]) == 0
+    return project / "site"
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A tiny project: the real catalogs and templates, one CSV of lab points, one stub."""

@@ -60,29 +60,80 @@ def half_up(value: float) -> int:
 
 
 def band(a: list[Row], b: list[Row]) -> tuple[float, float] | None:
+    """The matched range: the overlap of both frontiers, only where it has width and holds a
+    whole tok/s/user (a one-point side, or frontiers that touch, have none)."""
     if not a or not b:
         return None
     lo = max(x_of(a[0]), x_of(b[0]))
     hi = min(x_of(a[-1]), x_of(b[-1]))
-    return (lo, hi) if lo <= hi else None
+    return (lo, hi) if lo < hi and math.ceil(lo) <= math.floor(hi) else None
 
 
 def targets(b: tuple[float, float]) -> list[int]:
+    """25/50/75% of the band, rounded half-up, each target once."""
     lo, hi = b
-    return [half_up(lo + f * (hi - lo)) for f in (0.25, 0.5, 0.75)]
+    found: list[int] = []
+    for f in (0.25, 0.5, 0.75):
+        t = half_up(lo + f * (hi - lo))
+        if t not in found:
+            found.append(t)
+    return found
 
 
-def metrics(knots: list[Row], x: float, usd: float, watts: float) -> dict[str, float] | None:
+# the raw row's fields that identify a serving configuration (everything but the run and load)
+DEPLOYMENT_FIELDS = (
+    "hardware", "framework", "model", "precision", "spec_method", "disagg", "is_multinode",
+    "prefill_tp", "prefill_ep", "prefill_dp_attention", "prefill_num_workers",
+    "decode_tp", "decode_ep", "decode_dp_attention", "decode_num_workers",
+    "num_prefill_gpu", "num_decode_gpu",
+)  # fmt: skip
+
+
+def deployment(row: Row) -> tuple[Any, ...]:
+    return tuple(row.get(name) for name in DEPLOYMENT_FIELDS)
+
+
+def gpu_count(row: Row) -> int | None:
+    """All GPUs of the deployment; unknown for early disaggregated rows without multinode topology."""
+    if not row["disagg"] and not row["is_multinode"]:
+        return int(row["prefill_tp"])
+    if row["is_multinode"]:
+        return int(row["num_prefill_gpu"]) + int(row["num_decode_gpu"])
+    return None
+
+
+def concurrency_at(knots: list[Row], x: float) -> float | None:
+    """Concurrency only where a deployment ran it: at a knot, or between two knots of one
+    deployment whose concurrency does not rise with interactivity."""
+    xs = [x_of(k) for k in knots]
+    if x in xs:
+        return float(knots[xs.index(x)]["conc"])
+    right = next(i for i, v in enumerate(xs) if v > x)
+    low, high = knots[right - 1], knots[right]
+    if deployment(low) != deployment(high) or low["conc"] < high["conc"]:
+        return None
+    return curve_value(knots, lambda k: k["conc"], x)
+
+
+def users_per_gpu_at(knots: list[Row], x: float) -> float | None:
+    counts = [gpu_count(k) for k in knots]
+    if any(c is None for c in counts):
+        return None
+    return curve_value(knots, lambda k: k["conc"] / gpu_count(k), x)
+
+
+def metrics(knots: list[Row], x: float, usd: float, watts: float) -> dict[str, float | None] | None:
     tput = curve_value(knots, y_of, x)
     if tput is None:
         return None
-    conc = curve_value(knots, lambda k: k["conc"], x)
-    assert conc is not None and math.isfinite(tput)
+    conc = concurrency_at(knots, x)
+    assert math.isfinite(tput)
     return {
         "throughput_per_gpu": tput,
         "cost_per_million_tokens": usd * 1e6 / (3600 * tput),
         "tokens_per_sec_per_mw": tput * 1e6 / watts,
         "joules_per_token": watts / tput,
         "concurrency_interpolated": conc,
-        "concurrency": half_up(conc),
+        "concurrency": None if conc is None else half_up(conc),
+        "users_per_gpu": users_per_gpu_at(knots, x),
     }

@@ -149,8 +149,11 @@ def test_site_and_page_constant_overrides(project: Path) -> None:
     )
     assert build(project) == 0
     data = json.loads((project / "site" / "h200-fp4-vs-fp8" / "comparison.json").read_text())
-    assert data["constants"][0]["usd_per_gpu_hour"] == 2.0 and data["constants"][0]["source"] == "site deal"
-    assert data["constants"][0]["watts_all_in"] == 1730
+    assert data["constants"][0]["usd_per_gpu_hour"] == 2.0 and data["constants"][0]["watts_all_in"] == 1730
+    assert (
+        data["constants"][0]["source"]
+        == "cost: site deal; power: the InferenceX dashboard's published constants (SemiAnalysis)"
+    )
     stub = project / "content" / "h200-fp4-vs-fp8.md"
     stub.write_text(
         stub.read_text().replace(

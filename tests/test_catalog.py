@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from site_builder.catalog import ConstantOverride, constants_for, load_hardware
+from site_builder.catalog import OVERRIDE_WITHOUT_SOURCE, ConstantOverride, constants_for, load_hardware
 from site_builder.problems import ProblemLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +29,11 @@ def test_overrides_layer_over_the_catalog() -> None:
     page = {"mi355x": ConstantOverride(watts_all_in=2500)}
     layered = constants_for(catalog, "mi355x", "neocloud", site, page)
     assert (layered.usd_per_gpu_hour, layered.watts_all_in) == (1.6, 2500)
-    assert layered.source == "override of: site deal"  # the page changed a value but named no source
+    # each constant credited to the layer that gave it; the page named no source, and says so
+    assert layered.source == "cost: site deal; power: a site or page override that names no source"
     unknown = constants_for(catalog, "tpuv7", "hyperscaler")
     assert unknown.usd_per_gpu_hour is None and unknown.watts_all_in is None
+    # a GPU the catalog lacks is never credited to the catalog's source, and keeps its own name
+    assert (unknown.source, unknown.as_of, unknown.hardware_name) == ("none", "—", "tpuv7")
+    half = constants_for(catalog, "gaudi3", "hyperscaler", {"gaudi3": ConstantOverride(watts_all_in=900)})
+    assert half.source == OVERRIDE_WITHOUT_SOURCE and "InferenceX" not in half.source

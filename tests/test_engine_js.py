@@ -381,8 +381,9 @@ def test_winner(node: str) -> None:
 
 # -- metrics at targets (the table) --------------------------------------------------------------------
 
-# A side as measured points: (interactivity, throughput, concurrency, output throughput or None).
-Knot = tuple[float, float, int, float | None]
+# A side as measured points: (interactivity, throughput, concurrency, output throughput or None,
+# the deployment (0–2: the engine interpolates concurrency only within one), GPU count or None).
+Knot = tuple[float, float, int, float | None, int, int | None]
 
 
 LAST_THROUGHPUT = st.floats(1.0, 3000.0) | st.integers(1, 3000).map(float)
@@ -405,15 +406,19 @@ def side_points(draw: st.DrawFn) -> list[Knot]:
         throughputs.append(throughputs[-1] + step)
     throughputs.reverse()
     concurrencies = draw(CONCURRENCIES)[:n]
+    if draw(st.booleans()):  # one deployment's sweep: concurrency falls as interactivity rises
+        concurrencies = sorted(concurrencies, reverse=True)
     share = draw(OUTPUT_SHARE)  # output throughput: none, or a share of the total …
     partial = share is not None and n > 1 and draw(st.booleans())  # … missing at one knot
+    deployments = draw(st.lists(st.integers(0, 2), min_size=8, max_size=8))[:n]
+    gpus = draw(st.none() | st.lists(st.none() | st.integers(1, 96), min_size=8, max_size=8))
     points: list[Knot] = [
-        (x, t, c, None if share is None or (partial and i == 0) else t * share)
-        for i, (x, t, c) in enumerate(zip(xs, throughputs, concurrencies, strict=True))
+        (x, t, c, None if share is None or (partial and i == 0) else t * share, d, gpus[i] if gpus else 8)
+        for i, (x, t, c, d) in enumerate(zip(xs, throughputs, concurrencies, deployments, strict=True))
     ]
     for at_knot, index, fraction, lower in draw(EXTRAS):
         x = xs[index % n] if at_knot else xs[0] + fraction * (xs[-1] - xs[0])
-        points.append((x, lower * throughputs[-1], 7, None))
+        points.append((x, lower * throughputs[-1], 7, None, 0, 8))
     return points
 
 
@@ -447,7 +452,7 @@ def comparison_case(draw: st.DrawFn) -> ComparisonCase:
 def benchmark_points(knots: list[Knot]) -> list[BenchmarkPoint]:
     return [
         BenchmarkPoint(
-            config=Configuration(model="m", hardware="gpu", framework="f", precision="p"),
+            config=Configuration(model="m", hardware="gpu", framework=f"f{d}", precision="p", gpu_count=g),
             isl=1024,
             osl=1024,
             concurrency=c,
@@ -456,17 +461,18 @@ def benchmark_points(knots: list[Knot]) -> list[BenchmarkPoint]:
             interactivity=x,
             provenance=Provenance(dataset="d", source_file="f", record=str(i)),
         )
-        for i, (x, t, c, o) in enumerate(knots)
+        for i, (x, t, c, o, d, g) in enumerate(knots)
     ]
 
 
 def page_side(curves: SideCurves, constants: Constants) -> dict[str, Any]:
-    """A side as the page data holds it; output throughput rides along as an optional 4th column."""
+    """A side as the page data holds it (render.page_data): a column per curve quantity."""
     return {
         "knots": [
-            [p.interactivity, p.throughput_per_gpu, p.concurrency, p.output_throughput_per_gpu]
+            [p.interactivity, *(getattr(p, attribute) for attribute in CURVE_QUANTITIES.values())]
             for p in curves.frontier
         ],
+        "joins": list(curves.one_deployment),
         "usd_per_gpu_hour": constants.usd_per_gpu_hour,
         "watts_all_in": constants.watts_all_in,
     }

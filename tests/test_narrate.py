@@ -17,6 +17,7 @@ from site_builder.narrate import (
     cost_comparison,
     narrate,
     paragraphs,
+    pooling_line,
     stable_choice,
     throughput_comparison,
 )
@@ -121,18 +122,23 @@ def test_paragraph_numbers_are_rounded_half_up_and_match_the_table() -> None:
     text = " ".join(paragraphs(c, c.sequences[0], "here"))
     for target in c.sequences[0].results:
         for m in target.sides:
-            assert m.model_dump()["throughput_per_gpu"] is not None and m.model_dump()["cost_per_million_tokens"] is not None
+            assert (
+                m.model_dump()["throughput_per_gpu"] is not None
+                and m.model_dump()["cost_per_million_tokens"] is not None
+            )
             from site_builder.numbers import fixed
 
-            assert fixed(m.model_dump()["throughput_per_gpu"], 0) in text
+            # grouped digits in prose: 1136.66 → "1,137"
+            whole = fixed(m.model_dump()["throughput_per_gpu"], 0)
+            assert (whole[:-3] + "," + whole[-3:] if len(whole) > 3 else whole) in text
             assert "$" + fixed(m.model_dump()["cost_per_million_tokens"], 2) in text
 
 
 def test_one_side_not_measured_is_said_plainly() -> None:
     c = comparison(pinned=[25.0, 60.0, 95.0])
     first, _, last = paragraphs(c, c.sequences[0], "DeepSeek-R1 (MI355X)")
-    assert "only FP4 was measured" in first and "FP8's frontier spans 30–100 tok/s/user" in first
-    assert "only FP8 was measured" in last and "FP4's frontier spans 20–90" in last
+    assert "only FP4 was measured" in first and "FP8's frontier spans 30.0–100.0 tok/s/user" in first
+    assert "only FP8 was measured" in last and "FP4's frontier spans 20.0–90.0" in last
     assert "no matched number" in first
 
 
@@ -153,7 +159,15 @@ def test_caveats_name_engines_methods_and_constants() -> None:
 def test_narrative_summary() -> None:
     c = comparison()
     n = narrate(c, c.sequences[0], ["MI355X"], ["AMD CDNA 4"])
-    assert n.summary.startswith("FP4 delivers") and n.summary.endswith("at 60 tok/s/user (1k/1k).")
+    # every target, not the middle one: FP4 leads at all three, its lowest and highest ratio quoted
+    ratios = []
+    for target in c.sequences[0].results:
+        a, b = (m.model_dump()["throughput_per_gpu"] for m in target.sides)
+        ratios.append(a / b)
+    from site_builder.numbers import fixed
+
+    assert n.summary.startswith("FP4 ahead at all three targets (1k/1k, 45, 60 and 75 tok/s/user): ")
+    assert f"{fixed(min(ratios), 2)}× to {fixed(max(ratios), 2)}× the tok/s/GPU of FP8" in n.summary
     assert n.eyebrow == "DeepSeek-R1 · MI355X · Precision Comparison"
     assert "MI355X (AMD CDNA 4)" in n.lede
 
@@ -166,14 +180,73 @@ def test_cost_ratio_and_saving_agree(value: float) -> None:
 
 def test_sparse_gap_between_knots_is_flagged() -> None:
     a = SideInput(
-        "FP4", {}, "best available", "mi355x", constants(), [point(20, 5000, 64), point(40, 1000, 8)]
+        "FP4",
+        {},
+        "best available",
+        "mi355x",
+        constants(),
+        [point(20, 5000, 64), point(40, 1000, 8), point(50, 900, 4)],
     )
-    b = SideInput("FP8", {}, "best available", "mi355x", constants(), [point(20, 900, 64), point(40, 700, 8)])
+    b = SideInput(
+        "FP8",
+        {},
+        "best available",
+        "mi355x",
+        constants(),
+        [point(20, 900, 64), point(40, 700, 8), point(50, 600, 4)],
+    )
     seq = compare_sequence(1024, 1024, "1k/1k", [a, b], [30.0])
     c = comparison().model_copy(update={"sequences": [seq]})
     notes = caveats(c, seq)
     (gap,) = [n for n in notes if n.startswith("Sparse data")]
-    assert gap.startswith(
-        "Sparse data: the values for FP4 at 30 tok/s/user are interpolated between measured points"
+    # FP4 brackets 30 between 5000 and 1000 tok/s/GPU (5× apart); FP8 between 900 and 700
+    assert gap.startswith("Sparse data: the values for FP4 at 30 tok/s/user are interpolated between two")
+    assert "up to 5.00× apart" in gap and "FP8 at 30" not in gap
+    # and where the ratio is stated: the prose marks it, the headline too
+    (paragraph,) = paragraphs(c, seq, "here")
+    assert "(sparse data: FP4 interpolated between distant measured points)" in paragraph
+    assert "sparse data" in narrate(c, seq, ["MI355X"], [""]).summary
+
+
+def test_a_two_point_frontier_is_sparse_between_its_points() -> None:
+    a = SideInput(
+        "FP4", {}, "best available", "mi355x", constants(), [point(20, 1200, 64), point(40, 1000, 8)]
     )
-    assert "(up to 5.00×)" in gap and "FP8 at 30" not in gap
+    b = SideInput(
+        "FP8",
+        {},
+        "best available",
+        "mi355x",
+        constants(),
+        [point(20, 900, 64), point(30, 800, 16), point(40, 700, 8)],
+    )
+    seq = compare_sequence(1024, 1024, "1k/1k", [a, b], [25.0, 30.0])
+    sparse = [[m.sparse for m in r.sides] for r in seq.results]
+    assert sparse == [[True, False], [True, False]]  # 1200 → 1000 is not 2× apart, but two points only
+
+
+def test_pooled_precisions_unknown_gpu_counts_and_dates_are_named_beside_the_table() -> None:
+    early = point(60, 600, 32, precision="fp4", date="2025-03-01")
+    early = early.model_copy(update={"config": early.config.model_copy(update={"gpu_count": None})})
+    # a hardware page without a precision: the MI355X side pools FP8 and FP4
+    a = SideInput(
+        "MI355X",
+        {},
+        "best available",
+        "mi355x",
+        constants(),
+        [point(30, 1200, 128, date="2026-01-01"), early],
+    )
+    b = SideInput(
+        "MI300X", {}, "best available", "mi300x", constants(), [point(30, 900, 64), point(60, 500, 16)]
+    )
+    seq = compare_sequence(1024, 1024, "1k/1k", [a, b])
+    c = comparison().model_copy(update={"sequences": [seq]})
+    line = pooling_line(c, seq)
+    assert line.startswith(
+        "At 1k/1k each side's frontier pools MI355X: sglang (no speculative decoding; aggregated)"
+    )
+    assert "pooling precisions FP4 and FP8" in line
+    assert "1 point of which has no recorded GPU count" in line
+    assert "runs from 2025-03-01 to 2026-01-01" in line
+    assert line.count("pooling precisions") == 1  # MI300X measured one precision

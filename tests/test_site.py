@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-import shutil
+from decimal import ROUND_HALF_UP, Decimal
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -13,7 +13,6 @@ import pytest
 
 from site_builder.cli import main
 from site_builder.linkcheck import broken_links, refs
-from site_builder.numbers import fixed
 from tests.htmlcheck import parse_strict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,12 +26,8 @@ REAL_STUBS = ("mi355x-fp4-vs-fp8-dsr1", "b200-fp4-mtp-vs-off-dsr1", "b200-vs-h20
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("project")
-    for name in ("data", "content", "templates", "docs"):
-        shutil.copytree(ROOT / name, project / name)
-    assert main(["build", "--root", str(project), "-q", "--site-url", "https://example.org/bench/"]) == 0
-    return project / "site"
+def site(default_site: Path) -> Path:
+    return default_site
 
 
 def test_default_site_has_the_pages(site: Path) -> None:
@@ -120,7 +115,19 @@ def _expected(m: dict[str, object], key: str) -> str:
         "concurrency": ("concurrency", 0, "~"),
     }[key]
     value = m[attribute]
-    return "n/a" if value is None else prefix + fixed(float(value), decimals)  # type: ignore[arg-type]
+    brackets: list[dict[str, object]] = m["brackets"]  # type: ignore[assignment]
+    if value is None and key == "concurrency" and len(brackets) == 2:
+        # between two deployments: the two measured concurrencies and their GPU counts
+        return "measured: " + ", ".join(
+            f"{k['concurrency']:,} ({k['gpu_count']} GPUs)"
+            if k["gpu_count"]
+            else f"{k['concurrency']:,} (GPU count not recorded)"
+            for k in brackets
+        )
+    if value is None:
+        return "n/a"
+    text = prefix + f"{Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP):,}"  # type: ignore[arg-type]
+    return text + (" (sparse data)" if key == "throughput" and m["sparse"] else "")
 
 
 def test_page_numbers_equal_comparison_json(site: Path) -> None:
@@ -154,7 +161,7 @@ def test_prose_comparatives_are_true(site: Path) -> None:
 def test_seed_page_shows_the_published_figures(site: Path) -> None:
     html = (site / "mi355x-fp4-vs-int4-kimi" / "index.html").read_text()
     for figure in (
-        "1064.0",
+        "1,064.0",
         "495.8",
         "631.8",
         "334.4",
@@ -240,7 +247,9 @@ def test_real_fp4_vs_fp8_pages_show_the_gsm8k_rows_with_a_verdict_derived_by_han
         assert task["task"] == "gsm8k" and task["metric"] == "exact_match,strict-match"
         pooled = []
         for side, precision in zip(task["sides"], ("fp4", "fp8"), strict=True):
-            mine = [r for r in rows if (r["model"], r["hardware"], r["precision"]) == ("dsr1", gpu, precision)]
+            mine = [
+                r for r in rows if (r["model"], r["hardware"], r["precision"]) == ("dsr1", gpu, precision)
+            ]
             assert {r["spec_method"] for r in mine} <= {"mtp", "none"} and len(side["runs"]) == len(mine)
             mean = sum(r["score"] for r in mine) / len(mine)
             se = math.sqrt(sum(r["stderr"] ** 2 for r in mine) / len(mine))

@@ -19,6 +19,9 @@ from site_builder.points import BenchmarkPoint
 
 TARGET_FRACTIONS = (0.25, 0.50, 0.75)
 TIE_TOLERANCE = 0.01  # within 1% is "essentially tied" (DESIGN.md)
+# A value interpolated between two knots rests on sparse data when the side's whole frontier is
+# those two knots (a straight line), or when their throughputs differ by more than this factor.
+SPARSE_RATIO = 2.0
 
 
 def is_tie(a: float, b: float) -> bool:
@@ -55,7 +58,12 @@ def knot_quantities(point: BenchmarkPoint) -> dict[str, float | None]:
 
 
 class SideCurves:
-    """A side's frontier and one spline per curve quantity, all on the same knots."""
+    """A side's frontier and one spline per curve quantity, all on the same knots.
+
+    Concurrency is the whole deployment's, so it is interpolated only between two knots of the
+    same deployment (configuration) where it falls as interactivity rises; between different
+    deployments, or where it would rise, no number describes a deployment and there is none.
+    """
 
     def __init__(self, points: Sequence[BenchmarkPoint]) -> None:
         self.frontier = pareto_frontier(points)
@@ -66,6 +74,11 @@ class SideCurves:
             ys = [k[name] for k in knots]
             complete = [float(y) for y in ys if y is not None]
             self.splines[name] = MonotoneSpline(xs, complete) if xs and len(complete) == len(xs) else None
+        # per stretch between knot i and i+1: whether one deployment's concurrency falls across it
+        self.one_deployment = [
+            a.config == b.config and a.concurrency >= b.concurrency
+            for a, b in zip(self.frontier, self.frontier[1:], strict=False)
+        ]
 
     @property
     def range(self) -> tuple[float, float] | None:
@@ -78,28 +91,64 @@ class SideCurves:
         throughput = self.splines["throughput"]
         if throughput is None or throughput.value(x) is None:
             return None
-        return {name: spline.value(x) if spline else None for name, spline in self.splines.items()}
+        gaps = self.gaps(x)
+        return {
+            name: spline.value(x) if spline and name not in gaps else None
+            for name, spline in self.splines.items()
+        }
+
+    def gaps(self, x: float) -> dict[str, str]:
+        """Why a curve quantity has no value at x inside the measured range (metrics.QUANTITY_GAPS):
+        a knot lacks it, or x lies between two deployments' concurrencies."""
+        found = {"users_per_gpu": "gpu_count"} if self.splines["users_per_gpu"] is None else {}
+        stretch = self.stretch(x)
+        if stretch is not None and not self.one_deployment[stretch]:
+            found["concurrency"] = "deployment"
+        return found
+
+    def stretch(self, x: float) -> int | None:
+        """i where knot i < x < knot i+1; None at a knot or outside the frontier."""
+        for i, knot in enumerate(self.frontier):
+            if knot.interactivity == x:
+                return None
+            if knot.interactivity > x:
+                return i - 1 if i > 0 else None
+        return None
+
+    def sparse(self, x: float) -> bool:
+        """Whether the value at x is interpolated over a sparse stretch (SPARSE_RATIO)."""
+        brackets = self.brackets(x)
+        if len(brackets) != 2:
+            return False
+        low, high = sorted(k.throughput_per_gpu for k in brackets)
+        return len(self.frontier) == 2 or high / low > SPARSE_RATIO
 
     def brackets(self, target: float) -> list[BenchmarkPoint]:
         """The knots on either side of the target, or the one knot it sits on."""
-        for i, knot in enumerate(self.frontier):
-            if knot.interactivity == target:
-                return [knot]
-            if knot.interactivity > target:
-                return [self.frontier[i - 1], knot] if i > 0 else []
-        return []
+        stretch = self.stretch(target)
+        if stretch is not None:
+            return [self.frontier[stretch], self.frontier[stretch + 1]]
+        return [k for k in self.frontier if k.interactivity == target][:1]
 
 
 @dataclass(frozen=True)
 class Band:
-    """Overlap of the two frontiers' interactivity ranges; shown as ceil(lo)–floor(hi)."""
+    """Overlap of the two frontiers' interactivity ranges; shown as ceil(lo)–floor(hi).
+
+    A matched range needs width and a whole tok/s/user inside it: sides that meet at one
+    interactivity (a side with one knot, or touching frontiers) have none."""
 
     lo: float | None
     hi: float | None
 
     @property
     def overlap(self) -> bool:
-        return self.lo is not None and self.hi is not None and self.lo <= self.hi
+        return (
+            self.lo is not None
+            and self.hi is not None
+            and self.lo < self.hi
+            and math.ceil(self.lo) <= math.floor(self.hi)
+        )
 
     @property
     def display(self) -> tuple[int, int] | None:
@@ -109,17 +158,21 @@ class Band:
 
 
 def band_of(range_a: tuple[float, float] | None, range_b: tuple[float, float] | None) -> Band:
+    """The intersection (lo ≤ hi, possibly one point), or no bounds where the ranges are apart."""
     if range_a is None or range_b is None:
         return Band(None, None)
-    return Band(max(range_a[0], range_b[0]), min(range_a[1], range_b[1]))
+    lo, hi = max(range_a[0], range_b[0]), min(range_a[1], range_b[1])
+    return Band(lo, hi) if lo <= hi else Band(None, None)
 
 
 def default_targets(band: Band) -> list[float]:
-    """lo + 25/50/75% of the band width, rounded half-up to whole tok/s/user."""
+    """lo + 25/50/75% of the band width, rounded half-up to whole tok/s/user; a narrow band whose
+    fractions round alike gives fewer targets, never one twice."""
     if not band.overlap or band.lo is None or band.hi is None:
         return []
     width = band.hi - band.lo
-    return [float(round_half_up_int(band.lo + f * width)) for f in TARGET_FRACTIONS]
+    rounded = [float(round_half_up_int(band.lo + f * width)) for f in TARGET_FRACTIONS]
+    return list(dict.fromkeys(rounded))
 
 
 @dataclass(frozen=True)
@@ -131,6 +184,7 @@ class AtTarget:
     missing: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # metric key -> constants
     measured_range: tuple[float, float] | None = None  # the side's frontier span
     brackets: tuple[BenchmarkPoint, ...] = ()
+    sparse: bool = False  # interpolated over a sparse stretch of frontier (SideCurves.sparse)
 
 
 def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTarget:
@@ -139,11 +193,17 @@ def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTar
     if quantities is None:
         return AtTarget(measured=False, measured_range=curves.range)
     known = {**quantities, **constants.as_values()}
+    gaps = curves.gaps(target)
     values: dict[str, float | None] = {}
     missing: dict[str, tuple[str, ...]] = {}
     for metric in metrics.METRICS:
         values[metric.key] = metrics.evaluate(metric.formula, known)
-        lacking = tuple(name for name in metric.needs if known[name] is None)
+        names = metrics.variables(metric.formula)
+        lacking = tuple(
+            gaps.get(name, name)
+            for name in names
+            if name in gaps or (name in metrics.CONSTANTS and known[name] is None)
+        )
         if lacking:
             missing[metric.key] = lacking
     return AtTarget(
@@ -152,6 +212,7 @@ def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTar
         missing=missing,
         measured_range=curves.range,
         brackets=tuple(curves.brackets(target)),
+        sparse=curves.sparse(target),
     )
 
 
@@ -162,6 +223,7 @@ class SideNumbers:
     points: tuple[BenchmarkPoint, ...]
     frontier: tuple[BenchmarkPoint, ...]
     range: tuple[float, float] | None
+    one_deployment: tuple[bool, ...] = ()  # per stretch between knots: concurrency interpolates
 
 
 @dataclass(frozen=True)
@@ -198,6 +260,7 @@ def compare_sequence(
             points=tuple(sorted(side, key=lambda p: (p.interactivity, -p.throughput_per_gpu, p.concurrency))),
             frontier=tuple(c.frontier),
             range=c.range,
+            one_deployment=tuple(c.one_deployment),
         )
         for side, c in zip(points, curves, strict=True)
     )

@@ -190,6 +190,18 @@
 
   function isNumber(v) { return typeof v === "number"; }
 
+  /* Names a formula reads, in order of first use (metrics.variables). */
+  function variables(formula) {
+    if (typeof formula === "string") { return [formula]; }
+    var names = [];
+    if (Array.isArray(formula)) {
+      for (var i = 1; i < formula.length; i += 1) {
+        variables(formula[i]).forEach(function (name) { if (names.indexOf(name) < 0) { names.push(name); } });
+      }
+    }
+    return names;
+  }
+
   /* A metric formula's value (site_builder/metrics.py evaluate): a string is a name looked up in
      `values`, a number a constant, [op, a, b, ...] folds left to right; a missing name gives null. */
   function evaluate(formula, values) {
@@ -214,10 +226,11 @@
   // The curve quantities a side's knots carry: [interactivity, throughput, concurrency(, output)].
   /* The curve quantities in knot-column order after the interactivity (metrics.CURVE_QUANTITIES);
      the page sends its own list as page.quantities. */
-  var QUANTITIES = ["throughput", "concurrency", "output_throughput"];
+  var QUANTITIES = ["throughput", "concurrency", "output_throughput", "users_per_gpu"];
 
   /* A side's splines, one per curve quantity on the same knots (compare.py SideCurves). A quantity
-     some knot lacks has no spline, so its value is null. */
+     some knot lacks has no spline, so its value is null. `side.joins` (per stretch between knots)
+     says where concurrency is interpolated: within one deployment whose concurrency falls. */
   function SideCurves(side, names) {
     if (!(this instanceof SideCurves)) { return new SideCurves(side, names); }
     var knots = side.knots || [];
@@ -232,16 +245,33 @@
       var complete = xs.length > 0 && ys.every(isNumber);
       this.splines[this.names[q]] = complete ? new MonotoneSpline(xs, ys) : null;
     }
+    this.xs = xs;
+    this.joins = side.joins || [];
   }
+
+  /* Why a curve quantity has no value at x inside the range (compare.py SideCurves.gaps). */
+  SideCurves.prototype.gaps = function (x) {
+    var found = {};
+    if (this.splines.users_per_gpu === null) { found.users_per_gpu = "gpu_count"; }
+    for (var i = 0; i < this.xs.length; i += 1) {
+      if (this.xs[i] === x) { break; }
+      if (this.xs[i] > x) {
+        if (i > 0 && this.joins[i - 1] === false) { found.concurrency = "deployment"; }
+        break;
+      }
+    }
+    return found;
+  };
 
   /* Every curve quantity at x, or null outside the measured range. */
   SideCurves.prototype.quantities = function (x) {
     var throughput = this.splines.throughput;
     if (throughput === null || throughput.value(x) === null) { return null; }
     var out = {};
+    var gaps = this.gaps(x);
     for (var q = 0; q < this.names.length; q += 1) {
       var spline = this.splines[this.names[q]];
-      out[this.names[q]] = spline ? spline.value(x) : null;
+      out[this.names[q]] = spline && !(this.names[q] in gaps) ? spline.value(x) : null;
     }
     return out;
   };
@@ -268,10 +298,13 @@
     Object.keys(quantities).forEach(function (name) { known[name] = quantities[name]; });
     known.usd_per_gpu_hour = constantOf(curves.side, "usd_per_gpu_hour");
     known.watts_all_in = constantOf(curves.side, "watts_all_in");
+    var gaps = curves.gaps(target);
     for (i = 0; i < metrics.length; i += 1) {
       var metric = metrics[i];
       values[metric.key] = evaluate(metric.formula, known);
-      var lacking = (metric.needs || []).filter(function (name) { return known[name] === null || known[name] === undefined; });
+      var lacking = variables(metric.formula).filter(function (name) {
+        return name in gaps || ((name === "usd_per_gpu_hour" || name === "watts_all_in") && (known[name] === null || known[name] === undefined));
+      }).map(function (name) { return name in gaps ? gaps[name] : name; });
       if (lacking.length) { missing[metric.key] = lacking; }
     }
     return { measured: true, range: curves.range, values: values, missing: missing };

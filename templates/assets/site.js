@@ -102,11 +102,22 @@
     var kept = unavailableNotes[metric.key + "|" + side];
     if (kept) { return kept; }
     if (!lacking || !lacking.length) { return "unavailable"; }
+    if (lacking[0] === "deployment") {
+      return "between two deployments (or a concurrency that rises): no deployment ran a concurrency here; the provenance lists the measured ones";
+    }
+    if (lacking[0] === "gpu_count") { return "a measured point on this frontier has no GPU count"; }
     return "no " + (CONSTANT_WORDS[lacking[0]] || lacking[0]) + " for " + page.labels[side] + "'s GPU";
   }
 
+  /* "12345.6" → "12,345.6", as the build writes the table (numbers.grouped). */
+  function grouped(text) {
+    var parts = text.split(".");
+    parts[0] = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return parts.join(".");
+  }
+
   function valueText(metric, value) {
-    return metric.prefix + E.fixed(value, metric.decimals);
+    return metric.prefix + grouped(E.fixed(value, metric.decimals));
   }
 
   function renderCell(td, metric, results) {
@@ -126,11 +137,14 @@
       if (!m.measured) {
         value.textContent = "not measured";
         span.title = E.notMeasuredText(page.labels[i], m.range);
+      } else if (values[i] === null && metric.key === "concurrency" && m.measuredConcurrency) {
+        value.textContent = measuredText(m.measuredConcurrency);
+        span.title = unavailableNote(metric, i, m.missing[metric.key]);
       } else if (values[i] === null) {
         value.textContent = "n/a";
         span.title = unavailableNote(metric, i, m.missing[metric.key]);
       } else {
-        value.textContent = valueText(metric, values[i]);
+        value.textContent = valueText(metric, values[i]) + (metric.key === "throughput" && m.sparse ? " (sparse data)" : "");
       }
       span.appendChild(label);
       span.appendChild(document.createTextNode(" "));
@@ -158,8 +172,38 @@
     return null;
   }
 
+  /* The knots a target sits between (or on), and whether the value rests on a sparse stretch:
+     a two-point frontier, or knots more than page.sparse_ratio apart in throughput (compare.py). */
+  function bracketsOf(curves, target) {
+    var knots = curves.side.knots || [];
+    for (var i = 0; i < knots.length; i += 1) {
+      if (knots[i][0] === target) { return [i]; }
+      if (knots[i][0] > target) { return i > 0 ? [i - 1, i] : []; }
+    }
+    return [];
+  }
+
   function computeColumn(seq, target) {
-    return curvesBySeq[seq].map(function (curves) { return E.metricsAt(curves, target, METRICS); });
+    var tput = page.quantities.indexOf("throughput") + 1, conc = page.quantities.indexOf("concurrency") + 1;
+    return curvesBySeq[seq].map(function (curves) {
+      var m = E.metricsAt(curves, target, METRICS);
+      var knots = curves.side.knots || [], gpus = curves.side.gpus || [];
+      var at = bracketsOf(curves, target);
+      if (m.measured && at.length === 2) {
+        var low = knots[at[0]][tput], high = knots[at[1]][tput];
+        m.sparse = knots.length === 2 || Math.max(low, high) / Math.min(low, high) > page.sparse_ratio;
+        m.measuredConcurrency = at.map(function (k) { return [knots[k][conc], gpus[k]]; });
+      }
+      return m;
+    });
+  }
+
+  /* "measured: 2,253 (22 GPUs), 5 (34 GPUs)": the concurrencies of the two deployments a target
+     lies between, where no deployment ran one in between (render.metric_cells). */
+  function measuredText(pairs) {
+    return "measured: " + pairs.map(function (p) {
+      return grouped(String(p[0])) + " (" + (p[1] ? p[1] + " GPUs" : "GPU count not recorded") + ")";
+    }).join(", ");
   }
 
   function renderTable() {

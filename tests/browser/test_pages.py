@@ -13,10 +13,10 @@ import pytest
 from playwright.sync_api import Browser, Page, Request
 
 from site_builder.catalog import AppliedConstants
-from site_builder.numbers import fixed
 from site_builder.points import BenchmarkPoint, Configuration, Provenance
 from tests.browser.conftest import ARTIFACTS
 from tests.factories import SideInput, compare_sequence
+from tests.test_site import _expected as expected_text  # the table's text of a value
 
 KINDS = {
     "precision": "mi355x-fp4-vs-fp8-dsr1",
@@ -91,18 +91,31 @@ def test_every_page_loads_cleanly_and_draws(page: Page, root_url: str, built_sit
 
 
 def _points(side: dict[str, Any]) -> list[BenchmarkPoint]:
-    return [
-        BenchmarkPoint(
-            config=Configuration(model="m", hardware=side["hardware"], framework="f", precision="p"),
-            isl=1024,
-            osl=1024,
-            concurrency=k["concurrency"],
-            throughput_per_gpu=k["throughput_per_gpu"],
-            interactivity=k["interactivity"],
-            provenance=Provenance(dataset="d", source_file="f", record=str(i)),
+    """The page's frontier knots as points; knots the page joins (one deployment) share a
+    configuration, so the engine's concurrency rule sees what the page saw."""
+    deployment = 0
+    points = []
+    for i, k in enumerate(side["frontier"]):
+        if i and not side["concurrency_joins"][i - 1]:
+            deployment += 1
+        points.append(
+            BenchmarkPoint(
+                config=Configuration(
+                    model="m",
+                    hardware=side["hardware"],
+                    framework=f"d{deployment}",
+                    precision="p",
+                    gpu_count=k["gpu_count"],
+                ),
+                isl=1024,
+                osl=1024,
+                concurrency=k["concurrency"],
+                throughput_per_gpu=k["throughput_per_gpu"],
+                interactivity=k["interactivity"],
+                provenance=Provenance(dataset="d", source_file="f", record=str(i)),
+            )
         )
-        for i, k in enumerate(side["frontier"])
-    ]
+    return points
 
 
 def python_engine(sequence: dict[str, Any], targets: list[float]) -> list[list[dict[str, Any]]]:
@@ -113,14 +126,6 @@ def python_engine(sequence: dict[str, Any], targets: list[float]) -> list[list[d
     ]
     result = compare_sequence(sequence["isl"], sequence["osl"], sequence["sequence"], sides, targets)
     return [[m.model_dump() for m in r.sides] for r in result.results]
-
-
-def expected_text(m: dict[str, Any], key: str) -> str:
-    if not m["measured"]:
-        return "not measured"
-    attribute, decimals, prefix = FORMATS[key]
-    value = m[attribute]
-    return "n/a" if value is None else prefix + fixed(value, decimals)
 
 
 def shown(page: Page) -> dict[str, list[list[str]]]:

@@ -1,0 +1,284 @@
+"""Pages that tell the truth at a glance (issue 10): bands, headlines over every target, sparse
+data marked where a ratio is stated, concurrency that describes a deployment, pooling named,
+unknown GPUs warned about and never credited. Expected values are derived here from
+comparison.json (and tests/reference_impl.py for the definitions), not copied from the output."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from site_builder.check import run_check
+from site_builder.cli import main
+from site_builder.problems import Severity
+from site_builder.project import Project
+from tests.conftest import LAB_CSV, SCORES_CSV, STUB
+
+ROOT = Path(__file__).resolve().parents[1]
+TIE = 0.01
+MIXED = (
+    "gb200-fp4-vs-fp8-dsr1",
+    "gb300-fp4-vs-fp8-dsr1",
+    "h100-fp8-mtp-vs-off-dsr1",
+    "h200-fp8-mtp-vs-off-dsr1",
+)
+NO_RANGE = {"b300-fp8-mtp-vs-off-dsr1": "1k/1k", "gb200-fp8-mtp-vs-off-dsr1": "8k/1k"}
+
+
+@pytest.fixture(scope="module")
+def site(default_site: Path) -> Path:
+    return default_site
+
+
+def pages(site: Path) -> list[tuple[Path, dict[str, Any]]]:
+    return [
+        (folder, json.loads((folder / "comparison.json").read_text()))
+        for folder in sorted(site.iterdir())
+        if (folder / "comparison.json").is_file()
+    ]
+
+
+def texts(page: str, tag: str) -> list[str]:
+    """The text of every <tag> element in the page's main part, tags stripped and whitespace folded."""
+    main_part = page.split('<main id="main">', 1)[1].split("</main>", 1)[0]
+    found = re.findall(rf"<{tag}\b[^>]*>(.*?)</{tag}>", main_part, re.S)
+    return [" ".join(html.unescape(re.sub(r"<[^>]+>", " ", t)).split()) for t in found]
+
+
+def summary_of(page: str) -> str:
+    (found,) = re.findall(r'<p class="summary">(.*?)</p>', page, re.S)
+    return html.unescape(found)
+
+
+def test_every_band_has_its_low_end_at_or_below_its_high_end(site: Path) -> None:
+    checked = 0
+    for folder, data in pages(site):
+        for sequence in data["sequences"]:
+            band = sequence["band"]
+            if band["lo"] is not None and band["hi"] is not None:
+                assert band["lo"] <= band["hi"], (folder.name, sequence["sequence"])
+            if band["overlap"]:
+                assert band["display_lo"] <= band["display_hi"], (folder.name, sequence["sequence"])
+                assert len(set(sequence["targets"])) == len(sequence["targets"])
+            checked += 1
+    assert checked > 40
+
+
+def test_no_page_repeats_a_paragraph(site: Path) -> None:
+    for page in sorted(site.glob("*/index.html")):
+        paragraphs = [t for t in texts(page.read_text(), "p") if t]
+        repeated = [t for t, n in Counter(paragraphs).items() if n > 1]
+        assert not repeated, (page.parent.name, repeated)
+
+
+def _range(side: dict[str, Any]) -> str:
+    lo, hi = side["interactivity_range"]
+    from site_builder.numbers import fixed
+
+    return (
+        f"({fixed(lo, 1)} tok/s/user)"
+        if len(side["frontier"]) == 1
+        else f"{fixed(lo, 1)}–{fixed(hi, 1)} tok/s/user"
+    )
+
+
+@pytest.mark.parametrize(("slug", "sequence"), sorted(NO_RANGE.items()))
+def test_a_one_point_side_gives_no_matched_range(site: Path, slug: str, sequence: str) -> None:
+    data = json.loads((site / slug / "comparison.json").read_text())
+    seq = next(s for s in data["sequences"] if s["sequence"] == sequence)
+    assert not seq["band"]["overlap"] and seq["targets"] == [] and seq["results"] == []
+    assert min(len(side["frontier"]) for side in seq["sides"]) == 1  # the side with one measured point
+    page = (site / slug / "index.html").read_text()
+    text = html.unescape(re.sub(r"<[^>]+>", " ", page))
+    assert f"No matched range at {sequence}" in text
+    for side in seq["sides"]:  # each side's measured range is given
+        assert _range(side) in text
+    assert "band 19–18" not in text and "band 75–74" not in text
+
+
+def outcomes(sequence: dict[str, Any]) -> list[tuple[int | None, float]]:
+    """(leading side or None for a tie, leader ÷ other) at each target where both sides were measured."""
+    found = []
+    for result in sequence["results"]:
+        a, b = (m["throughput_per_gpu"] for m in result["sides"])
+        if a is None or b is None:
+            continue
+        tie = abs(a - b) <= TIE * max(a, b)
+        found.append((None if tie else (0 if a > b else 1), max(a, b) / min(a, b)))
+    return found
+
+
+@pytest.mark.parametrize("slug", MIXED)
+def test_a_mixed_result_is_said_as_mixed(site: Path, slug: str) -> None:
+    data = json.loads((site / slug / "comparison.json").read_text())
+    leaders = {leader for leader, _ in outcomes(data["sequences"][0])}
+    assert {0, 1} <= leaders  # the data is mixed …
+    page = (site / slug / "index.html").read_text()
+    summary = summary_of(page)
+    a, b = (s["label"] for s in data["sides"])
+    assert f"{a} ahead at" in summary and f"{b} ahead at" in summary  # … and the headline says so
+    # the same headline in the meta description, Open Graph, JSON-LD and the index card
+    assert f'<meta name="description" content="{html.escape(summary)}' in page
+    assert f'<meta property="og:description" content="{html.escape(summary)}">' in page
+    found = re.search(r'<script type="application/ld\+json">(.*?)</script>', page, re.S)
+    assert found is not None
+    structured = json.loads(found.group(1))
+    assert structured[1]["description"].startswith(summary)
+    assert html.escape(summary) in (site / "index.html").read_text()
+
+
+def test_every_headline_states_the_tables_ratios(site: Path) -> None:
+    from site_builder.numbers import fixed
+
+    checked = 0
+    for folder, data in pages(site):
+        if "matched-interactivity" not in data["sections"]:
+            continue
+        summary = summary_of((folder / "index.html").read_text())
+        found = outcomes(data["sequences"][0])
+        stated = set(re.findall(r"(\d[\d,]*\.\d\d)×", summary))
+        every = {fixed(ratio, 2) for _, ratio in found}
+        assert stated <= every, (folder.name, summary)
+        for leader in {leader for leader, _ in found} - {None}:
+            ratios = [ratio for side, ratio in found if side == leader]
+            assert fixed(min(ratios), 2) in stated and fixed(max(ratios), 2) in stated, (folder.name, summary)
+            checked += 1
+    assert checked >= 20
+
+
+def test_a_ratio_on_sparse_data_is_marked_where_it_is_stated(site: Path) -> None:
+    slug = "gb300-fp4-mtp-vs-off-dsr1"
+    data = json.loads((site / slug / "comparison.json").read_text())
+    sparse = [any(m["sparse"] for m in r["sides"]) for r in data["sequences"][0]["results"]]
+    assert all(sparse)  # MTP's frontier is two measured points
+    page = (site / slug / "index.html").read_text()
+    assert "sparse data" in summary_of(page)
+    findings = [t for t in texts(page, "p") if "tok/s/GPU of" in t]
+    assert findings and all("sparse data" in t for t in findings)
+    assert "(sparse data)</span>" in page  # in the table's throughput cells
+
+
+# what a point summary says beyond its deployment: the run, the load and the values measured
+RUN_FIELDS = {
+    "interactivity", "interactivity_source", "throughput_per_gpu", "output_throughput_per_gpu",
+    "concurrency", "users_per_gpu", "date", "run_url", "record", "source_file", "dataset", "client",
+    "on_frontier",
+}  # fmt: skip
+
+
+def deployment(knot: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in knot.items() if k not in RUN_FIELDS}
+
+
+def test_concurrency_never_describes_no_deployment(site: Path) -> None:
+    between = 0
+    for _, data in pages(site):
+        for sequence in data["sequences"]:
+            for result in sequence["results"]:
+                for m in result["sides"]:
+                    if not m["measured"] or len(m["brackets"]) != 2:
+                        continue
+                    low, high = m["brackets"]
+                    same = deployment(low) == deployment(high)
+                    if m["concurrency"] is not None:
+                        # interpolated only within one deployment, never rising with interactivity
+                        assert same and low["concurrency"] >= high["concurrency"]
+                        assert high["concurrency"] <= m["concurrency"] <= low["concurrency"]
+                    else:
+                        between += 1
+                        assert "concurrency" in m["unavailable"]
+    assert between > 100
+
+
+def test_pooling_is_named_beside_the_table(site: Path) -> None:
+    page = (site / "gb200-fp4-vs-fp8-dsr1" / "index.html").read_text()
+    (pooled,) = [t for t in texts(page, "p") if t.startswith("At 1k/1k each side's frontier pools")]
+    data = json.loads((site / "gb200-fp4-vs-fp8-dsr1" / "comparison.json").read_text())
+    sides = data["sequences"][0]["sides"]
+    for side in sides:
+        for engine in side["engines"]:
+            assert engine in pooled
+        if side["unknown_gpu_counts"]:
+            assert "no recorded GPU count" in pooled
+        if side["dates"] and side["dates"][0] != side["dates"][1]:
+            assert f"runs from {side['dates'][0]} to {side['dates'][1]}" in pooled
+
+
+# -- unknown GPUs, pages with nothing to compare -----------------------------------------------------
+
+
+@pytest.fixture
+def gaudi(project: Path) -> Path:
+    shutil.copy(ROOT / "tests" / "fixtures" / "unknown-gpu" / "gaudi3.csv", project / "data" / "results")
+    return project
+
+
+def test_an_unknown_gpu_is_warned_about_naming_gpu_and_file(gaudi: Path) -> None:
+    report = run_check(Project.under(gaudi))
+    (warning,) = [p for p in report.problems if "not in the hardware catalog" in p.reason]
+    assert warning.severity is Severity.WARNING
+    assert warning.file.endswith("gaudi3.csv") and "'gaudi3' is not in the hardware catalog" in warning.reason
+    assert "data/hardware.yaml" in warning.reason and "constants:" in warning.reason
+
+
+def test_an_unknown_gpu_is_named_as_written_and_credited_to_nobody(gaudi: Path) -> None:
+    assert main(["build", "--root", str(gaudi), "-q"]) == 0
+    (folder,) = [p for p in (gaudi / "site").iterdir() if p.name.startswith("gaudi3") and p.is_dir()]
+    data = json.loads((folder / "comparison.json").read_text())
+    (constants,) = data["constants"]
+    assert (constants["hardware_name"], constants["source"]) == ("gaudi3", "none")
+    page = (folder / "index.html").read_text()
+    assert "GAUDI3" not in page and "an unknown cost" not in page
+    notes = " ".join(t for t in texts(page, "li") if "gaudi3" in t)
+    assert "InferenceX" not in notes and "No cost or power constant is known for gaudi3" in notes
+
+
+def test_a_generated_pair_with_nothing_to_compare_is_not_published(gaudi: Path) -> None:
+    report = run_check(Project.under(gaudi))
+    (notice,) = [
+        p for p in report.problems if p.severity is Severity.NOTICE and "gaudi3-fp4-vs-fp8" in p.file
+    ]
+    assert "not published" in notice.reason
+    assert main(["build", "--root", str(gaudi), "-q"]) == 0
+    assert not (gaudi / "site" / "gaudi3-fp4-vs-fp8-dsr1").exists()
+    assert "gaudi3-fp4-vs-fp8" not in (gaudi / "site" / "index.html").read_text()
+
+
+def test_check_strict_fails_on_a_stub_page_with_no_matched_numbers(gaudi: Path) -> None:
+    stub = gaudi / "content" / "gaudi3-fp4-vs-fp8.md"
+    stub.write_text(STUB.replace("hardware: h200", "hardware: gaudi3"))
+    report = run_check(Project.under(gaudi))
+    (warning,) = [
+        p for p in report.problems if p.file.endswith("gaudi3-fp4-vs-fp8.md") and "matched" in p.reason
+    ]
+    assert warning.severity is Severity.WARNING and "no matched numbers" in warning.reason
+    assert report.failed(strict=True) and not report.failed(strict=False)
+    assert LAB_CSV  # the h200 pages of the fixture still build
+
+
+def test_pages_carry_open_graph_and_twitter_tags(site: Path) -> None:
+    page = (site / "mi355x-fp4-vs-fp8-dsr1" / "index.html").read_text()
+    summary = html.escape(summary_of(page))
+    assert '<meta property="og:type" content="article">' in page
+    assert '<meta property="og:url" content="https://example.org/bench/mi355x-fp4-vs-fp8-dsr1/">' in page
+    assert f'<meta name="twitter:description" content="{summary}">' in page
+    assert '<meta name="twitter:card" content="summary">' in page
+    assert re.search(r'<meta property="og:title" content="MI355X[^"]*">', page)
+
+
+def test_the_accuracy_runs_table_names_hardware_as_the_catalog_or_the_data_does(project: Path) -> None:
+    # FP4's only run is on a GPU the catalog lacks: it stands in, named by its key as written
+    scores = SCORES_CSV.replace("dsr1,h200,fp4,", "dsr1,gaudi3,fp4,")
+    (project / "data" / "results" / "scores.csv").write_text(scores)
+    assert main(["build", "--root", str(project), "-q"]) == 0
+    page = (project / "site" / "h200-fp4-vs-fp8" / "index.html").read_text()
+    cells = texts(page, "td")
+    assert "gaudi3" in cells and "GAUDI3" not in page
+    assert "H200" in cells  # FP8's run, named as the catalog names it
