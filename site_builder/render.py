@@ -421,6 +421,15 @@ class Guide:
                 return line[2:].strip().strip("`")
         return self.source.stem.replace("-", " ").capitalize()
 
+    @property
+    def body(self) -> str:
+        """The text below its title: the page template shows the title as the page's one h1."""
+        lines = self.text.splitlines(keepends=True)
+        for number, line in enumerate(lines):
+            if line.startswith("# "):
+                return "".join(lines[:number] + lines[number + 1 :])
+        return self.text
+
 
 class SiteRenderer:
     """Renders every page of a site; template and guide problems go to the log, not up the stack."""
@@ -621,7 +630,7 @@ class SiteRenderer:
 
     def _guide_html(self, guide: Guide, root: str) -> Markup:
         """A guide as HTML, its links to other guides pointing at their pages in the site."""
-        html = str(safe_markdown(guide.text))
+        html = str(safe_markdown(guide.body))
 
         def link(match: re.Match[str]) -> str:
             name, anchor = match.group(1), match.group(2) or ""

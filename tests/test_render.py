@@ -50,10 +50,10 @@ def test_hostile_model_label_and_body_render_as_inert_text(project: Path) -> Non
         found = _Scripts()
         found.feed(html)
         assert found.handlers == [], page
-        for script in found.scripts:  # only our own scripts: data blocks and the two assets
+        for script in found.scripts:  # only our own scripts: data blocks and the assets
             assert script.get("type") in ("application/json", "application/ld+json") or (
                 script.get("src") or ""
-            ).endswith(("assets/plotly.min.js", "assets/engine.js", "assets/site.js")), script
+            ).endswith(("assets/plotly.min.js", "assets/engine.js", "assets/site.js", "assets/theme.js")), script
         assert "<script>alert" not in html and "<img src=x" not in html and "javascript:" not in html
     text = (site / "h200-fp4-vs-fp8" / "index.html").read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text  # the model name, shown as text

@@ -286,7 +286,18 @@
 
   // -- chart -----------------------------------------------------------------------------------
 
-  function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
+  /* A theme colour as the browser resolves it now: the stylesheet writes each as
+     light-dark(light, dark), which only a real colour property resolves. */
+  var colorProbe = null;
+  function cssVar(name) {
+    if (!colorProbe) {
+      colorProbe = document.createElement("span");
+      colorProbe.hidden = true;
+      document.body.appendChild(colorProbe);
+    }
+    colorProbe.style.color = "var(" + name + ")";
+    return getComputedStyle(colorProbe).color;
+  }
 
   function escapeHTML(text) {
     return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
@@ -483,9 +494,10 @@
     render();
     announce("Showing " + state.seq + ", " + labelOf(state.metric) + ".");
   });
+  var redraw = function () { draw(); drawAccuracy(); drawSweeps(); };
+  window.addEventListener("site-theme", redraw);  /* the header's light/dark switch */
   if (window.matchMedia) {
     var scheme = window.matchMedia("(prefers-color-scheme: dark)");
-    var redraw = function () { draw(); drawAccuracy(); drawSweeps(); };
     if (scheme.addEventListener) { scheme.addEventListener("change", redraw); }
     else if (scheme.addListener) { scheme.addListener(redraw); }
   }

@@ -343,7 +343,7 @@ def test_screenshots_phone_width_and_themes(
         assert background == ("rgb(17, 20, 24)" if scheme == "dark" else "rgb(255, 255, 255)")
         if slug:
             font = page.evaluate("document.getElementById('chart').layout.font.color")
-            assert font == ("#e6e8eb" if scheme == "dark" else "#1b1f24")
+            assert font == ("rgb(230, 232, 235)" if scheme == "dark" else "rgb(27, 31, 36)")
         shot = ARTIFACTS / f"{kind}-{name}.png"
         page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 10_000
@@ -354,9 +354,9 @@ def test_theme_follows_a_live_system_change(browser: Browser, root_url: str) -> 
     context = browser.new_context(color_scheme="light")
     page = context.new_page()
     open_page(page, f"{root_url}{KINDS['precision']}/index.html")
-    assert page.evaluate("document.getElementById('chart').layout.font.color") == "#1b1f24"
+    assert page.evaluate("document.getElementById('chart').layout.font.color") == "rgb(27, 31, 36)"
     page.emulate_media(color_scheme="dark")
-    page.wait_for_function("document.getElementById('chart').layout.font.color === '#e6e8eb'")
+    page.wait_for_function("document.getElementById('chart').layout.font.color === 'rgb(230, 232, 235)'")
     context.close()
 
 
