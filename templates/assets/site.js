@@ -32,7 +32,6 @@
   var metricKeys = METRICS.map(function (m) { return m.key; });
   var DEFAULT_METRIC = metricByKey.throughput ? "throughput" : metricKeys[0];
   var TIE = page.tie;
-  var SIDE_FALLBACK = ["#2f6fd6", "#c25e0c"];
   var CONSTANT_WORDS = { usd_per_gpu_hour: "cost per GPU-hour", watts_all_in: "all-in power per GPU" };
 
   function defaults(seq) { return page.sequences[seq].targets.slice(); }
@@ -50,7 +49,7 @@
     var asked = params.get("seq");
     var seq = asked !== null && Object.prototype.hasOwnProperty.call(page.sequences, asked) ? asked : page.default_sequence;
     var metric = metricKeys.indexOf(params.get("metric")) >= 0 ? params.get("metric") : DEFAULT_METRIC;
-    return { seq: seq, metric: metric, targets: parseTargets(params.get("t"), seq) || defaults(seq) };
+    return { seq: seq, metric: metric, targets: parseTargets(params.get("t"), seq) || defaults(seq), logX: true, logY: false };
   }
 
   var state = stateFromURL();
@@ -162,18 +161,22 @@
     return curvesBySeq[seq].map(function (curves) { return E.metricsAt(curves, target, METRICS); });
   }
 
+  var columns = []; // the shown sequence's results at each target: [column][side]
+
+  function renderColumn(panel, col) {
+    var results = columns[col];
+    Array.prototype.forEach.call(panel.querySelectorAll("tbody tr[data-metric]"), function (row) {
+      var metric = metricByKey[row.getAttribute("data-metric")];
+      var cell = row.querySelectorAll("td")[col];
+      if (metric && cell) { renderCell(cell, metric, results); }
+    });
+  }
+
   function renderTable() {
+    columns = state.targets.map(function (t) { return computeColumn(state.seq, t); });
     var panel = panelFor(state.seq);
     if (!panel) { return; }
-    var rows = panel.querySelectorAll("tbody tr[data-metric]");
-    state.targets.forEach(function (target, col) {
-      var results = computeColumn(state.seq, target);
-      Array.prototype.forEach.call(rows, function (row) {
-        var metric = metricByKey[row.getAttribute("data-metric")];
-        var cells = row.querySelectorAll("td");
-        if (metric && cells[col]) { renderCell(cells[col], metric, results); }
-      });
-    });
+    state.targets.forEach(function (target, col) { renderColumn(panel, col); });
     var inputs = panel.querySelectorAll("input.target-input");
     Array.prototype.forEach.call(inputs, function (input, col) {
       if (Number(input.value) !== state.targets[col]) { input.value = String(state.targets[col]); }
@@ -181,9 +184,20 @@
     });
   }
 
+  /* One edited target: that column of the table and the chart's diamonds, nothing else. */
+  function retarget(col, value) {
+    state.targets = state.targets.slice();
+    state.targets[col] = value;
+    columns = columns.slice();
+    columns[col] = computeColumn(state.seq, value);
+    var panel = panelFor(state.seq);
+    if (panel) { renderColumn(panel, col); }
+    draw();
+  }
+
   function describeColumn(col) {
     var target = state.targets[col];
-    var results = computeColumn(state.seq, target);
+    var results = columns[col];
     var throughput = metricByKey.throughput, cost = metricByKey.cost;
     var parts = results.map(function (m, i) {
       if (!m.measured) { return page.labels[i] + " not measured"; }
@@ -229,10 +243,7 @@
             return;
           }
           input.removeAttribute("aria-invalid");
-          state.targets = state.targets.slice();
-          state.targets[col] = value;
-          renderTable();
-          draw();
+          retarget(col, value);
           pushState();
           announce(describeColumn(col));
         });
@@ -242,54 +253,201 @@
 
   // -- chart -----------------------------------------------------------------------------------
 
-  function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
+  /* The theme's colours (site.css: --fg, --grid, --bg, --side0, --side1), the same the table
+     uses, read once per theme: a theme change forgets them and the traces built with them. */
+  var themeColors = null;
+  var traceCache = {};
+
+  function theme() {
+    if (!themeColors) {
+      var style = getComputedStyle(document.documentElement);
+      var read = function (name) { return style.getPropertyValue(name).trim(); };
+      themeColors = { fg: read("--fg"), grid: read("--grid"), bg: read("--bg"), sides: [read("--side0"), read("--side1")] };
+    }
+    return themeColors;
+  }
+
+  function forgetTheme() { themeColors = null; traceCache = {}; }
 
   function escapeHTML(text) {
     return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
       .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
   }
 
-  /* Python's format(x, "g"), as the build writes a target in hover text (67, 60.5, 1e+06): six
-     significant digits of the exact binary value, ties to even, trailing zeros dropped. */
-  function general(x) {
-    if (!isFinite(x)) { return x !== x ? "nan" : x > 0 ? "inf" : "-inf"; }
-    if (x === 0) { return 1 / x < 0 ? "-0" : "0"; }
-    var exact = Math.abs(x).toExponential(99).split("e"); // the first 100 digits of the exact value
-    var digits = exact[0].replace(".", ""), exponent = Number(exact[1]);
-    var kept = digits.slice(0, 6), next = digits.charAt(6);
-    var tie = next === "5" && !/[1-9]/.test(digits.slice(7));
-    if (next > "5" || (next === "5" && (!tie || Number(kept.charAt(5)) % 2 === 1))) {
-      kept = String(Number(kept) + 1);
-      if (kept.length > 6) { kept = kept.slice(0, 6); exponent += 1; }
-    }
-    var text;
-    if (exponent >= -4 && exponent < 6) {
-      text = exponent >= 0 ? kept.slice(0, exponent + 1) + "." + kept.slice(exponent + 1)
-        : "0." + new Array(-exponent).join("0") + kept;
-      text = text.replace(/0+$/, "").replace(/\.$/, "");
-    } else {
-      var mantissa = (kept.charAt(0) + "." + kept.slice(1)).replace(/0+$/, "").replace(/\.$/, "");
-      var magnitude = String(Math.abs(exponent));
-      text = mantissa + "e" + (exponent < 0 ? "-" : "+") + (magnitude.length < 2 ? "0" : "") + magnitude;
-    }
-    return (x < 0 ? "-" : "") + text;
-  }
+  var chartMetricByKey = {};
+  charts.metrics.forEach(function (m) { chartMetricByKey[m.key] = m; });
 
+  /* The layout in the theme's colours, opaque (a PNG export keeps the page's background). */
   function themedLayout(layout) {
     var copy = JSON.parse(JSON.stringify(layout));
-    var fg = cssVar("--fg"), grid = cssVar("--grid");
-    copy.paper_bgcolor = "rgba(0,0,0,0)";
-    copy.plot_bgcolor = "rgba(0,0,0,0)";
-    copy.font = { color: fg, family: "system-ui, sans-serif" };
+    var colors = theme();
+    copy.paper_bgcolor = colors.bg || "#ffffff";
+    copy.plot_bgcolor = colors.bg || "#ffffff";
+    copy.font = { color: colors.fg, family: "system-ui, sans-serif" };
     ["xaxis", "yaxis"].forEach(function (axis) {
-      copy[axis].gridcolor = grid;
-      copy[axis].linecolor = grid;
-      copy[axis].zerolinecolor = grid;
+      copy[axis] = copy[axis] || {};
+      copy[axis].gridcolor = colors.grid;
+      copy[axis].linecolor = colors.grid;
+      copy[axis].zerolinecolor = colors.grid;
     });
     return copy;
   }
 
-  /* A trace's colour from its role: the theme's --side0 / --side1, read now (light or dark). */
+  /* A PNG of the chart as shown, titled and on the page's background (the toolbar's camera). */
+  function downloadPNG(gd, title, filename) {
+    var layout = JSON.parse(JSON.stringify(gd.layout));
+    var margin = layout.margin || {};
+    layout.margin = { l: margin.l, r: margin.r, b: margin.b, t: (margin.t || 16) + 44 };
+    layout.title = { text: escapeHTML(title), x: 0.01, xanchor: "left", y: 0.98, yanchor: "top", font: { size: 16 } };
+    if (layout.legend) { layout.legend.y = 1.02; layout.legend.yanchor = "bottom"; }
+    window.Plotly.downloadImage({ data: gd.data, layout: layout }, {
+      format: "png", filename: filename, width: gd.clientWidth || 800, height: gd.clientHeight || 450, scale: 2
+    });
+  }
+
+  /* Plotly's toolbar without anything that leaves the site (no cloud, no logo link, no lasso),
+     its camera replaced by one that exports a titled, opaque PNG. */
+  function plotConfig(title, filename) {
+    return {
+      responsive: true,
+      displaylogo: false,
+      showSendToCloud: false,
+      showEditInChartStudio: false,
+      showLink: false,
+      modeBarButtonsToRemove: ["lasso2d", "select2d", "toImage", "sendDataToCloud"],
+      modeBarButtonsToAdd: [{
+        name: "download-png",
+        title: "Download this chart as a PNG",
+        icon: window.Plotly.Icons.camera,
+        click: function (gd) { downloadPNG(gd, title(), filename()); }
+      }]
+    };
+  }
+
+  function fileName(text) {
+    return String(text).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "chart";
+  }
+
+  /* Each side's frontier curve (sampled with the engine's spline) and measured points, for one
+     sequence and metric: built once, reused while only the targets change. */
+  function baseTraces(seq, key) {
+    var cacheKey = seq + "|" + key;
+    if (traceCache[cacheKey]) { return traceCache[cacheKey]; }
+    var metric = metricByKey[key], shown = chartMetricByKey[key];
+    var colors = theme();
+    var names = page.quantities;
+    var concurrencyColumn = names.indexOf("concurrency") + 1;
+    var traces = [];
+    page.sequences[seq].sides.forEach(function (side, i) {
+      var label = escapeHTML(page.labels[i]);
+      var tracesNamed = charts.names[i];
+      var color = colors.sides[i] || undefined;
+      if ((side.knots || []).length) {
+        var samples = E.curveSamples(curvesBySeq[seq][i], metric);
+        traces.push({
+          type: "scatter", mode: "lines", name: escapeHTML(tracesNamed.curve), legendgroup: label,
+          x: samples.x, y: samples.y, line: { width: 2.5, color: color },
+          hovertemplate: label + " frontier<br>" + charts.x_hover + " · " + shown.hover + "<extra></extra>",
+          meta: { role: "curve", side: i }
+        });
+      }
+      var xs = [], ys = [], sizes = [], opacities = [], details = [];
+      (charts.points[seq][i] || []).forEach(function (row) {
+        var quantities = {};
+        names.forEach(function (name, q) { quantities[name] = row[q + 1]; });
+        var onFrontier = row[names.length + 1] === 1;
+        var date = row[names.length + 3];
+        xs.push(row[0]);
+        ys.push(E.evaluate(metric.formula, E.knownValues(side, quantities)));
+        sizes.push(onFrontier ? 9 : 7);
+        opacities.push(onFrontier ? 1 : 0.35);
+        details.push([
+          escapeHTML(charts.strings[row[names.length + 2]]),
+          (concurrencyColumn ? "concurrency " + row[concurrencyColumn].toLocaleString("en-US") : "") +
+            (date === null ? "" : " · " + escapeHTML(charts.strings[date])),
+          onFrontier ? "" : "<br>(not on the frontier)"
+        ]);
+      });
+      traces.push({
+        type: "scatter", mode: "markers", name: escapeHTML(tracesNamed.points), legendgroup: label,
+        x: xs, y: ys, customdata: details,
+        marker: { size: sizes, opacity: opacities, color: color, line: { width: 1, color: colors.bg || "#ffffff" } },
+        hovertemplate: "%{customdata[0]}<br>%{customdata[1]}<br>" + charts.x_hover + " · " + shown.hover +
+          "%{customdata[2]}<extra></extra>",
+        meta: { role: "points", side: i }
+      });
+    });
+    traceCache[cacheKey] = traces;
+    return traces;
+  }
+
+  /* The diamonds at the current targets: the chart metric's value there, from the table's
+     computation (unrounded, as the curve). A side with no measured target has no trace. */
+  function targetTraces(columns) {
+    var key = state.metric, shown = chartMetricByKey[key];
+    var colors = theme();
+    var traces = [];
+    page.labels.forEach(function (text, side) {
+      var label = escapeHTML(text);
+      var xs = [], ys = [];
+      state.targets.forEach(function (target, col) {
+        var m = columns[col][side];
+        if (!m || !m.measured) { return; }
+        xs.push(target);
+        ys.push(m.values[key] === undefined ? null : m.values[key]);
+      });
+      if (!xs.length) { return; }
+      traces.push({
+        type: "scatter", mode: "markers", name: escapeHTML(charts.names[side].targets), legendgroup: label,
+        showlegend: false, x: xs, y: ys,
+        marker: { symbol: "diamond", size: 12, color: colors.sides[side] || undefined, line: { width: 2, color: colors.fg } },
+        hovertemplate: label + " at %{x:,.6~g} tok/s/user<br>" + shown.hover + "<extra></extra>",
+        meta: { role: "targets", side: side }
+      });
+    });
+    return traces;
+  }
+
+  /* Ticks of a logarithmic axis: 1, 2 and 5 of each decade, written out (not "2, 3 … 100, 2"). */
+  var LOG_TICKS = [];
+  for (var decade = -4; decade <= 8; decade += 1) {
+    [1, 2, 5].forEach(function (digit) { LOG_TICKS.push(Number((digit * Math.pow(10, decade)).toPrecision(1))); });
+  }
+
+  function chartLayout() {
+    var layout = themedLayout(charts.layout);
+    var band = page.sequences[state.seq].band;
+    [["xaxis", state.logX], ["yaxis", state.logY]].forEach(function (axis) {
+      var options = layout[axis[0]];
+      options.type = axis[1] ? "log" : "linear";
+      if (axis[1]) {
+        delete options.rangemode;
+        options.tickvals = LOG_TICKS;
+        options.tickformat = ",~g";
+      }
+    });
+    layout.yaxis.title = { text: chartMetricByKey[state.metric].axis };
+    layout.shapes = band ? [{
+      type: "rect", xref: "x", yref: "paper", x0: band[0], x1: band[1], y0: 0, y1: 1,
+      line: { width: 0 }, fillcolor: "rgba(128,128,128,0.14)", layer: "below"
+    }] : [];
+    return layout;
+  }
+
+  var mainConfig = null;
+
+  function draw() {
+    if (!window.Plotly || !chartEl || !chartMetricByKey[state.metric]) { return; }
+    var traces = baseTraces(state.seq, state.metric).concat(targetTraces(columns));
+    mainConfig = mainConfig || plotConfig(function () {
+      return charts.title + " · " + state.seq + " · " + chartMetricByKey[state.metric].label;
+    }, function () { return fileName(page.slug + "-" + state.seq + "-" + state.metric); });
+    window.Plotly.react(chartEl, traces, chartLayout(), mainConfig);
+    chartEl.setAttribute("data-drawn", state.seq + "|" + state.metric + "|" + state.targets.join(","));
+  }
+
+  /* A figure built by the build (accuracy, sweeps), in the sides' colours: traces by meta.side,
+     error bars and the SLA lines too. */
   function painted(trace, colors) {
     var copy = JSON.parse(JSON.stringify(trace));
     var meta = copy.meta || {};
@@ -298,103 +456,39 @@
     if (meta.role === "curve") {
       copy.line = copy.line || {};
       copy.line.color = color;
-    } else {
-      copy.marker = copy.marker || {};
-      copy.marker.color = color;
     }
+    copy.marker = copy.marker || {};
+    copy.marker.color = color;
+    if (copy.error_x) { copy.error_x.color = color; }
     return copy;
   }
 
-  function targetTemplate(side) {
-    var label = page.labels[side];
-    return {
-      type: "scatter",
-      mode: "markers",
-      name: label + " at targets",
-      legendgroup: label,
-      showlegend: false,
-      marker: { symbol: "diamond", size: 12, line: { width: 2, color: "#000000" } },
-      hoverinfo: "text+y",
-      meta: { role: "targets", side: side }
-    };
-  }
-
-  /* The diamonds at the current targets, recomputed here: y is the chart metric's value there
-     (unrounded, as the curve). Like the build, a side with no measured target has no trace. */
-  function targetTraces(templates) {
-    var key = state.metric;
-    var results = state.targets.map(function (t) { return computeColumn(state.seq, t); });
-    var traces = [];
-    page.labels.forEach(function (label, side) {
-      var template = null;
-      templates.forEach(function (t) { if (t.meta.side === side) { template = t; } });
-      var xs = [], ys = [], texts = [];
-      state.targets.forEach(function (target, col) {
-        var m = results[col][side];
-        if (!m || !m.measured) { return; }
-        xs.push(target);
-        ys.push(m.values[key] === undefined ? null : m.values[key]);
-        texts.push(escapeHTML(label) + " at " + general(target) + " tok/s/user");
-      });
-      if (!xs.length) { return; }
-      var trace = JSON.parse(JSON.stringify(template || targetTemplate(side)));
-      trace.x = xs; trace.y = ys; trace.hovertext = texts;
-      traces.push(trace);
-    });
-    return traces;
-  }
-
-  function draw() {
-    if (!window.Plotly || !chartEl) { return; }
-    var figures = charts.figures[state.seq];
-    var fig = figures && figures[state.metric];
-    if (!fig) { return; }
-    var colors = [0, 1].map(function (side) { return cssVar("--side" + side) || SIDE_FALLBACK[side]; });
-    var isTargets = function (t) { return t.meta && t.meta.role === "targets"; };
-    var base = fig.data.filter(function (t) { return !isTargets(t); });
-    var templates = fig.data.filter(isTargets);
-    var traces = base.concat(targetTraces(templates)).map(function (t) { return painted(t, colors); });
-    window.Plotly.react(chartEl, traces, themedLayout(fig.layout), {
-      responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]
-    });
-    chartEl.setAttribute("data-drawn", state.seq + "|" + state.metric + "|" + state.targets.join(","));
-  }
-
-  /* The accuracy chart (scores with 95% intervals): drawn as built, in the sides' colours. */
-  function drawAccuracy() {
-    var el = document.getElementById("accuracy-chart");
-    var fig = charts.accuracy;
-    if (!window.Plotly || !el || !fig) { return; }
-    var colors = [0, 1].map(function (side) { return cssVar("--side" + side) || SIDE_FALLBACK[side]; });
-    var traces = fig.data.map(function (t) {
-      var copy = painted(t, colors);
-      if (copy.error_x && copy.meta) { copy.error_x.color = colors[copy.meta.side]; }
+  function drawFigure(el, fig, title, drawnAs) {
+    var colors = theme().sides;
+    var layout = themedLayout(fig.layout);
+    layout.shapes = (fig.layout.shapes || []).map(function (shape) {
+      var copy = JSON.parse(JSON.stringify(shape));
+      if (copy.meta && copy.line) { copy.line.color = colors[copy.meta.side]; }
       return copy;
     });
-    window.Plotly.react(el, traces, themedLayout(fig.layout), {
-      responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]
-    });
-    el.setAttribute("data-drawn", "accuracy");
+    window.Plotly.react(el, fig.data.map(function (t) { return painted(t, colors); }), layout,
+      plotConfig(function () { return title; }, function () { return fileName(page.slug + "-" + drawnAs); }));
+    el.setAttribute("data-drawn", drawnAs.replace(/-\d+$/, ""));
   }
 
-  /* The sweep charts (output tok/s against concurrency, one per workload), in the sides' colours;
-     the dashed lines (each side's largest concurrency within the SLA) in its side's colour. */
+  /* The accuracy chart (scores with 95% intervals) and the sweep charts (output tok/s against
+     concurrency, one per workload), drawn as built. */
+  function drawAccuracy() {
+    var el = document.getElementById("accuracy-chart");
+    if (!window.Plotly || !el || !charts.accuracy) { return; }
+    drawFigure(el, charts.accuracy, charts.title + " · accuracy", "accuracy");
+  }
+
   function drawSweeps() {
     if (!window.Plotly || !charts.sweeps) { return; }
-    var colors = [0, 1].map(function (side) { return cssVar("--side" + side) || SIDE_FALLBACK[side]; });
     charts.sweeps.forEach(function (fig, i) {
       var el = document.getElementById("sweep-chart-" + (i + 1));
-      if (!el) { return; }
-      var layout = themedLayout(fig.layout);
-      layout.shapes = (fig.layout.shapes || []).map(function (shape) {
-        var copy = JSON.parse(JSON.stringify(shape));
-        copy.line.color = colors[copy.meta.side];
-        return copy;
-      });
-      window.Plotly.react(el, fig.data.map(function (t) { return painted(t, colors); }), layout, {
-        responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]
-      });
-      el.setAttribute("data-drawn", "sweep");
+      if (el) { drawFigure(el, fig, charts.title + " · " + (el.getAttribute("data-title") || "sweep"), "sweep-" + (i + 1)); }
     });
   }
 
@@ -420,7 +514,7 @@
 
   if (seqSelect) {
     seqSelect.addEventListener("change", function () {
-      state = { seq: seqSelect.value, metric: state.metric, targets: defaults(seqSelect.value) };
+      state = { seq: seqSelect.value, metric: state.metric, targets: defaults(seqSelect.value), logX: state.logX, logY: state.logY };
       render();
       pushState();
       announce("Showing the " + state.seq + " workload: table and chart updated.");
@@ -434,16 +528,36 @@
       announce("Chart shows " + labelOf(state.metric) + ".");
     });
   }
+  [["log-x", "logX", "interactivity"], ["log-y", "logY", "metric"]].forEach(function (scale) {
+    var box = document.getElementById(scale[0]);
+    if (!box) { return; }
+    box.checked = state[scale[1]];
+    box.addEventListener("change", function () {
+      state[scale[1]] = box.checked;
+      draw();
+      announce("The " + scale[2] + " axis is now " + (box.checked ? "logarithmic." : "linear."));
+    });
+  });
   window.addEventListener("popstate", function () {
+    var scales = { logX: state.logX, logY: state.logY };
     state = stateFromURL();
+    state.logX = scales.logX;
+    state.logY = scales.logY;
     render();
     announce("Showing " + state.seq + ", " + labelOf(state.metric) + ".");
   });
+  /* A theme change (the system's, or a theme switch setting a class or data attribute on <html>)
+     repaints every chart in the new colours. */
+  var redraw = function () { forgetTheme(); draw(); drawAccuracy(); drawSweeps(); };
   if (window.matchMedia) {
     var scheme = window.matchMedia("(prefers-color-scheme: dark)");
-    var redraw = function () { draw(); drawAccuracy(); drawSweeps(); };
     if (scheme.addEventListener) { scheme.addEventListener("change", redraw); }
     else if (scheme.addListener) { scheme.addListener(redraw); }
+  }
+  if (window.MutationObserver) {
+    new MutationObserver(redraw).observe(document.documentElement, {
+      attributes: true, attributeFilter: ["class", "data-theme", "data-color-scheme", "style"]
+    });
   }
 
   makeInputs();
