@@ -9,6 +9,7 @@
   "use strict";
 
   var E = window.SiteEngine;
+  var PLOTLY_SRC = document.currentScript && document.currentScript.getAttribute("data-plotly");
 
   function readJSON(id) {
     var el = document.getElementById(id);
@@ -71,8 +72,30 @@
     return url.toString();
   }
 
-  function pushState() {
-    try { window.history.pushState(state, "", urlFor(state)); } catch (e) { /* some file:// setups */ }
+  /* A history entry per change. After a target edit it waits for the paint (pushState costs a few
+     milliseconds); any other change first writes the one still waiting, so the order holds. */
+  var waitingEntry = null;
+
+  function writeEntry(s) {
+    try { window.history.pushState(s, "", urlFor(s)); } catch (e) { /* some file:// setups */ }
+  }
+
+  function flushEntry() {
+    if (waitingEntry) { var s = waitingEntry; waitingEntry = null; writeEntry(s); }
+  }
+
+  function pushState() { flushEntry(); writeEntry(state); }
+
+  function pushStateAfterPaint() {
+    flushEntry();
+    waitingEntry = JSON.parse(JSON.stringify(state));
+    afterPaint(flushEntry);
+  }
+
+  /* Work the reader does not see (the URL, the live region) waits until the frame is painted. */
+  function afterPaint(task) {
+    if (window.requestAnimationFrame) { window.requestAnimationFrame(function () { window.setTimeout(task, 0); }); }
+    else { window.setTimeout(task, 0); }
   }
 
   function announce(text) {
@@ -172,10 +195,12 @@
     });
   }
 
-  function renderTable() {
+  /* The table at the current targets. At the build's own targets the build's cells are already
+     right (the same numbers, tests/browser hold them equal), so only the numbers are computed. */
+  function renderTable(asBuilt) {
     columns = state.targets.map(function (t) { return computeColumn(state.seq, t); });
     var panel = panelFor(state.seq);
-    if (!panel) { return; }
+    if (!panel || asBuilt) { return; }
     state.targets.forEach(function (target, col) { renderColumn(panel, col); });
     var inputs = panel.querySelectorAll("input.target-input");
     Array.prototype.forEach.call(inputs, function (input, col) {
@@ -192,7 +217,7 @@
     columns[col] = computeColumn(state.seq, value);
     var panel = panelFor(state.seq);
     if (panel) { renderColumn(panel, col); }
-    draw();
+    moveTargets();
   }
 
   function describeColumn(col) {
@@ -244,8 +269,8 @@
           }
           input.removeAttribute("aria-invalid");
           retarget(col, value);
-          pushState();
-          announce(describeColumn(col));
+          pushStateAfterPaint();
+          afterPaint(function () { announce(describeColumn(col)); });
         });
       });
     });
@@ -267,7 +292,7 @@
     return themeColors;
   }
 
-  function forgetTheme() { themeColors = null; traceCache = {}; }
+  function forgetTheme() { themeColors = null; traceCache = {}; drawnView = null; }
 
   function escapeHTML(text) {
     return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
@@ -300,7 +325,8 @@
     layout.margin = { l: margin.l, r: margin.r, b: margin.b, t: (margin.t || 16) + 44 };
     layout.title = { text: escapeHTML(title), x: 0.01, xanchor: "left", y: 0.98, yanchor: "top", font: { size: 16 } };
     if (layout.legend) { layout.legend.y = 1.02; layout.legend.yanchor = "bottom"; }
-    window.Plotly.downloadImage({ data: gd.data, layout: layout }, {
+    var data = gd === chartEl ? gd.data.concat(markTraces()) : gd.data;
+    window.Plotly.downloadImage({ data: data, layout: layout }, {
       format: "png", filename: filename, width: gd.clientWidth || 800, height: gd.clientHeight || 450, scale: 2
     });
   }
@@ -381,31 +407,104 @@
     return traces;
   }
 
-  /* The diamonds at the current targets: the chart metric's value there, from the table's
-     computation (unrounded, as the curve). A side with no measured target has no trace. */
-  function targetTraces(columns) {
-    var key = state.metric, shown = chartMetricByKey[key];
-    var colors = theme();
-    var traces = [];
-    page.labels.forEach(function (text, side) {
-      var label = escapeHTML(text);
-      var xs = [], ys = [];
-      state.targets.forEach(function (target, col) {
-        var m = columns[col][side];
-        if (!m || !m.measured) { return; }
-        xs.push(target);
-        ys.push(m.values[key] === undefined ? null : m.values[key]);
-      });
-      if (!xs.length) { return; }
-      traces.push({
-        type: "scatter", mode: "markers", name: escapeHTML(charts.names[side].targets), legendgroup: label,
-        showlegend: false, x: xs, y: ys,
-        marker: { symbol: "diamond", size: 12, color: colors.sides[side] || undefined, line: { width: 2, color: colors.fg } },
-        hovertemplate: label + " at %{x:,.6~g} tok/s/user<br>" + shown.hover + "<extra></extra>",
-        meta: { role: "targets", side: side }
+  /* The diamonds at the current targets, where the table's computation puts the chart metric
+     (unrounded, as the curve); a side not measured at a target has none there. They are small
+     SVGs over the chart (.chart-marks), placed with a transform from Plotly's own axis scales,
+     so a target edit moves them without redrawing the chart: the compositor does it within a
+     frame. Each says its value on hover; a PNG export draws them as a trace. */
+  var SVG = "http://www.w3.org/2000/svg";
+  var marksEl = null;
+  var marks = []; // [side][col] -> {el, title}
+
+  function targetValues() {
+    return page.labels.map(function (label, side) {
+      return state.targets.map(function (target, col) {
+        var m = columns[col] && columns[col][side];
+        var value = m && m.measured ? m.values[state.metric] : null;
+        return value === undefined ? null : value;
       });
     });
-    return traces;
+  }
+
+  function makeMarks() {
+    if (!marksEl) {
+      marksEl = document.createElement("div");
+      marksEl.className = "chart-marks";
+      marksEl.setAttribute("aria-hidden", "true"); // the table holds these values
+      chartEl.parentNode.appendChild(marksEl);
+    }
+    while (marksEl.firstChild) { marksEl.removeChild(marksEl.firstChild); }
+    var colors = theme();
+    marks = page.labels.map(function (label, side) {
+      return state.targets.map(function () {
+        var svg = document.createElementNS(SVG, "svg");
+        svg.setAttribute("class", "target-mark");
+        svg.setAttribute("width", "22");
+        svg.setAttribute("height", "22");
+        svg.setAttribute("viewBox", "-11 -11 22 22");
+        var title = document.createElementNS(SVG, "title");
+        var path = document.createElementNS(SVG, "path");
+        path.setAttribute("d", "M0,-8L8,0L0,8L-8,0Z");
+        path.setAttribute("fill", colors.sides[side] || "#808080");
+        path.setAttribute("stroke", colors.fg || "#000000");
+        path.setAttribute("stroke-width", "2");
+        svg.appendChild(title);
+        svg.appendChild(path);
+        marksEl.appendChild(svg);
+        return { el: svg, title: title };
+      });
+    });
+  }
+
+  /* Put each diamond where its target and value are on the chart's current axes (after every
+     Plotly draw, zoom or resize, and after a target edit); hide it outside the plot area. */
+  function placeMarks() {
+    var full = chartEl && chartEl._fullLayout;
+    if (!full || !full.xaxis || !full.yaxis || !marks.length) { return; }
+    var xa = full.xaxis, ya = full.yaxis, shown = chartMetricByKey[state.metric];
+    var values = targetValues();
+    marks.forEach(function (row, side) {
+      row.forEach(function (mark, col) {
+        var target = state.targets[col], value = values[side][col];
+        var px = value === null ? NaN : xa._offset + xa.c2p(target);
+        var py = value === null ? NaN : ya._offset + ya.c2p(value);
+        var inside = isFinite(px) && isFinite(py) && px >= xa._offset - 1 && px <= xa._offset + xa._length + 1 &&
+          py >= ya._offset - 1 && py <= ya._offset + ya._length + 1;
+        mark.el.style.visibility = inside ? "visible" : "hidden";
+        if (!inside) { return; }
+        mark.el.style.transform = "translate(" + (px - 11).toFixed(1) + "px," + (py - 11).toFixed(1) + "px)";
+        mark.title.textContent = page.labels[side] + " at " + target + " tok/s/user: " +
+          plainNumber(metricByKey[state.metric], value) + (shown.unit ? " " + shown.unit : "");
+      });
+    });
+    chartEl.setAttribute("data-marks", state.targets.join(","));
+  }
+
+  /* A value as the hover writes it: digits grouped, the metric's decimals (half-up). */
+  function plainNumber(metric, value) {
+    var parts = E.fixed(value, metric.decimals).split(".");
+    parts[0] = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return parts.join(".");
+  }
+
+  /* The diamonds as traces, for a PNG export (an image has no overlay). */
+  function markTraces() {
+    var colors = theme(), values = targetValues();
+    return page.labels.map(function (label, side) {
+      return {
+        type: "scatter", mode: "markers", showlegend: false, hoverinfo: "skip",
+        x: state.targets.slice(), y: values[side],
+        marker: { symbol: "diamond", size: 14, color: colors.sides[side], line: { width: 2, color: colors.fg } }
+      };
+    });
+  }
+
+  function bandShapes() {
+    var band = page.sequences[state.seq].band;
+    return band ? [{
+      type: "rect", name: "band", xref: "x", yref: "paper", x0: band[0], x1: band[1], y0: 0, y1: 1,
+      line: { width: 0 }, fillcolor: "rgba(128,128,128,0.14)", layer: "below"
+    }] : [];
   }
 
   /* Ticks of a logarithmic axis: 1, 2 and 5 of each decade, written out (not "2, 3 … 100, 2"). */
@@ -416,7 +515,6 @@
 
   function chartLayout() {
     var layout = themedLayout(charts.layout);
-    var band = page.sequences[state.seq].band;
     [["xaxis", state.logX], ["yaxis", state.logY]].forEach(function (axis) {
       var options = layout[axis[0]];
       options.type = axis[1] ? "log" : "linear";
@@ -427,23 +525,36 @@
       }
     });
     layout.yaxis.title = { text: chartMetricByKey[state.metric].axis };
-    layout.shapes = band ? [{
-      type: "rect", xref: "x", yref: "paper", x0: band[0], x1: band[1], y0: 0, y1: 1,
-      line: { width: 0 }, fillcolor: "rgba(128,128,128,0.14)", layer: "below"
-    }] : [];
+    layout.shapes = bandShapes();
     return layout;
   }
 
   var mainConfig = null;
+  var drawnView = null; // the sequence, metric and axes the chart shows
+  var listening = false;
+
+  function drawnAs() { return state.seq + "|" + state.metric + "|" + state.targets.join(","); }
 
   function draw() {
     if (!window.Plotly || !chartEl || !chartMetricByKey[state.metric]) { return; }
-    var traces = baseTraces(state.seq, state.metric).concat(targetTraces(columns));
     mainConfig = mainConfig || plotConfig(function () {
       return charts.title + " · " + state.seq + " · " + chartMetricByKey[state.metric].label;
     }, function () { return fileName(page.slug + "-" + state.seq + "-" + state.metric); });
-    window.Plotly.react(chartEl, traces, chartLayout(), mainConfig);
-    chartEl.setAttribute("data-drawn", state.seq + "|" + state.metric + "|" + state.targets.join(","));
+    var view = [state.seq, state.metric, state.logX, state.logY].join("|");
+    if (!marks.length || marks[0].length !== state.targets.length || view !== drawnView) { makeMarks(); }
+    window.Plotly.react(chartEl, baseTraces(state.seq, state.metric), chartLayout(), mainConfig);
+    if (!listening && chartEl.on) { chartEl.on("plotly_afterplot", placeMarks); listening = true; }
+    drawnView = view;
+    placeMarks();
+    chartEl.setAttribute("data-drawn", drawnAs());
+  }
+
+  /* After a target edit: only the diamonds move (or the whole chart, if it shows something else). */
+  function moveTargets() {
+    if (!window.Plotly || !chartEl) { return; }
+    if (drawnView !== [state.seq, state.metric, state.logX, state.logY].join("|")) { draw(); return; }
+    placeMarks();
+    chartEl.setAttribute("data-drawn", drawnAs());
   }
 
   /* A figure built by the build (accuracy, sweeps), in the sides' colours: traces by meta.side,
@@ -484,13 +595,13 @@
     drawFigure(el, charts.accuracy, charts.title + " · accuracy", "accuracy");
   }
 
-  function drawSweeps() {
-    if (!window.Plotly || !charts.sweeps) { return; }
-    charts.sweeps.forEach(function (fig, i) {
-      var el = document.getElementById("sweep-chart-" + (i + 1));
-      if (el) { drawFigure(el, fig, charts.title + " · " + (el.getAttribute("data-title") || "sweep"), "sweep-" + (i + 1)); }
-    });
+  function drawSweep(i) {
+    var el = document.getElementById("sweep-chart-" + (i + 1));
+    if (!window.Plotly || !el || !charts.sweeps[i]) { return; }
+    drawFigure(el, charts.sweeps[i], charts.title + " · " + (el.getAttribute("data-title") || "sweep"), "sweep-" + (i + 1));
   }
+
+  function drawSweeps() { (charts.sweeps || []).forEach(function (fig, i) { drawSweep(i); }); }
 
   // -- switches --------------------------------------------------------------------------------
 
@@ -503,10 +614,10 @@
     if (metricSelect) { metricSelect.value = state.metric; }
   }
 
-  function render() {
+  function render(asBuilt) {
     syncControls();
     showPanels();
-    renderTable();
+    renderTable(asBuilt && sameTargets(state.targets, defaults(state.seq)));
     draw();
   }
 
@@ -539,6 +650,7 @@
     });
   });
   window.addEventListener("popstate", function () {
+    waitingEntry = null; // the reader went back before the last edit's entry was written
     var scales = { logX: state.logX, logY: state.logY };
     state = stateFromURL();
     state.logX = scales.logX;
@@ -560,10 +672,33 @@
     });
   }
 
+  /* The chart library (1.2 MB of script to evaluate) loads after the page has: the text and the
+     table are there at once; the charts follow, the interactivity chart first, then each other
+     chart in a task of its own so the page stays responsive. */
+  function loadPlotly(done) {
+    if (window.Plotly) { done(); return; }
+    if (!PLOTLY_SRC) { return; }
+    var script = document.createElement("script");
+    script.src = PLOTLY_SRC;
+    script.onload = done;
+    document.head.appendChild(script);
+  }
+
+  function drawCharts() {
+    var tasks = [draw, drawAccuracy];
+    (charts.sweeps || []).forEach(function (fig, i) { tasks.push(function () { drawSweep(i); }); });
+    (function next() {
+      var task = tasks.shift();
+      if (!task) { document.documentElement.setAttribute("data-charts", "drawn"); return; }
+      task();
+      window.setTimeout(next, 0);
+    })();
+  }
+
   makeInputs();
-  render();
-  drawAccuracy();
-  drawSweeps();
+  render(true);
   try { window.history.replaceState(state, "", window.location.href); } catch (e) { /* file:// */ }
   document.documentElement.setAttribute("data-ready", "true");
+  if (document.readyState === "complete") { loadPlotly(drawCharts); }
+  else { window.addEventListener("load", function () { loadPlotly(drawCharts); }); }
 })();
