@@ -49,12 +49,20 @@ EDIT = """async (value) => {
 }"""
 
 
-# Records, without changing the page, when the page script has wired the table ("ready"), drawn
-# the interactivity chart ("chart") and every chart ("charts").
+# Records when the page script has wired the table ("ready"), drawn the interactivity chart
+# ("chart") and every chart ("charts"). Pages built before the chart library loaded after the page
+# draw every chart before they are ready: all three marks at once.
 MARKS = """new MutationObserver(() => {
   const root = document.documentElement, chart = document.getElementById('chart');
   const seen = name => performance.getEntriesByName(name).length > 0;
-  if (root && root.getAttribute('data-ready') === 'true' && !seen('ready')) performance.mark('ready');
+  if (root && root.getAttribute('data-ready') === 'true' && !seen('ready')) {
+    performance.mark('ready');
+    if (!document.querySelector('script[data-plotly]')) {  // a page that draws before it is ready
+      performance.mark('chart');
+      performance.mark('charts');
+      root.setAttribute('data-charts', 'drawn');
+    }
+  }
   if (chart && chart.getAttribute('data-drawn') && !seen('chart')) performance.mark('chart');
   if (root && root.getAttribute('data-charts') === 'drawn' && !seen('charts')) performance.mark('charts');
 }).observe(document, {attributes: true, subtree: true,

@@ -79,7 +79,7 @@ def base_layout() -> dict[str, Any]:
         "xaxis": {"title": {"text": AXIS_TITLE}, "zeroline": False},
         "yaxis": {"rangemode": "tozero"},
         "legend": {"orientation": "h", "x": 0, "y": 1.12},
-        "margin": {"l": 64, "r": 16, "t": 48, "b": 56},
+        "margin": {"l": 76, "r": 16, "t": 48, "b": 56},
         "hovermode": "closest",
     }
 
@@ -236,7 +236,7 @@ def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
             },
             "yaxis": {"title": {"text": "Output tok/s (whole deployment)"}, "rangemode": "tozero"},
             "shapes": shapes,
-            "margin": {"l": 64, "r": 16, "t": 16, "b": 56},
+            "margin": {"l": 76, "r": 16, "t": 16, "b": 56},
             "height": 360,
             "hovermode": "closest",
             "showlegend": True,

@@ -314,6 +314,7 @@
       copy[axis].gridcolor = colors.grid;
       copy[axis].linecolor = colors.grid;
       copy[axis].zerolinecolor = colors.grid;
+      copy[axis].tickformat = copy[axis].tickformat || ",~g"; // digits grouped: 12,000
     });
     return copy;
   }
@@ -521,7 +522,6 @@
       if (axis[1]) {
         delete options.rangemode;
         options.tickvals = LOG_TICKS;
-        options.tickformat = ",~g";
       }
     });
     layout.yaxis.title = { text: chartMetricByKey[state.metric].axis };
