@@ -1,210 +1,87 @@
-"""Plotly figures for a comparison: one per (sequence, metric), as plain JSON-ready dicts.
+"""What the page's charts need from the build: the measured points, once, and what only Python
+decides (titles, hover formats, trace names, layout); the page script draws the rest.
 
-Each side's frontier is drawn as the very spline the engine interpolates on (sampled densely,
-knots included), so the chart and the table cannot disagree. Colours are roles (`meta.side`):
-the page script paints them from the theme's CSS (`--side0`, `--side1`, `--fg`, `--grid`), so a
-theme sets them once, for light and dark.
+The page script (templates/assets/site.js) samples each side's frontier with the engine's own
+spline (templates/assets/engine.js `curveSamples`, the Python engine's arithmetic; see
+tests/test_engine_js.py) and builds the Plotly traces, so the chart and the table cannot disagree
+and a page carries each number once. Colours are the theme's (`--side0`, `--side1`, `--fg`,
+`--grid`, `--bg` in site.css), read by the table and the chart alike, in light and dark.
+The accuracy and sweep charts are small and drawn as built (figures below).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from html import escape
 from typing import Any
 
 from site_builder import metrics
-from site_builder.comparison_json import ComparisonResult, PointSummary, SequenceResult, SideResult
-from site_builder.engine.spline import MonotoneSpline
+from site_builder.comparison_json import ComparisonResult, PointSummary, SequenceResult
 from site_builder.metrics import Metric
 from site_builder.numbers import fixed, grouped
 
-SAMPLES = 64
-Quantities = dict[str, float | None]  # a curve quantity's value by name (metrics.CURVE_QUANTITIES)
-ValueOf = Callable[[Quantities], float | None]
+INTERACTIVITY_HOVER = "%{x:,.1f} tok/s/user"  # d3-format, digits grouped
+AXIS_TITLE = "Interactivity (tok/s/user)"
 
 
-def metric_function(metric: Metric, side: SideResult) -> ValueOf:
-    """Curve quantities -> the metric's value for this side, by the registry's formula."""
-    constants = side.constants.values()
-
-    def value_of(quantities: Quantities) -> float | None:
-        return metrics.evaluate(metric.formula, {**constants, **quantities})
-
-    return value_of
+def value_hover(metric: Metric) -> str:
+    """The metric's value in a hover (a Plotly hovertemplate part): grouped digits and its unit."""
+    number = f"%{{y:,.{metric.decimals}f}}"
+    return f"{number} {metric.unit}" if metric.unit else f"{metric.label.lower()} {number}"
 
 
-def point_quantities(point: PointSummary) -> Quantities:
-    values: Quantities = {}
-    for name, attribute in metrics.CURVE_QUANTITIES.items():
-        value = getattr(point, attribute)
-        values[name] = None if value is None else float(value)
-    return values
-
-
-def sample_xs(knots: list[float]) -> list[float]:
-    if len(knots) < 2:
-        return list(knots)
-    lo, hi = knots[0], knots[-1]
-    even = [min(hi, max(lo, lo + (hi - lo) * i / (SAMPLES - 1))) for i in range(SAMPLES)]
-    return sorted(set(even) | set(knots))
-
-
-def hover(point: PointSummary, metric: Metric, value: float | None) -> str:
-    shown = "n/a" if value is None else f"{grouped(fixed(value, metric.decimals))} {metric.unit}".strip()
-    lines = [
-        escape(point.configuration),
-        f"concurrency {point.concurrency}" + (f" · {escape(point.date)}" if point.date else ""),
-        f"{fixed(point.interactivity, 1)} tok/s/user · {shown}",
-    ]
-    if not point.on_frontier:
-        lines.append("(not on the frontier)")
-    return "<br>".join(lines)
-
-
-def _round(value: float | None, digits: int = 4) -> float | None:
-    return None if value is None else round(value, digits)
-
-
-Curve = tuple[list[float], list[Quantities]]
-
-
-def sample_curve(side: SideResult) -> Curve | None:
-    """(x, curve quantities) densely along the side's frontier splines, knots included."""
-    knots = side.frontier
-    if not knots:
-        return None
-    xs = [k.interactivity for k in knots]
-    samples = sample_xs(xs)
-    columns: dict[str, list[float | None]] = {}
-    for name in metrics.CURVE_QUANTITIES:
-        ys = [point_quantities(k)[name] for k in knots]
-        known = [y for y in ys if y is not None]
-        columns[name] = (
-            MonotoneSpline(xs, known).values(samples) if len(known) == len(ys) else [None] * len(samples)
-        )
-    return samples, [{name: column[i] for name, column in columns.items()} for i in range(len(samples))]
-
-
-def side_traces(side: SideResult, index: int, metric: Metric, curve: Curve | None) -> list[dict[str, Any]]:
-    value_of = metric_function(metric, side)
-    traces: list[dict[str, Any]] = []
-    if curve is not None:
-        samples, quantities = curve
-        curve_x = [round(x, 4) for x in samples]
-        curve_y = [_round(value_of(q)) for q in quantities]
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines",
-                "name": f"{side.label} frontier",
-                "legendgroup": side.label,
-                "x": curve_x,
-                "y": curve_y,
-                "line": {"width": 2.5},
-                "hovertemplate": f"{escape(side.label)} frontier: %{{x:.1f}} tok/s/user"
-                f"<br>%{{y:,.{metric.decimals}f}}<extra></extra>",
-                "meta": {"role": "curve", "side": index},
-            }
-        )
-    points = side.points
-    values = [value_of(point_quantities(p)) for p in points]
-    traces.append(
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": f"{side.label} measured",
-            "legendgroup": side.label,
-            "x": [p.interactivity for p in points],
-            "y": [_round(v, 6) for v in values],
-            "marker": {
-                "size": [9 if p.on_frontier else 7 for p in points],
-                "opacity": [1.0 if p.on_frontier else 0.35 for p in points],
-                "line": {"width": 1, "color": "#ffffff"},
-            },
-            "hovertext": [hover(p, metric, v) for p, v in zip(points, values, strict=True)],
-            "hoverinfo": "text",
-            "meta": {"role": "points", "side": index},
-        }
-    )
-    return traces
-
-
-def target_trace(sequence: SequenceResult, side_index: int, metric: Metric) -> dict[str, Any] | None:
-    side = sequence.sides[side_index]
-    xs: list[float] = []
-    ys: list[float | None] = []
-    texts = []
-    for target in sequence.results:
-        m = target.sides[side_index]
-        if not m.measured:
-            continue
-        value = m.value(metric.key)
-        xs.append(target.interactivity)
-        ys.append(value)
-        texts.append(f"{escape(side.label)} at {target.interactivity:g} tok/s/user")
-    if not xs:
-        return None
-    return {
-        "type": "scatter",
-        "mode": "markers",
-        "name": f"{side.label} at targets",
-        "legendgroup": side.label,
-        "showlegend": False,
-        "x": xs,
-        "y": ys,
-        "marker": {
-            "symbol": "diamond",
-            "size": 12,
-            "line": {"width": 2, "color": "#000000"},
-        },
-        "hovertext": texts,
-        "hoverinfo": "text+y",
-        "meta": {"role": "targets", "side": side_index},
-    }
-
-
-def figure(
-    sequence: SequenceResult, metric: Metric, curves: list[Curve | None] | None = None
-) -> dict[str, Any]:
-    curves = curves if curves is not None else [sample_curve(side) for side in sequence.sides]
-    data: list[dict[str, Any]] = []
-    for i, (side, curve) in enumerate(zip(sequence.sides, curves, strict=True)):
-        data.extend(side_traces(side, i, metric, curve))
-    for i in range(len(sequence.sides)):
-        trace = target_trace(sequence, i, metric)
-        if trace is not None:
-            data.append(trace)
+def axis_title(metric: Metric) -> str:
     better = f" ({metric.better} is better)" if metric.better else ""
-    shapes = []
-    if sequence.band.overlap and sequence.band.lo is not None and sequence.band.hi is not None:
-        shapes.append(
-            {
-                "type": "rect",
-                "xref": "x",
-                "yref": "paper",
-                "x0": sequence.band.lo,
-                "x1": sequence.band.hi,
-                "y0": 0,
-                "y1": 1,
-                "line": {"width": 0},
-                "fillcolor": "rgba(128,128,128,0.10)",
-                "layer": "below",
-            }
-        )
-    layout = {
-        "xaxis": {"title": {"text": "Interactivity (tok/s/user)"}, "zeroline": False},
-        "yaxis": {"title": {"text": metric.axis + better}, "rangemode": "tozero"},
+    return metric.axis + better
+
+
+class StringTable:
+    """Each distinct text (configuration, date) once; rows refer to it by index."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def index(self, text: str | None) -> int | None:
+        if text is None:
+            return None
+        if text not in self._index:
+            self._index[text] = len(self.texts)
+            self.texts.append(text)
+        return self._index[text]
+
+
+def point_row(point: PointSummary, quantities: list[str], strings: StringTable) -> list[Any]:
+    """[interactivity, *curve quantities (page.quantities order), on frontier 0/1,
+    configuration, date] — the two texts as indices into the page's string table."""
+    values = [getattr(point, metrics.CURVE_QUANTITIES[q]) for q in quantities]
+    return [
+        point.interactivity,
+        *values,
+        1 if point.on_frontier else 0,
+        strings.index(point.configuration),
+        strings.index(point.date),
+    ]
+
+
+def sequence_points(sequence: SequenceResult, quantities: list[str], strings: StringTable) -> list[Any]:
+    return [[point_row(p, quantities, strings) for p in side.points] for side in sequence.sides]
+
+
+def trace_names(label: str) -> dict[str, str]:
+    """A side's trace names (legend and hover), by the role the script gives each trace."""
+    return {"curve": f"{label} frontier", "points": f"{label} measured", "targets": f"{label} at targets"}
+
+
+def base_layout() -> dict[str, Any]:
+    """The interactivity chart's layout; the script adds the metric's axis title, the band,
+    the axis types the reader picks and the theme's colours."""
+    return {
+        "xaxis": {"title": {"text": AXIS_TITLE}, "zeroline": False},
+        "yaxis": {"rangemode": "tozero"},
         "legend": {"orientation": "h", "x": 0, "y": 1.12},
-        "margin": {"l": 64, "r": 16, "t": 48, "b": 56},
+        "margin": {"l": 76, "r": 16, "t": 48, "b": 56},
         "hovermode": "closest",
-        "shapes": shapes,
     }
-    return {"data": data, "layout": layout}
-
-
-def _figures(sequence: SequenceResult) -> dict[str, dict[str, Any]]:
-    curves = [sample_curve(side) for side in sequence.sides]
-    return {m.key: figure(sequence, m, curves) for m in metrics.SHOWN}
 
 
 def _percent(value: float) -> float:
@@ -359,7 +236,7 @@ def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
             },
             "yaxis": {"title": {"text": "Output tok/s (whole deployment)"}, "rangemode": "tozero"},
             "shapes": shapes,
-            "margin": {"l": 64, "r": 16, "t": 16, "b": 56},
+            "margin": {"l": 76, "r": 16, "t": 16, "b": 56},
             "height": 360,
             "hovermode": "closest",
             "showlegend": True,
@@ -369,12 +246,21 @@ def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
 
 
 def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
-    """Everything the page's charts need: figures by sequence and metric, plus the metric names."""
+    """Everything the page's charts need beyond the page data (knots, constants, targets, band)."""
+    quantities = metrics.shown_quantities()
+    strings = StringTable()
+    points = {s.sequence: sequence_points(s, quantities, strings) for s in comparison.sequences}
     return {
-        "metrics": [{"key": m.key, "label": m.label} for m in metrics.SHOWN],
-        "sequences": [s.sequence for s in comparison.sequences],
-        "default_sequence": comparison.default_sequence,
-        "figures": {s.sequence: _figures(s) for s in comparison.sequences},
+        "metrics": [
+            {"key": m.key, "label": m.label, "axis": axis_title(m), "hover": value_hover(m)}
+            for m in metrics.SHOWN
+        ],
+        "names": [trace_names(s.label) for s in comparison.sides],
+        "x_hover": INTERACTIVITY_HOVER,
+        "layout": base_layout(),
+        "title": comparison.title,
+        "points": points,
+        "strings": strings.texts,
         "accuracy": accuracy_figure(comparison),
         "sweeps": sweep_figures(comparison),
     }

@@ -798,4 +798,4 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
 
 
 def comparison_json(result: ComparisonResult) -> bytes:
-    return result.model_dump_json(indent=1).encode() + b"\n"
+    return result.model_dump_json().encode() + b"\n"  # compact: read by programs, not people

@@ -20,7 +20,6 @@ from typing import Any
 
 import markdown
 import nh3
-import plotly
 from jinja2 import (
     Environment,
     FileSystemLoader,
@@ -59,7 +58,10 @@ from site_builder.sections import page_sections
 from site_builder.write import Owner
 
 METHODOLOGY = "methodology.md"  # the guide every number's page links to
-PLOTLY_ASSET = "plotly.min.js"
+# The chart library: plotly.js's official basic partial bundle, vendored (site_builder/vendor/plotly/
+# README.md says where from), published with its licence beside it.
+PLOTLY_FOLDER = Path(__file__).resolve().parent / "vendor" / "plotly"
+PLOTLY_ASSETS = {"plotly-basic.min.js": "plotly-basic.min.js", "plotly-basic.LICENSE.txt": "LICENSE"}
 SAFE_TAGS = {
     "p",
     "a",
@@ -686,8 +688,8 @@ class SiteRenderer:
             content = read_bytes(path, f"templates/assets/{name}", self.log, root=folder)
             if content is not None:
                 files[f"assets/{name}"] = content
-        bundle = Path(plotly.__file__).parent / "package_data" / PLOTLY_ASSET
-        files[f"assets/{PLOTLY_ASSET}"] = bundle.read_bytes()
+        for name, vendored in PLOTLY_ASSETS.items():
+            files[f"assets/{name}"] = (PLOTLY_FOLDER / vendored).read_bytes()
         return files
 
 

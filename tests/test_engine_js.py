@@ -9,6 +9,7 @@ lists the differing cases with their inputs and the largest difference seen.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -38,15 +39,19 @@ RELATIVE = 1e-12
 BATCHES = 20
 EXPORTS = sorted(
     [
+        "CURVE_SAMPLES",
         "MonotoneSpline",
         "SideCurves",
         "TIE_TOLERANCE",
+        "curveSamples",
         "evaluate",
         "fixed",
         "isTie",
+        "knownValues",
         "metricsAt",
         "notMeasuredText",
         "roundHalfUp",
+        "sampleXs",
         "steffenTangents",
         "winner",
     ]
@@ -532,6 +537,64 @@ def test_metrics_at_targets(node: str) -> None:
     sent = [c["sent"] for c in computed]
     expected = [c["answer"] for c in computed]
     assert_same("metrics", sent, expected, run_engine(node, "metrics", sent))
+
+
+# -- the chart's curves -------------------------------------------------------------------------------
+
+CHART_SAMPLES = 64  # the page draws each frontier at 64 evenly spaced interactivities and its knots
+
+
+def python_curve(case: tuple[list[Knot], Constants]) -> dict[str, Any]:
+    """What the chart draws along a side's frontier, by the Python engine: at 64 evenly spaced
+    interactivities across the knots' range (clamped into it) and at every knot, each once, the
+    value of each shown metric there (metrics_at, the table's computation)."""
+    knots, consts = case
+    curves = SideCurves(benchmark_points(knots))
+    knot_xs = [p.interactivity for p in curves.frontier]
+    if len(knot_xs) >= 2:
+        lo, hi = knot_xs[0], knot_xs[-1]
+        even = [min(hi, max(lo, lo + (hi - lo) * i / (CHART_SAMPLES - 1))) for i in range(CHART_SAMPLES)]
+        xs = sorted(set(even) | set(knot_xs))
+    else:
+        xs = knot_xs
+    answers = []
+    for metric in SHOWN:
+        ys = []
+        for x in xs:
+            at = metrics_at(curves, x, consts)
+            ys.append(at.values.get(metric.key) if at.measured else None)
+        answers.append({"x": xs, "y": ys})
+    return {"sent": {"side": page_side(curves, consts), "metrics": page_table(SHOWN)}, "answer": answers}
+
+
+def test_chart_curves_sample_the_python_engines_values(node: str) -> None:
+    """The page's chart (site.js → engine.js curveSamples) draws each frontier through the very
+    values the Python engine computes: same sample interactivities, same metric values."""
+    _, computed = collect(
+        st.lists(st.tuples(side_points(), constants), min_size=12, max_size=12),
+        python_curve,
+        batches_drawn=10,
+    )
+    sent = [c["sent"] for c in computed]
+    expected = [c["answer"] for c in computed]
+    assert_same("curve", sent, expected, run_engine(node, "curve", sent))
+
+
+def test_chart_curve_by_hand(node: str) -> None:
+    """Three knots (10, 900), (20, 500), (40, 100) at $2.5/GPU-hour: the curve runs from the first
+    knot to the last, ascending, passes through the middle one exactly, and costs
+    2.5e6 / (3600 × 900) = $0.7716…/M tok at the start."""
+    knots: list[Knot] = [(10.0, 900.0, 4, None, 0, 8), (20.0, 500.0, 16, None, 0, 8), (40.0, 100.0, 64, None, 0, 8)]
+    sent = python_curve((knots, Constants(2.5, None)))["sent"]
+    [answers] = run_engine(node, "curve", [sent])
+    by_key = dict(zip([m.key for m in SHOWN], answers, strict=True))
+    xs, throughput = by_key["throughput"]["x"], by_key["throughput"]["y"]
+    assert xs[0] == 10.0 and xs[-1] == 40.0 and len(xs) in (64, 65)
+    assert all(a < b for a, b in itertools.pairwise(xs))
+    assert throughput[0] == 900.0 and throughput[xs.index(20.0)] == 500.0 and throughput[-1] == 100.0
+    assert all(a >= b for a, b in itertools.pairwise(throughput))  # monotone between falling knots
+    assert by_key["cost"]["y"][0] == pytest.approx(2.5e6 / (3600 * 900), rel=1e-15)
+    assert by_key["per_mw"]["y"] == [None] * len(xs)  # no power figure: no curve for tok/s per MW
 
 
 # -- the file itself ---------------------------------------------------------------------------------

@@ -41,7 +41,8 @@ def test_default_site_has_the_pages(site: Path) -> None:
         "sitemap.xml",
         ".nojekyll",
         "methodology/index.html",
-        "assets/plotly.min.js",
+        "assets/plotly-basic.min.js",
+        "assets/plotly-basic.LICENSE.txt",
         "assets/site.js",
         "assets/site.css",
     ):

@@ -10,6 +10,8 @@
      coefficients per interval, summed term by term);
    - evaluate: site_builder/metrics.py (expression trees, folded left to right, null in = null out);
    - metricsAt / winner / isTie: site_builder/engine/compare.py;
+   - curveSamples: where the charts draw a frontier (the interactivity chart's curves, sampled
+     with the same spline; tests/test_engine_js.py holds them to the Python engine's values);
    - notMeasuredText: range_reason in site_builder/comparison_json.py.
 
    Loads as a plain browser script (window.SiteEngine) and under Node (module.exports), with no
@@ -294,10 +296,7 @@
       for (i = 0; i < metrics.length; i += 1) { values[metrics[i].key] = null; }
       return { measured: false, range: curves.range, values: values, missing: missing };
     }
-    var known = {};
-    Object.keys(quantities).forEach(function (name) { known[name] = quantities[name]; });
-    known.usd_per_gpu_hour = constantOf(curves.side, "usd_per_gpu_hour");
-    known.watts_all_in = constantOf(curves.side, "watts_all_in");
+    var known = knownValues(curves.side, quantities);
     var gaps = curves.gaps(target);
     for (i = 0; i < metrics.length; i += 1) {
       var metric = metrics[i];
@@ -308,6 +307,44 @@
       if (lacking.length) { missing[metric.key] = lacking; }
     }
     return { measured: true, range: curves.range, values: values, missing: missing };
+  }
+
+  /* What a formula may read: the curve quantities at one x (or a measured point's) and the side's
+     constants (page-data side: usd_per_gpu_hour, watts_all_in). */
+  function knownValues(side, quantities) {
+    var known = {};
+    Object.keys(quantities).forEach(function (name) { known[name] = quantities[name]; });
+    known.usd_per_gpu_hour = constantOf(side, "usd_per_gpu_hour");
+    known.watts_all_in = constantOf(side, "watts_all_in");
+    return known;
+  }
+
+  var CURVE_SAMPLES = 64;
+
+  /* Where a chart samples a frontier: `count` evenly spaced interactivities across the measured
+     range (clamped into it) and every knot, ascending, each once. One knot: that knot only. */
+  function sampleXs(knotXs, count) {
+    var n = knotXs.length, i;
+    if (n < 2) { return knotXs.slice(); }
+    var lo = knotXs[0], hi = knotXs[n - 1];
+    var xs = knotXs.slice();
+    for (i = 0; i < count; i += 1) { xs.push(Math.min(hi, Math.max(lo, lo + (hi - lo) * i / (count - 1)))); }
+    xs.sort(function (a, b) { return a - b; });
+    return xs.filter(function (x, j) { return j === 0 || x !== xs[j - 1]; });
+  }
+
+  /* A metric along a side's frontier, as the chart draws it: {x: [...], y: [...]} at sampleXs,
+     y null where the metric is unavailable (a constant the side lacks). `side` is a page-data
+     side or its SideCurves; `metric` a page.metrics entry. */
+  function curveSamples(side, metric, count) {
+    var curves = side instanceof SideCurves ? side : new SideCurves(side);
+    var knots = curves.side.knots || [];
+    var xs = sampleXs(knots.map(function (k) { return k[0]; }), count === undefined ? CURVE_SAMPLES : count);
+    var ys = xs.map(function (x) {
+      var quantities = curves.quantities(x);
+      return quantities === null ? null : evaluate(metric.formula, knownValues(curves.side, quantities));
+    });
+    return { x: xs, y: ys };
   }
 
   function isTie(a, b, tie) {
@@ -341,6 +378,10 @@
     SideCurves: SideCurves,
     evaluate: evaluate,
     metricsAt: metricsAt,
+    knownValues: knownValues,
+    CURVE_SAMPLES: CURVE_SAMPLES,
+    sampleXs: sampleXs,
+    curveSamples: curveSamples,
     isTie: isTie,
     winner: winner,
     notMeasuredText: notMeasuredText

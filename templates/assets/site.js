@@ -9,6 +9,7 @@
   "use strict";
 
   var E = window.SiteEngine;
+  var PLOTLY_SRC = document.currentScript && document.currentScript.getAttribute("data-plotly");
 
   function readJSON(id) {
     var el = document.getElementById(id);
@@ -32,7 +33,6 @@
   var metricKeys = METRICS.map(function (m) { return m.key; });
   var DEFAULT_METRIC = metricByKey.throughput ? "throughput" : metricKeys[0];
   var TIE = page.tie;
-  var SIDE_FALLBACK = ["#2f6fd6", "#c25e0c"];
   var CONSTANT_WORDS = { usd_per_gpu_hour: "cost per GPU-hour", watts_all_in: "all-in power per GPU" };
 
   function defaults(seq) { return page.sequences[seq].targets.slice(); }
@@ -50,7 +50,7 @@
     var asked = params.get("seq");
     var seq = asked !== null && Object.prototype.hasOwnProperty.call(page.sequences, asked) ? asked : page.default_sequence;
     var metric = metricKeys.indexOf(params.get("metric")) >= 0 ? params.get("metric") : DEFAULT_METRIC;
-    return { seq: seq, metric: metric, targets: parseTargets(params.get("t"), seq) || defaults(seq) };
+    return { seq: seq, metric: metric, targets: parseTargets(params.get("t"), seq) || defaults(seq), logX: true, logY: false };
   }
 
   var state = stateFromURL();
@@ -72,8 +72,30 @@
     return url.toString();
   }
 
-  function pushState() {
-    try { window.history.pushState(state, "", urlFor(state)); } catch (e) { /* some file:// setups */ }
+  /* A history entry per change. After a target edit it waits for the paint (pushState costs a few
+     milliseconds); any other change first writes the one still waiting, so the order holds. */
+  var waitingEntry = null;
+
+  function writeEntry(s) {
+    try { window.history.pushState(s, "", urlFor(s)); } catch (e) { /* some file:// setups */ }
+  }
+
+  function flushEntry() {
+    if (waitingEntry) { var s = waitingEntry; waitingEntry = null; writeEntry(s); }
+  }
+
+  function pushState() { flushEntry(); writeEntry(state); }
+
+  function pushStateAfterPaint() {
+    flushEntry();
+    waitingEntry = JSON.parse(JSON.stringify(state));
+    afterPaint(flushEntry);
+  }
+
+  /* Work the reader does not see (the URL, the live region) waits until the frame is painted. */
+  function afterPaint(task) {
+    if (window.requestAnimationFrame) { window.requestAnimationFrame(function () { window.setTimeout(task, 0); }); }
+    else { window.setTimeout(task, 0); }
   }
 
   function announce(text) {
@@ -206,18 +228,24 @@
     }).join(", ");
   }
 
-  function renderTable() {
-    var panel = panelFor(state.seq);
-    if (!panel) { return; }
-    var rows = panel.querySelectorAll("tbody tr[data-metric]");
-    state.targets.forEach(function (target, col) {
-      var results = computeColumn(state.seq, target);
-      Array.prototype.forEach.call(rows, function (row) {
-        var metric = metricByKey[row.getAttribute("data-metric")];
-        var cells = row.querySelectorAll("td");
-        if (metric && cells[col]) { renderCell(cells[col], metric, results); }
-      });
+  var columns = []; // the shown sequence's results at each target: [column][side]
+
+  function renderColumn(panel, col) {
+    var results = columns[col];
+    Array.prototype.forEach.call(panel.querySelectorAll("tbody tr[data-metric]"), function (row) {
+      var metric = metricByKey[row.getAttribute("data-metric")];
+      var cell = row.querySelectorAll("td")[col];
+      if (metric && cell) { renderCell(cell, metric, results); }
     });
+  }
+
+  /* The table at the current targets. At the build's own targets the build's cells are already
+     right (the same numbers, tests/browser hold them equal), so only the numbers are computed. */
+  function renderTable(asBuilt) {
+    columns = state.targets.map(function (t) { return computeColumn(state.seq, t); });
+    var panel = panelFor(state.seq);
+    if (!panel || asBuilt) { return; }
+    state.targets.forEach(function (target, col) { renderColumn(panel, col); });
     var inputs = panel.querySelectorAll("input.target-input");
     Array.prototype.forEach.call(inputs, function (input, col) {
       if (Number(input.value) !== state.targets[col]) { input.value = String(state.targets[col]); }
@@ -225,9 +253,20 @@
     });
   }
 
+  /* One edited target: that column of the table and the chart's diamonds, nothing else. */
+  function retarget(col, value) {
+    state.targets = state.targets.slice();
+    state.targets[col] = value;
+    columns = columns.slice();
+    columns[col] = computeColumn(state.seq, value);
+    var panel = panelFor(state.seq);
+    if (panel) { renderColumn(panel, col); }
+    moveTargets();
+  }
+
   function describeColumn(col) {
     var target = state.targets[col];
-    var results = computeColumn(state.seq, target);
+    var results = columns[col];
     var throughput = metricByKey.throughput, cost = metricByKey.cost;
     var parts = results.map(function (m, i) {
       if (!m.measured) { return page.labels[i] + " not measured"; }
@@ -273,12 +312,9 @@
             return;
           }
           input.removeAttribute("aria-invalid");
-          state.targets = state.targets.slice();
-          state.targets[col] = value;
-          renderTable();
-          draw();
-          pushState();
-          announce(describeColumn(col));
+          retarget(col, value);
+          pushStateAfterPaint();
+          afterPaint(function () { announce(describeColumn(col)); });
         });
       });
     });
@@ -286,65 +322,292 @@
 
   // -- chart -----------------------------------------------------------------------------------
 
-  /* A theme colour as the browser resolves it now: the stylesheet writes each as
-     light-dark(light, dark), which only a real colour property resolves. */
-  var colorProbe = null;
-  function cssVar(name) {
-    if (!colorProbe) {
-      colorProbe = document.createElement("span");
-      colorProbe.hidden = true;
-      document.body.appendChild(colorProbe);
+  /* The theme's colours (site.css: --fg, --grid, --bg, --side0, --side1), the same the table
+     uses, read once per theme: a theme change forgets them and the traces built with them. */
+  var themeColors = null;
+  var traceCache = {};
+
+  function theme() {
+    if (!themeColors) {
+      /* site.css writes each colour as light-dark(light, dark), which only a real colour
+         property resolves: read each through a hidden probe's computed colour. */
+      var probe = document.createElement("span");
+      probe.hidden = true;
+      document.body.appendChild(probe);
+      var read = function (name) { probe.style.color = "var(" + name + ")"; return getComputedStyle(probe).color; };
+      themeColors = { fg: read("--fg"), grid: read("--grid"), bg: read("--bg"), sides: [read("--side0"), read("--side1")] };
+      probe.remove();
     }
-    colorProbe.style.color = "var(" + name + ")";
-    return getComputedStyle(colorProbe).color;
+    return themeColors;
   }
+
+  function forgetTheme() { themeColors = null; traceCache = {}; drawnView = null; }
 
   function escapeHTML(text) {
     return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
       .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
   }
 
-  /* Python's format(x, "g"), as the build writes a target in hover text (67, 60.5, 1e+06): six
-     significant digits of the exact binary value, ties to even, trailing zeros dropped. */
-  function general(x) {
-    if (!isFinite(x)) { return x !== x ? "nan" : x > 0 ? "inf" : "-inf"; }
-    if (x === 0) { return 1 / x < 0 ? "-0" : "0"; }
-    var exact = Math.abs(x).toExponential(99).split("e"); // the first 100 digits of the exact value
-    var digits = exact[0].replace(".", ""), exponent = Number(exact[1]);
-    var kept = digits.slice(0, 6), next = digits.charAt(6);
-    var tie = next === "5" && !/[1-9]/.test(digits.slice(7));
-    if (next > "5" || (next === "5" && (!tie || Number(kept.charAt(5)) % 2 === 1))) {
-      kept = String(Number(kept) + 1);
-      if (kept.length > 6) { kept = kept.slice(0, 6); exponent += 1; }
-    }
-    var text;
-    if (exponent >= -4 && exponent < 6) {
-      text = exponent >= 0 ? kept.slice(0, exponent + 1) + "." + kept.slice(exponent + 1)
-        : "0." + new Array(-exponent).join("0") + kept;
-      text = text.replace(/0+$/, "").replace(/\.$/, "");
-    } else {
-      var mantissa = (kept.charAt(0) + "." + kept.slice(1)).replace(/0+$/, "").replace(/\.$/, "");
-      var magnitude = String(Math.abs(exponent));
-      text = mantissa + "e" + (exponent < 0 ? "-" : "+") + (magnitude.length < 2 ? "0" : "") + magnitude;
-    }
-    return (x < 0 ? "-" : "") + text;
-  }
+  var chartMetricByKey = {};
+  charts.metrics.forEach(function (m) { chartMetricByKey[m.key] = m; });
 
+  /* The layout in the theme's colours, opaque (a PNG export keeps the page's background). */
   function themedLayout(layout) {
     var copy = JSON.parse(JSON.stringify(layout));
-    var fg = cssVar("--fg"), grid = cssVar("--grid");
-    copy.paper_bgcolor = "rgba(0,0,0,0)";
-    copy.plot_bgcolor = "rgba(0,0,0,0)";
-    copy.font = { color: fg, family: "system-ui, sans-serif" };
+    var colors = theme();
+    copy.paper_bgcolor = colors.bg || "#ffffff";
+    copy.plot_bgcolor = colors.bg || "#ffffff";
+    copy.font = { color: colors.fg, family: "system-ui, sans-serif" };
     ["xaxis", "yaxis"].forEach(function (axis) {
-      copy[axis].gridcolor = grid;
-      copy[axis].linecolor = grid;
-      copy[axis].zerolinecolor = grid;
+      copy[axis] = copy[axis] || {};
+      copy[axis].gridcolor = colors.grid;
+      copy[axis].linecolor = colors.grid;
+      copy[axis].zerolinecolor = colors.grid;
+      copy[axis].tickformat = copy[axis].tickformat || ",~g"; // digits grouped: 12,000
     });
     return copy;
   }
 
-  /* A trace's colour from its role: the theme's --side0 / --side1, read now (light or dark). */
+  /* A PNG of the chart as shown, titled and on the page's background (the toolbar's camera). */
+  function downloadPNG(gd, title, filename) {
+    var layout = JSON.parse(JSON.stringify(gd.layout));
+    var margin = layout.margin || {};
+    layout.margin = { l: margin.l, r: margin.r, b: margin.b, t: (margin.t || 16) + 44 };
+    layout.title = { text: escapeHTML(title), x: 0.01, xanchor: "left", y: 0.98, yanchor: "top", font: { size: 16 } };
+    if (layout.legend) { layout.legend.y = 1.02; layout.legend.yanchor = "bottom"; }
+    var data = gd === chartEl ? gd.data.concat(markTraces()) : gd.data;
+    window.Plotly.downloadImage({ data: data, layout: layout }, {
+      format: "png", filename: filename, width: gd.clientWidth || 800, height: gd.clientHeight || 450, scale: 2
+    });
+  }
+
+  /* Plotly's toolbar without anything that leaves the site (no cloud, no logo link, no lasso),
+     its camera replaced by one that exports a titled, opaque PNG. */
+  function plotConfig(title, filename) {
+    return {
+      responsive: true,
+      displaylogo: false,
+      showSendToCloud: false,
+      showEditInChartStudio: false,
+      showLink: false,
+      modeBarButtonsToRemove: ["lasso2d", "select2d", "toImage", "sendDataToCloud"],
+      modeBarButtonsToAdd: [{
+        name: "download-png",
+        title: "Download this chart as a PNG",
+        icon: window.Plotly.Icons.camera,
+        click: function (gd) { downloadPNG(gd, title(), filename()); }
+      }]
+    };
+  }
+
+  function fileName(text) {
+    return String(text).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "chart";
+  }
+
+  /* Each side's frontier curve (sampled with the engine's spline) and measured points, for one
+     sequence and metric: built once, reused while only the targets change. */
+  function baseTraces(seq, key) {
+    var cacheKey = seq + "|" + key;
+    if (traceCache[cacheKey]) { return traceCache[cacheKey]; }
+    var metric = metricByKey[key], shown = chartMetricByKey[key];
+    var colors = theme();
+    var names = page.quantities;
+    var concurrencyColumn = names.indexOf("concurrency") + 1;
+    var traces = [];
+    page.sequences[seq].sides.forEach(function (side, i) {
+      var label = escapeHTML(page.labels[i]);
+      var tracesNamed = charts.names[i];
+      var color = colors.sides[i] || undefined;
+      if ((side.knots || []).length) {
+        var samples = E.curveSamples(curvesBySeq[seq][i], metric);
+        traces.push({
+          type: "scatter", mode: "lines", name: escapeHTML(tracesNamed.curve), legendgroup: label,
+          x: samples.x, y: samples.y, line: { width: 2.5, color: color },
+          hovertemplate: label + " frontier<br>" + charts.x_hover + " · " + shown.hover + "<extra></extra>",
+          meta: { role: "curve", side: i }
+        });
+      }
+      var xs = [], ys = [], sizes = [], opacities = [], details = [];
+      (charts.points[seq][i] || []).forEach(function (row) {
+        var quantities = {};
+        names.forEach(function (name, q) { quantities[name] = row[q + 1]; });
+        var onFrontier = row[names.length + 1] === 1;
+        var date = row[names.length + 3];
+        xs.push(row[0]);
+        ys.push(E.evaluate(metric.formula, E.knownValues(side, quantities)));
+        sizes.push(onFrontier ? 9 : 7);
+        opacities.push(onFrontier ? 1 : 0.35);
+        details.push([
+          escapeHTML(charts.strings[row[names.length + 2]]),
+          (concurrencyColumn ? "concurrency " + row[concurrencyColumn].toLocaleString("en-US") : "") +
+            (date === null ? "" : " · " + escapeHTML(charts.strings[date])),
+          onFrontier ? "" : "<br>(not on the frontier)"
+        ]);
+      });
+      traces.push({
+        type: "scatter", mode: "markers", name: escapeHTML(tracesNamed.points), legendgroup: label,
+        x: xs, y: ys, customdata: details,
+        marker: { size: sizes, opacity: opacities, color: color, line: { width: 1, color: colors.bg || "#ffffff" } },
+        hovertemplate: "%{customdata[0]}<br>%{customdata[1]}<br>" + charts.x_hover + " · " + shown.hover +
+          "%{customdata[2]}<extra></extra>",
+        meta: { role: "points", side: i }
+      });
+    });
+    traceCache[cacheKey] = traces;
+    return traces;
+  }
+
+  /* The diamonds at the current targets, where the table's computation puts the chart metric
+     (unrounded, as the curve); a side not measured at a target has none there. They are small
+     SVGs over the chart (.chart-marks), placed with a transform from Plotly's own axis scales,
+     so a target edit moves them without redrawing the chart: the compositor does it within a
+     frame. Each says its value on hover; a PNG export draws them as a trace. */
+  var SVG = "http://www.w3.org/2000/svg";
+  var marksEl = null;
+  var marks = []; // [side][col] -> {el, title}
+
+  function targetValues() {
+    return page.labels.map(function (label, side) {
+      return state.targets.map(function (target, col) {
+        var m = columns[col] && columns[col][side];
+        var value = m && m.measured ? m.values[state.metric] : null;
+        return value === undefined ? null : value;
+      });
+    });
+  }
+
+  function makeMarks() {
+    if (!marksEl) {
+      marksEl = document.createElement("div");
+      marksEl.className = "chart-marks";
+      marksEl.setAttribute("aria-hidden", "true"); // the table holds these values
+      chartEl.parentNode.appendChild(marksEl);
+    }
+    while (marksEl.firstChild) { marksEl.removeChild(marksEl.firstChild); }
+    var colors = theme();
+    marks = page.labels.map(function (label, side) {
+      return state.targets.map(function () {
+        var svg = document.createElementNS(SVG, "svg");
+        svg.setAttribute("class", "target-mark");
+        svg.setAttribute("width", "22");
+        svg.setAttribute("height", "22");
+        svg.setAttribute("viewBox", "-11 -11 22 22");
+        var title = document.createElementNS(SVG, "title");
+        var path = document.createElementNS(SVG, "path");
+        path.setAttribute("d", "M0,-8L8,0L0,8L-8,0Z");
+        path.setAttribute("fill", colors.sides[side] || "#808080");
+        path.setAttribute("stroke", colors.fg || "#000000");
+        path.setAttribute("stroke-width", "2");
+        svg.appendChild(title);
+        svg.appendChild(path);
+        marksEl.appendChild(svg);
+        return { el: svg, title: title };
+      });
+    });
+  }
+
+  /* Put each diamond where its target and value are on the chart's current axes (after every
+     Plotly draw, zoom or resize, and after a target edit); hide it outside the plot area. */
+  function placeMarks() {
+    var full = chartEl && chartEl._fullLayout;
+    if (!full || !full.xaxis || !full.yaxis || !marks.length) { return; }
+    var xa = full.xaxis, ya = full.yaxis, shown = chartMetricByKey[state.metric];
+    var values = targetValues();
+    marks.forEach(function (row, side) {
+      row.forEach(function (mark, col) {
+        var target = state.targets[col], value = values[side][col];
+        var px = value === null ? NaN : xa._offset + xa.c2p(target);
+        var py = value === null ? NaN : ya._offset + ya.c2p(value);
+        var inside = isFinite(px) && isFinite(py) && px >= xa._offset - 1 && px <= xa._offset + xa._length + 1 &&
+          py >= ya._offset - 1 && py <= ya._offset + ya._length + 1;
+        mark.el.style.visibility = inside ? "visible" : "hidden";
+        if (!inside) { return; }
+        mark.el.style.transform = "translate(" + (px - 11).toFixed(1) + "px," + (py - 11).toFixed(1) + "px)";
+        mark.title.textContent = page.labels[side] + " at " + target + " tok/s/user: " +
+          plainNumber(metricByKey[state.metric], value) + (shown.unit ? " " + shown.unit : "");
+      });
+    });
+    chartEl.setAttribute("data-marks", state.targets.join(","));
+  }
+
+  /* A value as the hover writes it: digits grouped, the metric's decimals (half-up). */
+  function plainNumber(metric, value) {
+    var parts = E.fixed(value, metric.decimals).split(".");
+    parts[0] = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return parts.join(".");
+  }
+
+  /* The diamonds as traces, for a PNG export (an image has no overlay). */
+  function markTraces() {
+    var colors = theme(), values = targetValues();
+    return page.labels.map(function (label, side) {
+      return {
+        type: "scatter", mode: "markers", showlegend: false, hoverinfo: "skip",
+        x: state.targets.slice(), y: values[side],
+        marker: { symbol: "diamond", size: 14, color: colors.sides[side], line: { width: 2, color: colors.fg } }
+      };
+    });
+  }
+
+  function bandShapes() {
+    var band = page.sequences[state.seq].band;
+    return band ? [{
+      type: "rect", name: "band", xref: "x", yref: "paper", x0: band[0], x1: band[1], y0: 0, y1: 1,
+      line: { width: 0 }, fillcolor: "rgba(128,128,128,0.14)", layer: "below"
+    }] : [];
+  }
+
+  /* Ticks of a logarithmic axis: 1, 2 and 5 of each decade, written out (not "2, 3 … 100, 2"). */
+  var LOG_TICKS = [];
+  for (var decade = -4; decade <= 8; decade += 1) {
+    [1, 2, 5].forEach(function (digit) { LOG_TICKS.push(Number((digit * Math.pow(10, decade)).toPrecision(1))); });
+  }
+
+  function chartLayout() {
+    var layout = themedLayout(charts.layout);
+    [["xaxis", state.logX], ["yaxis", state.logY]].forEach(function (axis) {
+      var options = layout[axis[0]];
+      options.type = axis[1] ? "log" : "linear";
+      if (axis[1]) {
+        delete options.rangemode;
+        options.tickvals = LOG_TICKS;
+      }
+    });
+    layout.yaxis.title = { text: chartMetricByKey[state.metric].axis };
+    layout.shapes = bandShapes();
+    return layout;
+  }
+
+  var mainConfig = null;
+  var drawnView = null; // the sequence, metric and axes the chart shows
+  var listening = false;
+
+  function drawnAs() { return state.seq + "|" + state.metric + "|" + state.targets.join(","); }
+
+  function draw() {
+    if (!window.Plotly || !chartEl || !chartMetricByKey[state.metric]) { return; }
+    mainConfig = mainConfig || plotConfig(function () {
+      return charts.title + " · " + state.seq + " · " + chartMetricByKey[state.metric].label;
+    }, function () { return fileName(page.slug + "-" + state.seq + "-" + state.metric); });
+    var view = [state.seq, state.metric, state.logX, state.logY].join("|");
+    if (!marks.length || marks[0].length !== state.targets.length || view !== drawnView) { makeMarks(); }
+    window.Plotly.react(chartEl, baseTraces(state.seq, state.metric), chartLayout(), mainConfig);
+    if (!listening && chartEl.on) { chartEl.on("plotly_afterplot", placeMarks); listening = true; }
+    drawnView = view;
+    placeMarks();
+    chartEl.setAttribute("data-drawn", drawnAs());
+  }
+
+  /* After a target edit: only the diamonds move (or the whole chart, if it shows something else). */
+  function moveTargets() {
+    if (!window.Plotly || !chartEl) { return; }
+    if (drawnView !== [state.seq, state.metric, state.logX, state.logY].join("|")) { draw(); return; }
+    placeMarks();
+    chartEl.setAttribute("data-drawn", drawnAs());
+  }
+
+  /* A figure built by the build (accuracy, sweeps), in the sides' colours: traces by meta.side,
+     error bars and the SLA lines too. */
   function painted(trace, colors) {
     var copy = JSON.parse(JSON.stringify(trace));
     var meta = copy.meta || {};
@@ -353,105 +616,41 @@
     if (meta.role === "curve") {
       copy.line = copy.line || {};
       copy.line.color = color;
-    } else {
-      copy.marker = copy.marker || {};
-      copy.marker.color = color;
     }
+    copy.marker = copy.marker || {};
+    copy.marker.color = color;
+    if (copy.error_x) { copy.error_x.color = color; }
     return copy;
   }
 
-  function targetTemplate(side) {
-    var label = page.labels[side];
-    return {
-      type: "scatter",
-      mode: "markers",
-      name: label + " at targets",
-      legendgroup: label,
-      showlegend: false,
-      marker: { symbol: "diamond", size: 12, line: { width: 2, color: "#000000" } },
-      hoverinfo: "text+y",
-      meta: { role: "targets", side: side }
-    };
-  }
-
-  /* The diamonds at the current targets, recomputed here: y is the chart metric's value there
-     (unrounded, as the curve). Like the build, a side with no measured target has no trace. */
-  function targetTraces(templates) {
-    var key = state.metric;
-    var results = state.targets.map(function (t) { return computeColumn(state.seq, t); });
-    var traces = [];
-    page.labels.forEach(function (label, side) {
-      var template = null;
-      templates.forEach(function (t) { if (t.meta.side === side) { template = t; } });
-      var xs = [], ys = [], texts = [];
-      state.targets.forEach(function (target, col) {
-        var m = results[col][side];
-        if (!m || !m.measured) { return; }
-        xs.push(target);
-        ys.push(m.values[key] === undefined ? null : m.values[key]);
-        texts.push(escapeHTML(label) + " at " + general(target) + " tok/s/user");
-      });
-      if (!xs.length) { return; }
-      var trace = JSON.parse(JSON.stringify(template || targetTemplate(side)));
-      trace.x = xs; trace.y = ys; trace.hovertext = texts;
-      traces.push(trace);
-    });
-    return traces;
-  }
-
-  function draw() {
-    if (!window.Plotly || !chartEl) { return; }
-    var figures = charts.figures[state.seq];
-    var fig = figures && figures[state.metric];
-    if (!fig) { return; }
-    var colors = [0, 1].map(function (side) { return cssVar("--side" + side) || SIDE_FALLBACK[side]; });
-    var isTargets = function (t) { return t.meta && t.meta.role === "targets"; };
-    var base = fig.data.filter(function (t) { return !isTargets(t); });
-    var templates = fig.data.filter(isTargets);
-    var traces = base.concat(targetTraces(templates)).map(function (t) { return painted(t, colors); });
-    window.Plotly.react(chartEl, traces, themedLayout(fig.layout), {
-      responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]
-    });
-    chartEl.setAttribute("data-drawn", state.seq + "|" + state.metric + "|" + state.targets.join(","));
-  }
-
-  /* The accuracy chart (scores with 95% intervals): drawn as built, in the sides' colours. */
-  function drawAccuracy() {
-    var el = document.getElementById("accuracy-chart");
-    var fig = charts.accuracy;
-    if (!window.Plotly || !el || !fig) { return; }
-    var colors = [0, 1].map(function (side) { return cssVar("--side" + side) || SIDE_FALLBACK[side]; });
-    var traces = fig.data.map(function (t) {
-      var copy = painted(t, colors);
-      if (copy.error_x && copy.meta) { copy.error_x.color = colors[copy.meta.side]; }
+  function drawFigure(el, fig, title, drawnAs) {
+    var colors = theme().sides;
+    var layout = themedLayout(fig.layout);
+    layout.shapes = (fig.layout.shapes || []).map(function (shape) {
+      var copy = JSON.parse(JSON.stringify(shape));
+      if (copy.meta && copy.line) { copy.line.color = colors[copy.meta.side]; }
       return copy;
     });
-    window.Plotly.react(el, traces, themedLayout(fig.layout), {
-      responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]
-    });
-    el.setAttribute("data-drawn", "accuracy");
+    window.Plotly.react(el, fig.data.map(function (t) { return painted(t, colors); }), layout,
+      plotConfig(function () { return title; }, function () { return fileName(page.slug + "-" + drawnAs); }));
+    el.setAttribute("data-drawn", drawnAs.replace(/-\d+$/, ""));
   }
 
-  /* The sweep charts (output tok/s against concurrency, one per workload), in the sides' colours;
-     the dashed lines (each side's largest concurrency within the SLA) in its side's colour. */
-  function drawSweeps() {
-    if (!window.Plotly || !charts.sweeps) { return; }
-    var colors = [0, 1].map(function (side) { return cssVar("--side" + side) || SIDE_FALLBACK[side]; });
-    charts.sweeps.forEach(function (fig, i) {
-      var el = document.getElementById("sweep-chart-" + (i + 1));
-      if (!el) { return; }
-      var layout = themedLayout(fig.layout);
-      layout.shapes = (fig.layout.shapes || []).map(function (shape) {
-        var copy = JSON.parse(JSON.stringify(shape));
-        copy.line.color = colors[copy.meta.side];
-        return copy;
-      });
-      window.Plotly.react(el, fig.data.map(function (t) { return painted(t, colors); }), layout, {
-        responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"]
-      });
-      el.setAttribute("data-drawn", "sweep");
-    });
+  /* The accuracy chart (scores with 95% intervals) and the sweep charts (output tok/s against
+     concurrency, one per workload), drawn as built. */
+  function drawAccuracy() {
+    var el = document.getElementById("accuracy-chart");
+    if (!window.Plotly || !el || !charts.accuracy) { return; }
+    drawFigure(el, charts.accuracy, charts.title + " · accuracy", "accuracy");
   }
+
+  function drawSweep(i) {
+    var el = document.getElementById("sweep-chart-" + (i + 1));
+    if (!window.Plotly || !el || !charts.sweeps[i]) { return; }
+    drawFigure(el, charts.sweeps[i], charts.title + " · " + (el.getAttribute("data-title") || "sweep"), "sweep-" + (i + 1));
+  }
+
+  function drawSweeps() { (charts.sweeps || []).forEach(function (fig, i) { drawSweep(i); }); }
 
   // -- switches --------------------------------------------------------------------------------
 
@@ -464,10 +663,10 @@
     if (metricSelect) { metricSelect.value = state.metric; }
   }
 
-  function render() {
+  function render(asBuilt) {
     syncControls();
     showPanels();
-    renderTable();
+    renderTable(asBuilt && sameTargets(state.targets, defaults(state.seq)));
     draw();
   }
 
@@ -475,7 +674,7 @@
 
   if (seqSelect) {
     seqSelect.addEventListener("change", function () {
-      state = { seq: seqSelect.value, metric: state.metric, targets: defaults(seqSelect.value) };
+      state = { seq: seqSelect.value, metric: state.metric, targets: defaults(seqSelect.value), logX: state.logX, logY: state.logY };
       render();
       pushState();
       announce("Showing the " + state.seq + " workload: table and chart updated.");
@@ -489,23 +688,66 @@
       announce("Chart shows " + labelOf(state.metric) + ".");
     });
   }
+  [["log-x", "logX", "interactivity"], ["log-y", "logY", "metric"]].forEach(function (scale) {
+    var box = document.getElementById(scale[0]);
+    if (!box) { return; }
+    box.checked = state[scale[1]];
+    box.addEventListener("change", function () {
+      state[scale[1]] = box.checked;
+      draw();
+      announce("The " + scale[2] + " axis is now " + (box.checked ? "logarithmic." : "linear."));
+    });
+  });
   window.addEventListener("popstate", function () {
+    waitingEntry = null; // the reader went back before the last edit's entry was written
+    var scales = { logX: state.logX, logY: state.logY };
     state = stateFromURL();
+    state.logX = scales.logX;
+    state.logY = scales.logY;
     render();
     announce("Showing " + state.seq + ", " + labelOf(state.metric) + ".");
   });
-  var redraw = function () { draw(); drawAccuracy(); drawSweeps(); };
-  window.addEventListener("site-theme", redraw);  /* the header's light/dark switch */
+  /* A theme change (the system's, or a theme switch setting a class or data attribute on <html>)
+     repaints every chart in the new colours. */
+  var redraw = function () { forgetTheme(); draw(); drawAccuracy(); drawSweeps(); };
   if (window.matchMedia) {
     var scheme = window.matchMedia("(prefers-color-scheme: dark)");
     if (scheme.addEventListener) { scheme.addEventListener("change", redraw); }
     else if (scheme.addListener) { scheme.addListener(redraw); }
   }
+  if (window.MutationObserver) {
+    new MutationObserver(redraw).observe(document.documentElement, {
+      attributes: true, attributeFilter: ["class", "data-theme", "data-color-scheme", "style"]
+    });
+  }
+
+  /* The chart library (1.2 MB of script to evaluate) loads after the page has: the text and the
+     table are there at once; the charts follow, the interactivity chart first, then each other
+     chart in a task of its own so the page stays responsive. */
+  function loadPlotly(done) {
+    if (window.Plotly) { done(); return; }
+    if (!PLOTLY_SRC) { return; }
+    var script = document.createElement("script");
+    script.src = PLOTLY_SRC;
+    script.onload = done;
+    document.head.appendChild(script);
+  }
+
+  function drawCharts() {
+    var tasks = [draw, drawAccuracy];
+    (charts.sweeps || []).forEach(function (fig, i) { tasks.push(function () { drawSweep(i); }); });
+    (function next() {
+      var task = tasks.shift();
+      if (!task) { document.documentElement.setAttribute("data-charts", "drawn"); return; }
+      task();
+      window.setTimeout(next, 0);
+    })();
+  }
 
   makeInputs();
-  render();
-  drawAccuracy();
-  drawSweeps();
+  render(true);
   try { window.history.replaceState(state, "", window.location.href); } catch (e) { /* file:// */ }
   document.documentElement.setAttribute("data-ready", "true");
+  if (document.readyState === "complete") { loadPlotly(drawCharts); }
+  else { window.addEventListener("load", function () { loadPlotly(drawCharts); }); }
 })();

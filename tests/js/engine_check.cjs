@@ -2,7 +2,8 @@
 // command line, or stdin for "-"), runs them through templates/assets/engine.js and prints the answers as JSON.
 //
 // Cases: {"fixed": [{value, decimals}], "spline": [{xs, ys, at}], "evaluate": [{formula, values}],
-// "winner": [{a, b, better, tie}], "metrics": [{labels, tie, metrics, sides, targets}]}; fixed's
+// "winner": [{a, b, better, tie}], "metrics": [{labels, tie, metrics, sides, targets}],
+// "curve": [{side, metrics}] (a chart's samples of each metric along a side's frontier)}; fixed's
 // value is Python's repr text ("nan", "inf" and "-0.0" included), so every float arrives exactly.
 "use strict";
 
@@ -72,6 +73,11 @@ function metricsCase(c) {
   });
 }
 
+function curveCase(c) {
+  const curves = new E.SideCurves(c.side);
+  return c.metrics.map((metric) => E.curveSamples(curves, metric));
+}
+
 /* The same file as a browser loads it: a plain script defining window.SiteEngine. */
 function browserGlobal() {
   const sandbox = { window: {} };
@@ -88,6 +94,7 @@ const out = {
   evaluate: (input.evaluate || []).map((c) => E.evaluate(c.formula, c.values)),
   winner: (input.winner || []).map((c) => E.winner(c.a, c.b, c.better, c.tie)),
   metrics: (input.metrics || []).map(metricsCase),
+  curve: (input.curve || []).map(curveCase),
   node_exports: Object.keys(E).sort(),
   browser_global: browserGlobal(),
 };

@@ -1,0 +1,193 @@
+"""Measure the pages in a real browser: `python benchmarks/bench_browser.py`.
+
+Builds the default site (or takes `--site`), serves it on localhost and drives Debian's Chromium
+(headless, as tests/browser/ does) with Playwright. Prints, as medians over `--runs` fresh loads:
+
+- page load of a comparison page (navigation start → `load`; → the table wired; → the
+  interactivity chart drawn; → every chart drawn: the chart library loads after `load`) next to a
+  plain MkDocs-like page holding the same text with one stylesheet and no script, and the ratios;
+- a target edit → next paint: from the `change` event on a target field until the frame after
+  the table and chart were updated has been painted (a requestAnimationFrame callback followed
+  by a task), and the handler's own time.
+
+`--cpu-throttle 4` slows the CPU fourfold (Chrome DevTools' "mid-tier mobile"). Asserts nothing:
+performance is measured here, not in timed tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import html
+import http.server
+import re
+import statistics
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from playwright.sync_api import Browser, sync_playwright
+
+from site_builder.cli import main as build_site
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+PAGE = "b200-fp4-vs-fp8-dsr1"  # a default-site comparison page with three targets and accuracy
+
+# One edit, timed inside the page: the change handler runs synchronously in dispatchEvent; the next
+# paint has happened once a requestAnimationFrame callback has run and a task after it has started.
+EDIT = """async (value) => {
+  const input = document.querySelector('.sequence-panel:not([hidden]) input.target-input');
+  const start = performance.now();
+  input.value = String(value);
+  input.dispatchEvent(new Event('change', {bubbles: true}));
+  const handled = performance.now();
+  await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
+  return [handled - start, performance.now() - start];
+}"""
+
+
+# Records when the page script has wired the table ("ready"), drawn the interactivity chart
+# ("chart") and every chart ("charts"). Pages built before the chart library loaded after the page
+# draw every chart before they are ready: all three marks at once.
+MARKS = """new MutationObserver(() => {
+  const root = document.documentElement, chart = document.getElementById('chart');
+  const seen = name => performance.getEntriesByName(name).length > 0;
+  if (root && root.getAttribute('data-ready') === 'true' && !seen('ready')) {
+    performance.mark('ready');
+    if (!document.querySelector('script[data-plotly]')) {  // a page that draws before it is ready
+      performance.mark('chart');
+      performance.mark('charts');
+      root.setAttribute('data-charts', 'drawn');
+    }
+  }
+  if (chart && chart.getAttribute('data-drawn') && !seen('chart')) performance.mark('chart');
+  if (root && root.getAttribute('data-charts') === 'drawn' && !seen('charts')) performance.mark('charts');
+}).observe(document, {attributes: true, subtree: true,
+             attributeFilter: ['data-ready', 'data-drawn', 'data-charts']});"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve(folder: Path) -> Iterator[str]:
+    handler = functools.partial(_Quiet, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def plain_page(comparison_html: str) -> str:
+    """A MkDocs-like page of the same text: headings and paragraphs, one stylesheet, no script."""
+    main = re.search(r"<main[^>]*>(.*)</main>", comparison_html, re.S)
+    body = re.sub(r"<script.*?</script>", "", main.group(1) if main else "", flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", body)
+    paragraphs = [p.strip() for p in re.split(r"\s{2,}", html.unescape(text)) if p.strip()]
+    content = "\n".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plain page</title>'
+        '<link rel="stylesheet" href="../assets/site.css"></head><body><main>'
+        f"<h1>Plain page</h1>{content}</main></body></html>"
+    )
+
+
+def load_times(browser: Browser, url: str, runs: int, throttle: float, charts: bool) -> dict[str, float]:
+    """Medians (ms from navigation start) over fresh contexts (empty cache): `load`, and with
+    `charts` the page script's marks (table ready, interactivity chart drawn, every chart drawn)."""
+    names = ["load", "ready", "chart", "charts"] if charts else ["load"]
+    seen: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(runs):
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        page = context.new_page()
+        if throttle > 1:
+            page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+        page.add_init_script(MARKS)
+        page.goto(url, wait_until="load")
+        if charts:
+            page.wait_for_selector("html[data-charts=drawn]", timeout=120000)
+        timing = page.evaluate(
+            """(names) => names.map(name => name === 'load'
+                 ? performance.getEntriesByType('navigation')[0].loadEventEnd
+                 : performance.getEntriesByName(name)[0].startTime)""",
+            names,
+        )
+        for name, value in zip(names, timing, strict=True):
+            seen[name].append(value)
+        context.close()
+    return {name: statistics.median(values) for name, values in seen.items()}
+
+
+def edit_latency(browser: Browser, url: str, edits: int, throttle: float) -> tuple[float, float, float]:
+    """(median handler ms, median ms to the next paint, worst ms to the next paint)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    if throttle > 1:
+        page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+    page.goto(url)
+    page.wait_for_selector("html[data-ready=true]", timeout=60000)
+    page.locator("#chart").scroll_into_view_if_needed()  # the chart in view: its paint is measured
+    default = float(page.locator(".sequence-panel:not([hidden]) input.target-input").first.input_value())
+    handled, painted = [], []
+    for i in range(edits + 3):
+        h, p = page.evaluate(EDIT, default + (i % 10) - 5 + 0.5)
+        if i >= 3:  # the first edits warm up the JIT
+            handled.append(h)
+            painted.append(p)
+    context.close()
+    return statistics.median(handled), statistics.median(painted), max(painted)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--site", type=Path, help="a built site (default: build the default site)")
+    parser.add_argument("--page", default=PAGE, help=f"the comparison page's slug (default {PAGE})")
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--edits", type=int, default=30)
+    parser.add_argument("--cpu-throttle", type=float, default=1.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        site = args.site
+        if site is None:
+            site = Path(tmp) / "site"
+            assert build_site(["build", "--root", str(ROOT), "-q", "-o", str(site)]) == 0
+        comparison = site / args.page / "index.html"
+        plain_folder = Path(tmp) / "plain"
+        plain_folder.mkdir()
+        text = plain_page(comparison.read_text(encoding="utf-8"))
+        (plain_folder / "index.html").write_text(text, encoding="utf-8")
+        (Path(tmp) / "assets").mkdir(exist_ok=True)
+        (Path(tmp) / "assets" / "site.css").write_bytes((site / "assets" / "site.css").read_bytes())
+        with serve(site) as url, serve(Path(tmp)) as plain_root, sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
+            )
+            page_url = f"{url}{args.page}/index.html"
+            times = load_times(browser, page_url, args.runs, args.cpu_throttle, charts=True)
+            plain_url = f"{plain_root}plain/index.html"
+            plain = load_times(browser, plain_url, args.runs, args.cpu_throttle, charts=False)
+            handled, painted, worst = edit_latency(browser, page_url, args.edits, args.cpu_throttle)
+            browser.close()
+    throttle = f", CPU throttled {args.cpu_throttle:g}×" if args.cpu_throttle > 1 else ""
+    print(f"page {args.page}{throttle}, medians of {args.runs} fresh loads over localhost:")
+    base = plain["load"]
+    print(f"  plain page of the same text: load {base:.0f} ms")
+    print(f"  comparison page: load {times['load']:.0f} ms ({times['load'] / base:.2f}×), table ready "
+          f"{times['ready']:.0f} ms, interactivity chart drawn {times['chart']:.0f} ms "
+          f"({times['chart'] / base:.2f}×), every chart drawn {times['charts']:.0f} ms")
+    print(f"target edit → next paint, {args.edits} edits: median {painted:.1f} ms (worst {worst:.1f} ms); "
+          f"handler {handled:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

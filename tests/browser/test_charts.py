@@ -1,0 +1,226 @@
+"""The charts in real Chromium: drawn in the page from its data, with the traces the numbers call
+for, units in every hover, a log/linear switch, the table's side colours, a toolbar that stays on
+the site, a titled opaque PNG export, and target diamonds that follow the table."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from site_builder.metrics import SHOWN
+from site_builder.numbers import fixed, grouped
+from tests.browser.test_pages import KINDS, Watch, open_page, set_target
+
+TRACES = """() => document.getElementById('chart').data.map(t => ({
+    name: t.name, role: t.meta.role, side: t.meta.side, x: t.x, y: t.y,
+    color: t.meta.role === 'curve' ? t.line.color : t.marker.color, hover: t.hovertemplate}))"""
+MARKS = """() => {
+    const full = document.getElementById('chart')._fullLayout, xa = full.xaxis, ya = full.yaxis;
+    const frame = document.querySelector('.chart-figure').getBoundingClientRect();
+    return Array.from(document.querySelectorAll('.chart-marks .target-mark')).map(mark => {
+        const box = mark.getBoundingClientRect();
+        return {visible: getComputedStyle(mark).visibility === 'visible',
+                x: xa.p2c(box.left + box.width / 2 - frame.left - xa._offset),
+                y: ya.p2c(box.top + box.height / 2 - frame.top - ya._offset),
+                title: mark.textContent,
+                fill: mark.querySelector('path').getAttribute('fill')};
+    });
+}"""
+
+
+def comparison(site: Path, slug: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((site / slug / "comparison.json").read_text())
+    return data
+
+
+def test_each_page_draws_each_sides_frontier_and_measured_points(
+    page: Page, root_url: str, built_site: Path
+) -> None:
+    """Per side: a curve through every frontier knot (first to last, exactly at the knots), and one
+    marker per measured point at its own (x, throughput); every page kind and a sweep page."""
+    for slug in (*KINDS.values(), "example-b200-fp4-vs-h200-fp8-sweep"):
+        data = comparison(built_site, slug)
+        for sequence in data["sequences"]:
+            open_page(page, f"{root_url}{slug}/index.html?seq={sequence['sequence']}&metric=throughput")
+            traces = page.evaluate(TRACES)
+            labels = [s["label"] for s in sequence["sides"]]
+            expected = []
+            for index, side in enumerate(sequence["sides"]):
+                if side["frontier"]:
+                    expected.append((f"{labels[index]} frontier", "curve", index))
+                expected.append((f"{labels[index]} measured", "points", index))
+            assert [(t["name"], t["role"], t["side"]) for t in traces] == expected, (slug, sequence["sequence"])
+            for trace in traces:
+                side = sequence["sides"][trace["side"]]
+                if trace["role"] == "points":
+                    measured = [(p["interactivity"], p["throughput_per_gpu"]) for p in side["points"]]
+                    assert list(zip(trace["x"], trace["y"], strict=True)) == measured
+                else:
+                    drawn = dict(zip(trace["x"], trace["y"], strict=True))
+                    knots = [(k["interactivity"], k["throughput_per_gpu"]) for k in side["frontier"]]
+                    assert trace["x"][0] == knots[0][0] and trace["x"][-1] == knots[-1][0]
+                    assert all(drawn[x] == y for x, y in knots), (slug, sequence["sequence"])
+                    assert trace["x"] == sorted(set(trace["x"]))
+
+
+def test_every_hover_states_its_unit_with_grouped_digits(page: Page, root_url: str) -> None:
+    open_page(page, f"{root_url}{KINDS['precision']}/index.html")
+    for metric in SHOWN:
+        page.select_option("#metric-select", metric.key)
+        page.wait_for_function(f"document.getElementById('chart').getAttribute('data-drawn').includes('|{metric.key}|')")
+        for trace in page.evaluate(TRACES):
+            assert "%{x:,.1f} tok/s/user" in trace["hover"], trace["name"]
+            assert f"%{{y:,.{metric.decimals}f}}" in trace["hover"], trace["name"]
+            assert (metric.unit or metric.label.lower()) in trace["hover"], trace["name"]
+    # what a reader sees: hover the first measured point
+    page.select_option("#metric-select", "throughput")
+    page.wait_for_function("document.getElementById('chart').getAttribute('data-drawn').includes('|throughput|')")
+    point = page.evaluate("""() => { const gd = document.getElementById('chart');
+        const i = gd.data.findIndex(t => t.meta.role === 'points');
+        return {curve: i, x: gd.data[i].x[0], y: gd.data[i].y[0], custom: gd.data[i].customdata[0]}; }""")
+    page.evaluate("(p) => Plotly.Fx.hover('chart', [{curveNumber: p.curve, pointNumber: 0}])", point)
+    hover = page.locator("#chart .hoverlayer").text_content() or ""
+    assert f"{grouped(fixed(point['y'], 1))} tok/s/GPU" in hover
+    assert "concurrency" in hover
+
+
+def test_the_interactivity_axis_switches_between_log_and_linear(page: Page, root_url: str) -> None:
+    open_page(page, f"{root_url}{KINDS['precision']}/index.html")
+    types = "() => [document.getElementById('chart').layout.xaxis.type, document.getElementById('chart').layout.yaxis.type]"
+    assert page.evaluate(types) == ["log", "linear"]
+    marks_before = page.evaluate(MARKS)
+    page.locator("#log-x").uncheck()
+    page.wait_for_function("document.getElementById('chart').layout.xaxis.type === 'linear'")
+    page.locator("#log-y").check()
+    page.wait_for_function("document.getElementById('chart').layout.yaxis.type === 'log'")
+    assert page.evaluate(types) == ["linear", "log"]
+    marks_after = page.evaluate(MARKS)  # the diamonds stay on their targets and values
+    for before, after in zip(marks_before, marks_after, strict=True):
+        assert after["x"] == pytest.approx(before["x"], rel=2e-2)
+        assert after["y"] == pytest.approx(before["y"], rel=5e-2)
+    assert page.locator("#log-x").evaluate("el => el.labels[0].textContent.trim()") == "interactivity"
+
+
+def test_diamonds_sit_at_the_tables_targets_and_follow_an_edit(
+    page: Page, root_url: str, built_site: Path
+) -> None:
+    slug = KINDS["precision"]
+    sequence = comparison(built_site, slug)["sequences"][0]
+    open_page(page, f"{root_url}{slug}/index.html?seq={sequence['sequence']}&metric=throughput")
+    marks = page.evaluate(MARKS)
+    assert len(marks) == 2 * len(sequence["targets"])
+    for index, mark in enumerate(marks):
+        side, column = divmod(index, len(sequence["targets"]))
+        result = sequence["results"][column]["sides"][side]
+        assert mark["visible"] == result["measured"]
+        if result["measured"]:  # the build's number, placed by the chart's own axes (to a pixel)
+            assert mark["x"] == pytest.approx(sequence["targets"][column], rel=2e-2)
+            assert mark["y"] == pytest.approx(result["throughput_per_gpu"], rel=2e-2, abs=60)
+            assert grouped(fixed(result["throughput_per_gpu"], 1)) in mark["title"]
+    set_target(page, 1, 100.0)
+    page.wait_for_function("document.getElementById('chart').getAttribute('data-marks').split(',')[1] === '100'")
+    moved = page.evaluate(MARKS)
+    cells = page.locator(".sequence-panel:not([hidden]) tr[data-metric=throughput] td").nth(1)
+    values = cells.locator(".value").all_inner_texts()
+    for side in (0, 1):
+        mark = moved[side * len(sequence["targets"]) + 1]
+        if values[side] != "not measured":
+            assert mark["visible"] and mark["x"] == pytest.approx(100.0, rel=2e-2)
+            assert grouped(values[side]) in mark["title"]
+
+
+def test_side_colours_are_the_tables_and_meet_contrast_in_both_themes(browser: Browser, root_url: str) -> None:
+    for scheme in ("light", "dark"):
+        context = browser.new_context(color_scheme=scheme)
+        page = context.new_page()
+        open_page(page, f"{root_url}{KINDS['precision']}/index.html")
+        table = page.evaluate("""() => [0, 1].map(i => getComputedStyle(
+            document.querySelector('.sequence-panel:not([hidden]) .side-' + i + ' .side-label')).color)""")
+        chart = {t["side"]: t["color"] for t in page.evaluate(TRACES)}
+        marks = page.evaluate(MARKS)
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        for side in (0, 1):
+            assert _rgb(chart[side]) == _rgb(table[side]) == _rgb(marks[side * 3]["fill"]), (scheme, side)
+            assert _contrast(_rgb(table[side]), _rgb(background)) >= 4.5, (scheme, side)  # text, WCAG AA
+        assert page.evaluate("document.getElementById('chart').layout.paper_bgcolor") != "rgba(0,0,0,0)"
+        context.close()
+
+
+def test_toolbar_stays_on_the_site_and_exports_a_titled_opaque_png(
+    browser: Browser, root_url: str, tmp_path: Path
+) -> None:
+    context = browser.new_context(accept_downloads=True, color_scheme="dark")
+    page = context.new_page()
+    watch = Watch(page, root_url)
+    open_page(page, f"{root_url}{KINDS['precision']}/index.html")
+    buttons = page.evaluate("Array.from(document.querySelectorAll('#chart .modebar-btn')).map(b => b.getAttribute('data-title'))")
+    assert buttons == ["Zoom", "Pan", "Zoom in", "Zoom out", "Autoscale", "Reset axes", "Download this chart as a PNG"]
+    assert page.locator(".modebar a, .modebar-btn--logo").count() == 0  # no link to plotly.com
+    page.evaluate("""() => { const original = Plotly.downloadImage; window.exported = [];
+        Plotly.downloadImage = (figure, options) => { window.exported.push({title: figure.layout.title.text,
+            background: figure.layout.paper_bgcolor, filename: options.filename,
+            diamonds: figure.data.filter(t => t.marker && t.marker.symbol === 'diamond').length});
+            return original(figure, options); }; }""")
+    page.locator("#chart").hover()
+    with page.expect_download() as download:
+        page.locator("#chart .modebar-btn[data-title='Download this chart as a PNG']").click()
+    saved = tmp_path / "chart.png"
+    download.value.save_as(saved)
+    [exported] = page.evaluate("window.exported")
+    title = page.locator("h1").inner_text()
+    assert exported["title"] == f"{title} · 1k/1k · Throughput per GPU"
+    assert exported["background"] == "#111418" and exported["diamonds"] == 2
+    assert download.value.suggested_filename == f"{KINDS['precision']}-1k-1k-throughput.png"
+    assert _first_pixel_alpha(saved.read_bytes()) == 255
+    assert watch.problems == []
+    context.close()
+
+
+def test_charts_are_labelled_figures_not_images(page: Page, root_url: str) -> None:
+    for slug in (KINDS["precision"], "example-b200-fp4-vs-h200-fp8-sweep"):
+        open_page(page, f"{root_url}{slug}/index.html")
+        charts = page.evaluate("""() => Array.from(document.querySelectorAll('.chart')).map(el => ({
+            role: el.closest('[role=img]') ? 'img' : null,
+            caption: el.closest('figure').querySelector('figcaption').textContent}))""")
+        assert charts and all(c["role"] is None and len(c["caption"]) > 40 for c in charts)
+
+
+def _rgb(css: str) -> tuple[int, int, int]:
+    if css.startswith("#"):
+        return int(css[1:3], 16), int(css[3:5], 16), int(css[5:7], 16)
+    r, g, b = (int(float(v)) for v in css[css.index("(") + 1 : css.index(")")].split(",")[:3])
+    return r, g, b
+
+
+def _contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    def luminance(rgb: tuple[int, int, int]) -> float:
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (v / 255 for v in rgb)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _first_pixel_alpha(png: bytes) -> int:
+    """The top-left pixel's alpha of an 8-bit PNG (255 for a colour type without alpha): the first
+    pixel of the first row is stored as is whatever the row's filter."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks: dict[bytes, bytes] = {}
+    at = 8
+    while at < len(png):
+        length, kind = struct.unpack(">I4s", png[at : at + 8])
+        chunks.setdefault(kind, b"")
+        chunks[kind] += png[at + 8 : at + 8 + length]
+        at += 12 + length
+    depth, colour = chunks[b"IHDR"][8], chunks[b"IHDR"][9]
+    assert depth == 8
+    if colour in (0, 2):
+        return 255
+    row = zlib.decompress(chunks[b"IDAT"])
+    return row[1 + (3 if colour == 6 else 1)]
