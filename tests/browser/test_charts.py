@@ -175,7 +175,7 @@ def test_toolbar_stays_on_the_site_and_exports_a_titled_opaque_png(
     [exported] = page.evaluate("window.exported")
     title = page.locator("h1").inner_text()
     assert exported["title"] == f"{title} · 1k/1k · Throughput per GPU"
-    assert exported["background"] == "#111418" and exported["diamonds"] == 2
+    assert exported["background"] == "rgb(17, 20, 24)" and exported["diamonds"] == 2
     assert download.value.suggested_filename == f"{KINDS['precision']}-1k-1k-throughput.png"
     assert _first_pixel_alpha(saved.read_bytes()) == 255
     assert watch.problems == []
