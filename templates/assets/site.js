@@ -644,13 +644,27 @@
     drawFigure(el, charts.accuracy, charts.title + " · accuracy", "accuracy");
   }
 
-  function drawSweep(i) {
-    var el = document.getElementById("sweep-chart-" + (i + 1));
-    if (!window.Plotly || !el || !charts.sweeps[i]) { return; }
+  /* The sweep chart shows one workload at a time, the one its switch names. */
+  function drawSweeps() {
+    var el = document.getElementById("sweep-chart");
+    var i = el ? Number(el.getAttribute("data-sweep")) : 0;
+    if (!window.Plotly || !el || !(charts.sweeps || [])[i]) { return; }
     drawFigure(el, charts.sweeps[i], charts.title + " · " + (el.getAttribute("data-title") || "sweep"), "sweep-" + (i + 1));
   }
 
-  function drawSweeps() { (charts.sweeps || []).forEach(function (fig, i) { drawSweep(i); }); }
+  var workloadSelect = document.getElementById("sweep-workload");
+  if (workloadSelect) {
+    workloadSelect.addEventListener("change", function () {
+      var el = document.getElementById("sweep-chart");
+      var caption = document.getElementById("sweep-caption");
+      var name = workloadSelect.options[workloadSelect.selectedIndex].text;
+      el.setAttribute("data-sweep", workloadSelect.value);
+      el.setAttribute("data-title", name);
+      caption.textContent = name + ": output tok/s of " + caption.getAttribute("data-sides") + " at each tested concurrency";
+      drawSweeps();
+      announce("Sweep chart shows the " + name + " workload.");
+    });
+  }
 
   // -- switches --------------------------------------------------------------------------------
 
@@ -734,8 +748,7 @@
   }
 
   function drawCharts() {
-    var tasks = [draw, drawAccuracy];
-    (charts.sweeps || []).forEach(function (fig, i) { tasks.push(function () { drawSweep(i); }); });
+    var tasks = [draw, drawAccuracy, drawSweeps];
     (function next() {
       var task = tasks.shift();
       if (!task) { document.documentElement.setAttribute("data-charts", "drawn"); return; }

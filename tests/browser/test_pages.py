@@ -411,16 +411,30 @@ def test_accuracy_chart_draws_each_run_and_side_with_its_interval(
     assert page.locator(".accuracy-none").inner_text().startswith("No accuracy results for either side")
 
 
-def test_sweep_page_draws_one_chart_per_workload_with_the_sla_lines(
+def test_sweep_page_draws_each_workload_with_its_sla_lines(
     page: Page, root_url: str, built_site: Path
 ) -> None:
+    """One sweep chart, one workload at a time: the switch redraws it with that workload's lines."""
     slug = "example-b200-fp4-vs-h200-fp8-sweep"
     data = json.loads((built_site / slug / "comparison.json").read_text())
     open_page(page, f"{root_url}{slug}/index.html")
     workloads = data["sweep"]["workloads"]
-    assert page.locator(".chart-sweep[data-drawn='sweep']").count() == len(workloads)
-    first = page.locator("#sweep-chart-1")
-    assert first.locator(".scatterlayer .trace").count() == 2  # one line per side
-    expected_lines = sum(1 for r in workloads[0]["sla"] if r["concurrency"] is not None)
-    assert first.locator(".shapelayer path").count() == expected_lines
+    assert len(workloads) > 1
+    chart = page.locator("#sweep-chart")
+    options = page.locator("#sweep-workload option").all_inner_texts()
+    assert options == [w["sequence"] for w in workloads]
+    for index, workload in enumerate(workloads):
+        page.select_option("#sweep-workload", str(index))
+        page.wait_for_function(f"document.getElementById('sweep-chart').getAttribute('data-sweep') === '{index}'")
+        assert chart.get_attribute("data-drawn") == "sweep"
+        measured = [
+            [p["concurrency"] for p in workload["output_throughput"] if p["values"][side] is not None]
+            for side in (0, 1)
+        ]
+        lines = [xs for xs in measured if xs]  # one line per side that was measured here
+        assert chart.locator(".scatterlayer .trace").count() == len(lines)
+        expected_lines = sum(1 for r in workload["sla"] if r["concurrency"] is not None)
+        assert chart.locator(".shapelayer path").count() == expected_lines
+        assert page.locator("#sweep-caption").inner_text().startswith(workload["sequence"] + ":")
+        assert chart.evaluate("el => el.data.map(t => t.x).filter(xs => xs.length)") == lines
     assert "not measured" in page.locator("section.matched-concurrency").inner_text()
