@@ -435,16 +435,17 @@ def sane_number(
 ) -> float:
     """The numeric rule: finite, at most LIMIT in size, > 0 or ≥ 0 where the quantity must be.
     `written` is the value as the user wrote it, for the message."""
-    shown = excerpt(value if written is None else written)
     if not math.isfinite(value):
-        raise ValueError(f"must be a finite number, got {shown}")
-    if abs(value) > LIMIT:
-        raise ValueError(f"must be at most {LIMIT:.0e} in size, got {shown}")
-    if positive and value <= 0:
-        raise ValueError(f"must be greater than 0, got {shown}")
-    if nonnegative and value < 0:
-        raise ValueError(f"must not be negative, got {shown}")
-    return value
+        reason = "must be a finite number"
+    elif abs(value) > LIMIT:
+        reason = f"must be at most {LIMIT:.0e} in size"
+    elif positive and value <= 0:
+        reason = "must be greater than 0"
+    elif nonnegative and value < 0:
+        reason = "must not be negative"
+    else:
+        return value
+    raise ValueError(f"{reason}, got {excerpt(value if written is None else written)}")
 
 
 def _positive(value: float) -> float:
