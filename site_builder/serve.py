@@ -99,7 +99,7 @@ class LiveSite:
         rebuilt = output.rendered
         shown = ", ".join(rebuilt[:8]) + (f" and {len(rebuilt) - 8} more" if len(rebuilt) > 8 else "")
         self.log(
-            f"{reason}: rebuilt {len(rebuilt)} of {len(output.pages)} pages"
+            f"{reason}: rebuilt {len(rebuilt)} of {output.page_count} pages"
             + (f" ({shown})" if rebuilt else "")
             + f", recomputed {output.recomputed}, in {output.seconds:.2f} s"
         )
