@@ -173,7 +173,7 @@ def _progress(quiet: bool) -> Callable[[str, int, int], None] | None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    server = start(Project.under(args.root), args.host, args.port)
+    server = start(Project.under(args.root), args.host, args.port, wait=False)
     print(
         f"Serving on {server.url} (Ctrl+C to stop); watching content/, data/, templates/, docs/", flush=True
     )

@@ -361,8 +361,41 @@ def _check_nodes(root: yaml.Node, first_line: int) -> LineMap:
     return lines
 
 
+_C_LOADER: type[yaml.SafeLoader] | None = getattr(yaml, "CSafeLoader", None)
+
+
+def _nesting_bound(text: str) -> int:
+    """More than the deepest nesting the text can hold: indentation, flow brackets, "- - x"."""
+    indent = max((len(line) - len(line.lstrip(" ")) for line in text.splitlines()), default=0)
+    return indent + text.count("[") + text.count("{") + text.count("- ") + 1
+
+
+def _parse_yaml_fast(text: str, first_line: int) -> YamlDocument | None:
+    """libyaml's parser (C) for text that cannot meet the rules it does not check as it composes
+    (aliases, nesting, unprintable characters); None for anything else, and for any problem, so
+    that the strict loader below decides and words every refusal."""
+    if _C_LOADER is None or "*" in text or "&" in text or yaml.reader.Reader.NON_PRINTABLE.search(text):
+        return None
+    if _nesting_bound(text) >= MAX_DEPTH:
+        return None
+    loader = _C_LOADER(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            return YamlDocument(None)
+        lines = _check_nodes(root, first_line)
+        return YamlDocument(loader.construct_document(root), lines)
+    except (yaml.YAMLError, Refused, ValueError, OverflowError, RecursionError):
+        return None
+    finally:
+        loader.dispose()
+
+
 def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
     """YAML under the rules; `first_line` is the file line the text starts on (front matter: 2)."""
+    fast = _parse_yaml_fast(text, first_line)
+    if fast is not None:
+        return fast
     try:
         loader = _StrictLoader(text)  # its reader refuses unprintable characters at once
     except yaml.YAMLError as exc:

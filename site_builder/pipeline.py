@@ -130,6 +130,7 @@ class SiteOutput:
     rendered: list[str] = field(default_factory=list)  # slugs whose files were rendered this run
     recomputed: int = 0
     seconds: float = 0.0
+    stages: dict[str, float] = field(default_factory=dict)  # seconds: load, compute, render, finish
 
     @property
     def warnings(self) -> list[Problem]:
@@ -358,6 +359,8 @@ class Pipeline:
         self.workers = workers
         self._inputs_cache: tuple[Hashable, Inputs] | None = None
         self.strict = False
+        self._clock = 0.0
+        self._stages: dict[str, float] = {}
 
     def _inputs(self) -> Inputs:
         project = self.project
@@ -371,6 +374,11 @@ class Pipeline:
         if self.cache:
             self._inputs_cache = (key, inputs)
         return inputs
+
+    def _lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self._stages[stage] = now - self._clock
+        self._clock = now
 
     def _keys(self, inputs: Inputs) -> PageKeys:
         project = self.project
@@ -400,7 +408,10 @@ class Pipeline:
 
     def _run(self, sink: Sink, progress: Progress | None) -> SiteOutput:
         log = ProblemLog()
+        self._clock = time.perf_counter()
+        self._stages = {}
         inputs = self._inputs()
+        self._lap("load")
         log.problems.extend(inputs.problems)
         stubs = load_stubs(self.project.content, log)
         if not stubs and not log.errors:
@@ -454,6 +465,7 @@ class Pipeline:
                 progress("computing pages", done, len(todo))
         for stub in planned:
             log.problems.extend(compute_problems[stub.slug])
+        self._lap("compute")
         if log.errors or inputs.catalog is None:
             raise InputError(log.errors, log.problems)
         if isinstance(sink, StagingSink):
@@ -500,6 +512,7 @@ class Pipeline:
                 progress("rendering pages", done, len(ordered))
         for head in ordered:
             log.problems.extend(render_problems[head.slug])
+        self._lap("render")
         # the files that list or serve every page, then every claim checked
         renderer = SiteRenderer(self.project, inputs.config, inputs.catalog, log)
         slugs = [h.slug for h in ordered]
@@ -521,6 +534,7 @@ class Pipeline:
         sink.finish()
         if cache is not None:
             cache.save()
+        self._lap("finish")
         site_files = SiteFiles()
         if isinstance(sink, MemorySink):  # the site's files in the order their owners claim them
             owned = [*shared, *((_owner(work.stubs[s]), dict.fromkeys(page_paths[s], b"")) for s in slugs)]
@@ -537,6 +551,7 @@ class Pipeline:
             keep=inputs.config.keep,
             rendered=rendered,
             recomputed=len(todo),
+            stages=dict(self._stages),
         )
 
 

@@ -255,15 +255,20 @@ class Staging:
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder.mkdir()
         self.written: set[str] = set()
+        self._folders: set[str] = set()  # top-level folders made
         self._links = True
 
     def _target(self, relative: str) -> Path:
-        target = self.folder / relative
-        if self.folder.resolve() not in target.resolve().parents:
+        parts = relative.split("/")
+        if relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
             raise OutputError(f"refusing to write outside the output folder: {relative}")
         if relative in self.written:
             raise OutputError(f"{relative} is written twice")
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target = self.folder / relative
+        if len(parts) > 1 and parts[0] not in self._folders:  # one level: pages are slug/file
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if len(parts) == 2:
+                self._folders.add(parts[0])
         self.written.add(relative)
         return target
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 from pydantic import BaseModel, ValidationError
 
 from site_builder import inputs
@@ -75,29 +76,41 @@ class _Columns:
         if key not in self._present and key not in self.columns:
             self._present[key] = np.zeros(self.size, dtype=bool)
         if key not in self._present:
-            self._present[key] = np.fromiter(
-                (v is not None and not (isinstance(v, str) and not v.strip()) for v in self.values(key)),
-                dtype=bool,
-                count=self.size,
-            )
+            values = self.values(key)
+            if _all_text(values):  # a CSV column: stripped in C
+                self._present[key] = (
+                    np.char.str_len(np.char.strip(np.asarray(values, dtype=np.str_))) > 0
+                )
+            else:
+                self._present[key] = np.fromiter(
+                    (v is not None and not (isinstance(v, str) and not v.strip()) for v in values),
+                    dtype=bool,
+                    count=self.size,
+                )
         return self._present[key]
 
     def per_value(self, key: str, rule: Callable[[Any], Any]) -> list[Any]:
         """`rule` applied once per distinct value (None where absent, _BAD where it raised)."""
-        seen: dict[Hashable, Any] = {}
-        out: list[Any] = []
-        present = self.present(key)
-        for value, here in zip(self.values(key), present, strict=True):
-            if not here:
-                out.append(None)
-                continue
-            try:
-                marker = (type(value), value)
-                if marker not in seen:
-                    seen[marker] = _apply(rule, value)
-                out.append(seen[marker])
-            except TypeError:  # unhashable (a list or object where a value belongs)
-                out.append(_BAD)
+        values = self.values(key)
+        if _all_text(values):
+            codes, distinct = pd.factorize(np.asarray(values, dtype=object))
+            judged = np.empty(len(distinct), dtype=object)
+            judged[:] = [_apply(rule, v) if v.strip() else None for v in distinct]
+            out: list[Any] = judged[codes].tolist()
+        else:
+            seen: dict[Hashable, Any] = {}
+            out = []
+            for value, here in zip(values, self.present(key), strict=True):
+                if not here:
+                    out.append(None)
+                    continue
+                try:
+                    marker = (type(value), value)
+                    if marker not in seen:
+                        seen[marker] = _apply(rule, value)
+                    out.append(seen[marker])
+                except TypeError:  # unhashable (a list or object where a value belongs)
+                    out.append(_BAD)
         self.flagged |= np.fromiter((v is _BAD for v in out), dtype=bool, count=self.size)
         return out
 
@@ -165,6 +178,10 @@ def trusted(cls: type[Model], values: dict[str, Any]) -> Model:
 
 
 _DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
+
+
+def _all_text(values: list[Any]) -> bool:
+    return bool(values) and pd.api.types.infer_dtype(values, skipna=False) == "string"
 
 
 def _apply(rule: Callable[[Any], Any], value: Any) -> Any:
