@@ -380,15 +380,20 @@ def _parse_yaml_fast(text: str, first_line: int) -> YamlDocument | None:
         return None
     loader = _C_LOADER(text)
     try:
-        root = loader.get_single_node()
-        if root is None:
-            return YamlDocument(None)
-        lines = _check_nodes(root, first_line)
-        return YamlDocument(loader.construct_document(root), lines)
+        return _document(loader, first_line)
     except (yaml.YAMLError, Refused, ValueError, OverflowError, RecursionError):
         return None
     finally:
         loader.dispose()
+
+
+def _document(loader: yaml.SafeLoader, first_line: int) -> YamlDocument:
+    """The document a loader composes, checked (`_check_nodes`) before it is constructed."""
+    root = loader.get_single_node()
+    if root is None:
+        return YamlDocument(None)
+    lines = _check_nodes(root, first_line)
+    return YamlDocument(loader.construct_document(root), lines)
 
 
 def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
@@ -402,11 +407,7 @@ def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
         raise Refused(f"not valid YAML: {printable(str(exc).splitlines()[0])}") from None
     loader.first_line = first_line
     try:
-        root = loader.get_single_node()
-        if root is None:
-            return YamlDocument(None)
-        lines = _check_nodes(root, first_line)
-        return YamlDocument(loader.construct_document(root), lines)
+        return _document(loader, first_line)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f"line {mark.line + first_line}" if mark is not None else ""

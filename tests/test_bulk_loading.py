@@ -19,21 +19,12 @@ from hypothesis import strategies as st
 from site_builder.loaders import bulk, load_results
 from site_builder.loaders.common import LATENCY_METRICS, LATENCY_STATS
 from site_builder.problems import ProblemLog
+from tests.test_hostile import native_json
 
 SETTINGS = settings(
     max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-GOOD: dict[str, Any] = {
-    "model": "dsr1",
-    "hardware": "h200",
-    "framework": "sglang",
-    "precision": "fp8",
-    "isl": 1024,
-    "osl": 1024,
-    "concurrency": 4,
-    "throughput_per_gpu": 300.0,
-    "median_tpot_ms": 10.0,
-}
+GOOD: dict[str, Any] = json.loads(native_json())[0]
 OPTIONAL: dict[str, list[Any]] = {
     "spec_method": ["mtp", "none", " MTP ", ""],
     "tp": [8, 0, 2.5, -1, "x"],

@@ -61,13 +61,19 @@ def test_metrics_at_a_knot_and_between() -> None:
     b = side("FP8", [point(30, 800, 64), point(70, 300, 16)])
     result = compare_sequence(1024, 1024, "1k/1k", [a, b], pinned_targets=[60, 50])
     at60 = result.results[0].sides[0]
-    assert at60.measured and at60.model_dump()["throughput_per_gpu"] == 600 and at60.model_dump()["concurrency"] == 32
+    assert (
+        at60.measured
+        and at60.model_dump()["throughput_per_gpu"] == 600
+        and at60.model_dump()["concurrency"] == 32
+    )
     assert [k.interactivity for k in at60.brackets] == [60]
     assert at60.model_dump()["cost_per_million_tokens"] == pytest.approx(1.48e6 / (3600 * 600), rel=1e-12)
     assert at60.model_dump()["tokens_per_sec_per_mw"] == pytest.approx(600e6 / 2650, rel=1e-12)
     assert at60.model_dump()["joules_per_token"] == pytest.approx(2650 / 600, rel=1e-12)
     fp8_at50 = result.results[1].sides[1]
-    assert fp8_at50.model_dump()["throughput_per_gpu"] == pytest.approx(550.0, rel=1e-12)  # two knots: the line
+    assert fp8_at50.model_dump()["throughput_per_gpu"] == pytest.approx(
+        550.0, rel=1e-12
+    )  # two knots: the line
     assert fp8_at50.model_dump()["concurrency"] == 40  # 64 → 16 linearly: 40 at the midpoint
     assert [k.interactivity for k in fp8_at50.brackets] == [30, 70]
     assert result.targets_pinned
@@ -79,7 +85,11 @@ def test_not_measured_outside_a_frontier() -> None:
     result = compare_sequence(1024, 1024, "1k/1k", [a, b], pinned_targets=[35, 95])
     for target in result.results:
         fp4 = target.sides[0]
-        assert not fp4.measured and fp4.model_dump()["throughput_per_gpu"] is None and fp4.model_dump()["cost_per_million_tokens"] is None
+        assert (
+            not fp4.measured
+            and fp4.model_dump()["throughput_per_gpu"] is None
+            and fp4.model_dump()["cost_per_million_tokens"] is None
+        )
         assert fp4.reason and "not measured" in fp4.reason and "40.0–60.0" in fp4.reason
     assert result.results[0].sides[1].measured
     assert not result.results[1].sides[1].measured
@@ -95,7 +105,10 @@ def test_missing_constants_are_unavailable_not_zero() -> None:
     )
     metrics = result.results[0].sides[0]
     assert metrics.measured and metrics.model_dump()["throughput_per_gpu"] is not None
-    assert metrics.model_dump()["cost_per_million_tokens"] is None and metrics.model_dump()["tokens_per_sec_per_mw"] is None
+    assert (
+        metrics.model_dump()["cost_per_million_tokens"] is None
+        and metrics.model_dump()["tokens_per_sec_per_mw"] is None
+    )
     assert set(metrics.unavailable) == {
         "cost_per_million_tokens",
         "tokens_per_sec_per_mw",
@@ -134,6 +147,11 @@ def test_cost_times_throughput_is_the_hourly_rate(
     result = compare_sequence(1024, 1024, "1k/1k", [a, a], pinned_targets=[target])
     m = result.results[0].sides[0]
     assert m.measured
-    assert m.model_dump()["cost_per_million_tokens"] is not None and m.model_dump()["throughput_per_gpu"] is not None
+    assert (
+        m.model_dump()["cost_per_million_tokens"] is not None
+        and m.model_dump()["throughput_per_gpu"] is not None
+    )
     # $/Mtok × tok/s/GPU × 3600 s/h ÷ 10^6 tok/Mtok = $/GPU-hour
-    assert m.model_dump()["cost_per_million_tokens"] * m.model_dump()["throughput_per_gpu"] * 3600 / 1e6 == pytest.approx(usd, rel=1e-12)
+    assert m.model_dump()["cost_per_million_tokens"] * m.model_dump()[
+        "throughput_per_gpu"
+    ] * 3600 / 1e6 == pytest.approx(usd, rel=1e-12)

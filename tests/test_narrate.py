@@ -121,7 +121,10 @@ def test_paragraph_numbers_are_rounded_half_up_and_match_the_table() -> None:
     text = " ".join(paragraphs(c, c.sequences[0], "here"))
     for target in c.sequences[0].results:
         for m in target.sides:
-            assert m.model_dump()["throughput_per_gpu"] is not None and m.model_dump()["cost_per_million_tokens"] is not None
+            assert (
+                m.model_dump()["throughput_per_gpu"] is not None
+                and m.model_dump()["cost_per_million_tokens"] is not None
+            )
             from site_builder.numbers import fixed
 
             assert fixed(m.model_dump()["throughput_per_gpu"], 0) in text

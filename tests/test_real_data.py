@@ -172,6 +172,10 @@ def test_stub_page_matches_independent_implementation() -> None:
         for m, f in zip(target.sides, (fa, fb), strict=True):
             expected = ref.metrics(f, target.interactivity, 1.48, 2650.0)
             assert expected is not None
-            assert m.model_dump()["throughput_per_gpu"] == pytest.approx(expected["throughput_per_gpu"], rel=1e-9)
-            assert m.model_dump()["cost_per_million_tokens"] == pytest.approx(expected["cost_per_million_tokens"], rel=1e-9)
+            assert m.model_dump()["throughput_per_gpu"] == pytest.approx(
+                expected["throughput_per_gpu"], rel=1e-9
+            )
+            assert m.model_dump()["cost_per_million_tokens"] == pytest.approx(
+                expected["cost_per_million_tokens"], rel=1e-9
+            )
             assert m.model_dump()["concurrency"] == expected["concurrency"]

@@ -240,7 +240,9 @@ def test_real_fp4_vs_fp8_pages_show_the_gsm8k_rows_with_a_verdict_derived_by_han
         assert task["task"] == "gsm8k" and task["metric"] == "exact_match,strict-match"
         pooled = []
         for side, precision in zip(task["sides"], ("fp4", "fp8"), strict=True):
-            mine = [r for r in rows if (r["model"], r["hardware"], r["precision"]) == ("dsr1", gpu, precision)]
+            mine = [
+                r for r in rows if (r["model"], r["hardware"], r["precision"]) == ("dsr1", gpu, precision)
+            ]
             assert {r["spec_method"] for r in mine} <= {"mtp", "none"} and len(side["runs"]) == len(mine)
             mean = sum(r["score"] for r in mine) / len(mine)
             se = math.sqrt(sum(r["stderr"] ** 2 for r in mine) / len(mine))

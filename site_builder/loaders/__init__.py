@@ -12,7 +12,7 @@ import io
 import json
 import re
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from site_builder.points import BenchmarkPoint, DatasetInfo, Provenance
 from site_builder.problems import Loc, ProblemLog, Severity, add_validation_errors, suggest
 from site_builder.sweeps import SweepRow
 
-RESULT_SUFFIXES = (".json", ".jsonl", ".csv")
+RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
 DATASET_FILE = "_dataset.yaml"
 DATASET_ID_CHARS = inputs.MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
 FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
@@ -67,11 +67,7 @@ def detect_record(record: Mapping[str, Any]) -> str | None:
 
 def _is_metadata_file(path: Path) -> bool:
     name = path.name
-    return (
-        name in FOLDER_METADATA
-        or name == DATASET_FILE
-        or bool(re.search(r"\.meta\.(ya?ml|json)$", name))
-    )
+    return name in FOLDER_METADATA or name == DATASET_FILE or bool(re.search(r"\.meta\.(ya?ml|json)$", name))
 
 
 def result_files(root: Path) -> Iterator[Path]:
@@ -99,6 +95,9 @@ class _FileLoader:
 
     def load(self) -> None:
         if self._companion():
+            return
+        if self.path.suffix == ".parquet":
+            self._parquet()
             return
         text = inputs.read_text(self.path, self.display, self.log, self.confined)
         if text is None:
@@ -280,21 +279,68 @@ class _FileLoader:
     def _native_csv(self, frame: pd.DataFrame) -> None:
         """A CSV of native points: checked column by column (bulk.py); a row any check flags is
         read on its own, so its problems are named by line and column as ever."""
+        columns = {str(name): frame[name].tolist() for name in frame.columns}
+        self._native_table(columns, len(frame), [f"line {n}" for n in range(2, len(frame) + 2)], _cells)
+
+    def _parquet(self) -> None:
+        """A Parquet table of native points (large data sets): the columns of the native CSV,
+        typed; an empty cell (null) is a missing field. Read under the input rules (inputs.py)."""
+        try:
+            raw = inputs.read_bytes_checked(self.path, self.confined)
+        except inputs.Refused as exc:
+            exc.log(self.log, self.display)
+            return
+        try:
+            frame = pd.read_parquet(io.BytesIO(raw))
+        except ImportError:
+            self.log.add(
+                self.display, "", "", "reading Parquet needs pyarrow: pip install 'site-builder[parquet]'"
+            )
+            return
+        except Exception as exc:  # a damaged or foreign file: say so, never a traceback
+            self.log.add(self.display, "", "", f"not a readable Parquet file: {inputs.excerpt(str(exc), 80)}")
+            return
+        header = [str(name) for name in frame.columns]
+        if not native.looks_native_columns(header):
+            self.log.add(
+                self.display,
+                "",
+                "",
+                "unknown format: a Parquet table needs the native columns "
+                f"({', '.join(native.REQUIRED_COLUMNS)}); found {_few_columns(header)}",
+            )
+            return
+        columns = {
+            str(name): [
+                None if null else v for v, null in zip(frame[name].tolist(), frame[name].isna(), strict=True)
+            ]
+            for name in frame.columns
+        }
+        labels = [f"row {n}" for n in range(1, len(frame) + 1)]
+        self._native_table(
+            columns, len(frame), labels, lambda row: {k: v for k, v in row.items() if v is not None}
+        )
+
+    def _native_table(
+        self,
+        columns: dict[str, list[Any]],
+        size: int,
+        labels: list[str],
+        record: Callable[[Mapping[str, Any]], dict[str, Any]],
+    ) -> None:
+        """Native points from columns: in bulk, and a flagged row on its own as `record` makes it."""
         dataset = self._accepted_dataset()
         if dataset is None:
             return
-        columns = {str(name): frame[name].tolist() for name in frame.columns}
-        size = len(frame)
         unknown = np.zeros(size, dtype=bool)
         for name in set(columns) - set(native.COLUMNS):
-            unknown |= np.fromiter((v != "" for v in columns[name]), dtype=bool, count=size)
-        labels = [f"line {n}" for n in range(2, size + 2)]
+            unknown |= np.fromiter((v is not None and v != "" for v in columns[name]), dtype=bool, count=size)
         points = bulk.native_points(columns, unknown, labels, dataset.id, self.display)
         for index, point in enumerate(points):
             if point is not None:
                 self.result.points.append(point)
                 continue
-            row = _cells({name: values[index] for name, values in columns.items()})
+            row = record({name: values[index] for name, values in columns.items()})
             if row:
                 self._record((labels[index], row), True, dataset)
 

@@ -22,11 +22,8 @@ from site_builder import inputs
 from site_builder.loaders.common import (
     LATENCY_METRICS,
     LATENCY_STATS,
+    configuration,
     date_from_stamp,
-    normalise_framework,
-    normalise_hardware,
-    normalise_precision,
-    normalise_spec_method,
     parse_bool,
 )
 from site_builder.loaders.native import COLUMNS
@@ -78,9 +75,7 @@ class _Columns:
         if key not in self._present:
             values = self.values(key)
             if _all_text(values):  # a CSV column: stripped in C
-                self._present[key] = (
-                    np.char.str_len(np.char.strip(np.asarray(values, dtype=np.str_))) > 0
-                )
+                self._present[key] = np.char.str_len(np.char.strip(np.asarray(values, dtype=np.str_))) > 0
             else:
                 self._present[key] = np.fromiter(
                     (v is not None and not (isinstance(v, str) and not v.strip()) for v in values),
@@ -359,25 +354,17 @@ def native_points(
 
 
 def _configuration(identity: tuple[Any, ...]) -> Configuration | None:
-    """One configuration, validated like `finish_point` validates it (None where that would fail)."""
-    (model, hardware, framework, precision, spec), (disagg, multinode, dpa), numbers, groups, gpus = identity
+    """One configuration, made as `finish_point` makes it (None where that would fail)."""
+    (model, hardware, framework, precision, spec), flags, numbers, groups, gpus = identity
+    text = {"model": model, "hardware": hardware, "framework": framework, "precision": precision}
+    if spec is not None:
+        text["spec_method"] = spec
     try:
         prefill, decode = (
             WorkerGroup(dp_attention=g[1], **dict(g[0])) if g is not None else None for g in groups
         )
-        return Configuration(
-            model=model,
-            hardware=normalise_hardware(hardware),
-            framework=normalise_framework(framework)[0],
-            precision=normalise_precision(precision),
-            spec_method=normalise_spec_method(spec),
-            disagg=bool(disagg),
-            multinode=bool(multinode),
-            dp_attention=dpa,
-            prefill=prefill,
-            decode=decode,
-            gpu_count=gpus,
-            **dict(zip(("tp", "ep", "pp"), numbers, strict=True)),
+        return configuration(
+            text, flags, dict(zip(("tp", "ep", "pp"), numbers, strict=True)), (prefill, decode), gpus
         )
     except ValidationError:
         return None
