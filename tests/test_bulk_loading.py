@@ -75,7 +75,11 @@ def _load(folder: Path, monkeypatch: pytest.MonkeyPatch, in_bulk: bool) -> tuple
         if not in_bulk:
             patch.setattr(bulk, "native_points", lambda columns, flagged, labels, *_: [None] * len(labels))
         result = load_results(folder, ProblemLog())
-    return [repr(p) for p in result.points], [str(p) for p in result.log.problems]
+    points = [
+        f"{p!r} {sorted(p.model_fields_set)} {[sorted(m.model_fields_set) for m in p.__dict__.values() if hasattr(m, 'model_fields_set')]}"
+        for p in result.points
+    ]
+    return points, [str(p) for p in result.log.problems]
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
