@@ -91,10 +91,12 @@ class _Columns:
             codes, distinct = pd.factorize(np.asarray(values, dtype=object))
             judged = np.empty(len(distinct), dtype=object)
             judged[:] = [_apply(rule, v) if v.strip() else None for v in distinct]
-            out: list[Any] = judged[codes].tolist()
+            bad = np.fromiter((v is _BAD for v in judged), dtype=bool, count=len(distinct))
+            self.flagged |= bad[codes]
+            return list(judged[codes].tolist())
         else:
             seen: dict[Hashable, Any] = {}
-            out = []
+            out: list[Any] = []
             for value, here in zip(values, self.present(key), strict=True):
                 if not here:
                     out.append(None)
@@ -116,17 +118,22 @@ class _Columns:
         out = np.full(self.size, np.nan)
         if not present.any():
             return out
-        given = [v for v, here in zip(self.values(key), present, strict=True) if here]
-        sound = np.fromiter(
-            (
-                (type(v) is str and len(v) <= inputs.MAX_NUMBER_CHARS) or type(v) is int or type(v) is float
-                for v in given
-            ),
-            dtype=bool,
-            count=len(given),
-        )
-        cells = np.empty(len(given), dtype=object)
-        cells[:] = [v if ok else "nan" for v, ok in zip(given, sound, strict=True)]
+        values = self.values(key)
+        cells = np.fromiter(values, dtype=object, count=self.size)[present]  # a list in a cell stays one
+        if _all_text(values):  # a CSV column: lengths in C
+            sound = np.char.str_len(cells.astype(np.str_)) <= inputs.MAX_NUMBER_CHARS
+        else:
+            sound = np.fromiter(
+                (
+                    (type(v) is str and len(v) <= inputs.MAX_NUMBER_CHARS)
+                    or type(v) is int
+                    or type(v) is float
+                    for v in cells
+                ),
+                dtype=bool,
+                count=len(cells),
+            )
+        cells[~sound] = "nan"
         try:
             parsed = cells.astype(np.float64)  # Python's float() on each cell, in C
         except (ValueError, OverflowError):
@@ -269,6 +276,8 @@ def native_points(
 
     def groups_of(role: str) -> list[Any]:
         numbers, dpa = groups[role]
+        if all(np.isnan(numbers[k]).all() for k in GROUP_KEYS) and all(flag is None for flag in dpa):
+            return [None] * n  # an aggregated deployment: no roles
         columns = [optional(numbers[k], whole=True) for k in GROUP_KEYS]
         return [
             (tuple(zip(GROUP_KEYS, values, strict=True)), flag)
