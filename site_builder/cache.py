@@ -14,6 +14,7 @@ folder of that name without the tag is a user's and is left alone (the build run
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -65,8 +66,10 @@ def tree_digest(*places: Path) -> str:
     return digest(found)
 
 
+@functools.cache
 def code_digest() -> str:
-    """This tool's own code (its version and sources) and the chart library's version."""
+    """This tool's own code (its version and sources) and the chart library's version, as this
+    process loaded them (once a process)."""
     package = Path(site_builder.__file__).parent
     return digest(__version__, plotly.__version__, tree_digest(*sorted(package.rglob("*.py"))))
 

@@ -59,7 +59,8 @@ from site_builder.validate import validate_points
 from site_builder.write import Owner, SiteFiles, Staging, check_output_folder, clean_leftovers
 
 Progress = Callable[[str, int, int], None]  # (stage, pages done, pages in all)
-PARALLEL_FROM = 24  # pages: below this a process pool costs more than it saves
+PARALLEL_FROM = 24  # pages to do: below this a process pool costs more than it saves
+SPAWN_FROM = 200  # the same where workers must be spawned rather than forked
 Stamp = tuple[tuple[str, int, int, int, int], ...]
 
 
@@ -328,11 +329,12 @@ class _Serial(Executor):
 
 def _pool(work: _Work, pages: int, workers: int | None) -> Executor:
     count = workers or os.cpu_count() or 1
-    if count <= 1 or pages < PARALLEL_FROM:
+    # fork shares the loaded inputs for free; from a program with threads (serve) it is unsafe,
+    # and spawn starts a fresh interpreter a worker and sends it the inputs: worth it for more pages
+    fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    if count <= 1 or pages < (PARALLEL_FROM if fork else SPAWN_FROM):
         return _Serial(work)
-    methods = multiprocessing.get_all_start_methods()
-    # fork shares the loaded inputs for free; from a program with threads (serve) it is unsafe
-    method = "fork" if "fork" in methods and threading.active_count() == 1 else "spawn"
+    method = "fork" if fork else "spawn"
     return ProcessPoolExecutor(
         count, mp_context=multiprocessing.get_context(method), initializer=_start_worker, initargs=(work,)
     )
@@ -425,15 +427,13 @@ class Pipeline:
         spool = None if in_memory else Path(tempfile.mkdtemp(prefix="site-builder-"))
         work = _Work(self.project, inputs, {s.slug: s for s in planned}, spool, keep_pages=in_memory)
         try:
-            with _pool(work, len(planned), self.workers) as pool:
-                return self._passes(pool, work, planned, cache if keys else None, keys, sink, log, progress)
+            return self._passes(work, planned, cache if keys else None, keys, sink, log, progress)
         finally:
             if spool is not None:
                 shutil.rmtree(spool, ignore_errors=True)
 
     def _passes(
         self,
-        pool: Executor,
         work: _Work,
         planned: list[Stub],
         cache: BuildCache | None,
@@ -456,13 +456,14 @@ class Pipeline:
                 compute_problems[stub.slug] = problems_in(hit["compute_problems"])
             else:
                 todo.append(stub.slug)
-        for done, (slug, found, problems) in enumerate(pool.map(_compute, todo, chunksize=4), 1):
-            heads[slug] = _head(found)
-            compute_problems[slug] = problems
-            if cache is not None:
-                cache.store_compute(slug, compute_keys[slug], found, problems)
-            if progress:
-                progress("computing pages", done, len(todo))
+        with _pool(work, len(todo), self.workers) as pool:  # a pool only for enough pages to do
+            for done, (slug, found, problems) in enumerate(pool.map(_compute, todo, chunksize=4), 1):
+                heads[slug] = _head(found)
+                compute_problems[slug] = problems
+                if cache is not None:
+                    cache.store_compute(slug, compute_keys[slug], found, problems)
+                if progress:
+                    progress("computing pages", done, len(todo))
         for stub in planned:
             log.problems.extend(compute_problems[stub.slug])
         self._lap("compute")
@@ -494,22 +495,23 @@ class Pipeline:
                     continue
             todo_render.append((head.slug, related[head.slug]))
         done = len(ordered) - len(todo_render)
-        for slug, page_files, entry, problems, page in pool.map(_render, todo_render, chunksize=4):
-            entries[slug], render_problems[slug], page_paths[slug] = entry, problems, sorted(page_files)
-            rendered.append(slug)
-            if page is not None:
-                pages.append(page)
-            errors = any(p.severity == Severity.ERROR for p in problems)
-            if cache is not None and not errors:
-                blobs = cache.store_render(slug, render_keys[slug], entry, problems, page_files)
-                for relative, path in blobs.items():
-                    sink.put_file(relative, path)
-            else:
-                for relative, content in page_files.items():
-                    sink.put(relative, content)
-            done += 1
-            if progress:
-                progress("rendering pages", done, len(ordered))
+        with _pool(work, len(todo_render), self.workers) as pool:
+            for slug, page_files, entry, problems, page in pool.map(_render, todo_render, chunksize=4):
+                entries[slug], render_problems[slug], page_paths[slug] = entry, problems, sorted(page_files)
+                rendered.append(slug)
+                if page is not None:
+                    pages.append(page)
+                errors = any(p.severity == Severity.ERROR for p in problems)
+                if cache is not None and not errors:
+                    blobs = cache.store_render(slug, render_keys[slug], entry, problems, page_files)
+                    for relative, path in blobs.items():
+                        sink.put_file(relative, path)
+                else:
+                    for relative, content in page_files.items():
+                        sink.put(relative, content)
+                done += 1
+                if progress:
+                    progress("rendering pages", done, len(ordered))
         for head in ordered:
             log.problems.extend(render_problems[head.slug])
         self._lap("render")

@@ -113,6 +113,7 @@ def test_serial_parallel_and_cached_builds_write_the_same_bytes(
     two_models: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(pipeline, "PARALLEL_FROM", 0)  # a pool even for two pages
+    monkeypatch.setattr(pipeline, "SPAWN_FROM", 0)
     _build(two_models, "serial", cache=False, workers=1)
     _build(two_models, "parallel", cache=False, workers=2)
     _build(two_models, "cached", workers=2)
