@@ -75,6 +75,12 @@ def parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--strict", action="store_true", help="treat warnings as errors")
     b.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    b.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="build every page afresh (the cache in .site-builder-cache/ is neither read nor written)",
+    )
+    b.add_argument("--workers", type=int, help="processes that build pages (default: one a core)")
 
     v = commands.add_parser("serve", help="build, serve on localhost and rebuild on every change")
     v.add_argument("--root", type=Path, default=Path("."), help="project folder (default: .)")
@@ -135,32 +141,39 @@ def _build(args: argparse.Namespace) -> int:
         templates=args.templates or project.templates,
         docs=project.docs,
     )
-    report = build(project, strict=args.strict, site_url=args.site_url, progress=_progress(args.quiet))
+    report = build(
+        project,
+        strict=args.strict,
+        site_url=args.site_url,
+        progress=_progress(args.quiet),
+        cache=not args.no_cache,
+        workers=args.workers,
+    )
     for warning in report.warnings:
         print(warning, file=sys.stderr)
     if not args.quiet:
         print(
-            f"Built {len(report.pages)} comparison pages from {report.point_count} points into {project.out} "
+            f"Built {report.page_count} comparison pages from {report.point_count} points into {project.out} "
             f"in {report.seconds:.2f} s ({len(report.warnings)} warnings, {len(report.notices)} notices)"
         )
     return 0
 
 
-def _progress(quiet: bool) -> Callable[[int, int], None] | None:
+def _progress(quiet: bool) -> Callable[[str, int, int], None] | None:
     """A one-line counter on an interactive terminal, for builds long enough to want one."""
     if quiet or not sys.stderr.isatty():
         return None
 
-    def show(done: int, total: int) -> None:
+    def show(stage: str, done: int, total: int) -> None:
         if total >= 50 and (done % 25 == 0 or done == total):
             end = "\n" if done == total else ""
-            print(f"\rrendering pages: {done}/{total}", end=end, file=sys.stderr, flush=True)
+            print(f"\r{stage}: {done}/{total}", end=end, file=sys.stderr, flush=True)
 
     return show
 
 
 def _serve(args: argparse.Namespace) -> int:
-    server = start(Project.under(args.root), args.host, args.port)
+    server = start(Project.under(args.root), args.host, args.port, wait=False)
     print(
         f"Serving on {server.url} (Ctrl+C to stop); watching content/, data/, templates/, docs/", flush=True
     )

@@ -344,8 +344,10 @@ class ComparisonResult(Out):
 
 
 def summarize(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
+    """Built without validation (model_construct): every value comes from a validated point, and
+    pages summarise every point they show (once per point and page, the build's hottest loop)."""
     c = point.config
-    return PointSummary(
+    return PointSummary.model_construct(
         interactivity=point.interactivity,
         interactivity_source=point.interactivity_source,
         throughput_per_gpu=point.throughput_per_gpu,

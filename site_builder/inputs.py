@@ -361,19 +361,53 @@ def _check_nodes(root: yaml.Node, first_line: int) -> LineMap:
     return lines
 
 
+_C_LOADER: type[yaml.SafeLoader] | None = getattr(yaml, "CSafeLoader", None)
+
+
+def _nesting_bound(text: str) -> int:
+    """More than the deepest nesting the text can hold: indentation, flow brackets, "- - x"."""
+    indent = max((len(line) - len(line.lstrip(" ")) for line in text.splitlines()), default=0)
+    return indent + text.count("[") + text.count("{") + text.count("- ") + 1
+
+
+def _parse_yaml_fast(text: str, first_line: int) -> YamlDocument | None:
+    """libyaml's parser (C) for text that cannot meet the rules it does not check as it composes
+    (aliases, nesting, unprintable characters); None for anything else, and for any problem, so
+    that the strict loader below decides and words every refusal."""
+    if _C_LOADER is None or "*" in text or "&" in text or yaml.reader.Reader.NON_PRINTABLE.search(text):
+        return None
+    if _nesting_bound(text) >= MAX_DEPTH:
+        return None
+    loader = _C_LOADER(text)
+    try:
+        return _document(loader, first_line)
+    except (yaml.YAMLError, Refused, ValueError, OverflowError, RecursionError):
+        return None
+    finally:
+        loader.dispose()
+
+
+def _document(loader: yaml.SafeLoader, first_line: int) -> YamlDocument:
+    """The document a loader composes, checked (`_check_nodes`) before it is constructed."""
+    root = loader.get_single_node()
+    if root is None:
+        return YamlDocument(None)
+    lines = _check_nodes(root, first_line)
+    return YamlDocument(loader.construct_document(root), lines)
+
+
 def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
     """YAML under the rules; `first_line` is the file line the text starts on (front matter: 2)."""
+    fast = _parse_yaml_fast(text, first_line)
+    if fast is not None:
+        return fast
     try:
         loader = _StrictLoader(text)  # its reader refuses unprintable characters at once
     except yaml.YAMLError as exc:
         raise Refused(f"not valid YAML: {printable(str(exc).splitlines()[0])}") from None
     loader.first_line = first_line
     try:
-        root = loader.get_single_node()
-        if root is None:
-            return YamlDocument(None)
-        lines = _check_nodes(root, first_line)
-        return YamlDocument(loader.construct_document(root), lines)
+        return _document(loader, first_line)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f"line {mark.line + first_line}" if mark is not None else ""
@@ -435,16 +469,17 @@ def sane_number(
 ) -> float:
     """The numeric rule: finite, at most LIMIT in size, > 0 or ≥ 0 where the quantity must be.
     `written` is the value as the user wrote it, for the message."""
-    shown = excerpt(value if written is None else written)
     if not math.isfinite(value):
-        raise ValueError(f"must be a finite number, got {shown}")
-    if abs(value) > LIMIT:
-        raise ValueError(f"must be at most {LIMIT:.0e} in size, got {shown}")
-    if positive and value <= 0:
-        raise ValueError(f"must be greater than 0, got {shown}")
-    if nonnegative and value < 0:
-        raise ValueError(f"must not be negative, got {shown}")
-    return value
+        reason = "must be a finite number"
+    elif abs(value) > LIMIT:
+        reason = f"must be at most {LIMIT:.0e} in size"
+    elif positive and value <= 0:
+        reason = "must be greater than 0"
+    elif nonnegative and value < 0:
+        reason = "must not be negative"
+    else:
+        return value
+    raise ValueError(f"{reason}, got {excerpt(value if written is None else written)}")
 
 
 def _positive(value: float) -> float:

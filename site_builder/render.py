@@ -728,24 +728,47 @@ def page_data(comparison: ComparisonResult) -> dict[str, Any]:
     }
 
 
-def related_pages(
-    comparisons: Sequence[ComparisonResult], titles: Mapping[str, str]
-) -> Callable[[ComparisonResult], list[dict[str, str]]]:
-    """Links from a page to the others on the same model and GPU, and to its other sequences."""
+@dataclass(frozen=True)
+class PageHead:
+    """What other pages need of a page: its address, title, model, GPUs and sequences."""
 
-    def for_page(comparison: ComparisonResult) -> list[dict[str, str]]:
-        links = [
-            {"href": f"index.html?seq={s.sequence}", "text": f"This comparison at {s.sequence}"}
-            for s in comparison.sequences[1:]
+    slug: str
+    title: str
+    model: str
+    hardware: tuple[str, ...]
+    sequences: tuple[str, ...]
+
+    @classmethod
+    def of(cls, comparison: ComparisonResult) -> PageHead:
+        return cls(
+            comparison.slug,
+            comparison.title,
+            comparison.model,
+            tuple(comparison.hardware),
+            tuple(s.sequence for s in comparison.sequences),
+        )
+
+
+def related_links(heads: Sequence[PageHead]) -> dict[str, list[dict[str, str]]]:
+    """Links from each page to the others on the same model and GPU (in the order given), and to
+    its other sequences. Pages are looked up by (model, GPU), so the cost grows with the number
+    of pages times the pages each one links to, not with the square of the site."""
+    order = {head.slug: n for n, head in enumerate(heads)}
+    sharing: dict[tuple[str, str], list[PageHead]] = {}
+    for head in heads:
+        for hardware in dict.fromkeys(head.hardware):
+            sharing.setdefault((head.model, hardware), []).append(head)
+    links = {}
+    for head in heads:
+        found = [
+            {"href": f"index.html?seq={sequence}", "text": f"This comparison at {sequence}"}
+            for sequence in head.sequences[1:]
         ]
-        for other in comparisons:
-            if other.slug == comparison.slug or other.model != comparison.model:
-                continue
-            if set(other.hardware) & set(comparison.hardware):
-                links.append({"href": f"../{page_url(other.slug)}", "text": titles[other.slug]})
-        return links
-
-    return for_page
+        others = {o.slug: o for h in head.hardware for o in sharing[(head.model, h)] if o.slug != head.slug}
+        for other in sorted(others.values(), key=lambda o: order[o.slug]):
+            found.append({"href": f"../{page_url(other.slug)}", "text": other.title})
+        links[head.slug] = found
+    return links
 
 
 # -- page assembly --------------------------------------------------------------------------------
@@ -813,10 +836,3 @@ def render_shared(
         owner = Owner("the guide", file, group="guides")
         owned.append((owner, {f"{guide.address}index.html": page} if page is not None else {}))
     return owned
-
-
-def related_links(pages: Sequence[PageSource]) -> dict[str, list[dict[str, str]]]:
-    comparisons = [p.comparison for p in pages]
-    titles = {c.slug: c.title for c in comparisons}
-    for_page = related_pages(comparisons, titles)
-    return {c.slug: for_page(c) for c in comparisons}

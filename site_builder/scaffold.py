@@ -179,7 +179,7 @@ def init_project(folder: Path) -> list[Path]:
         "data/results/example.csv": example_csv(),
         "data/results/_dataset.yaml": INIT_DATASET,
         "README.md": INIT_README.format(name=folder.resolve().name),
-        ".gitignore": "/site/\n",
+        ".gitignore": "/site/\n/.site-builder-cache/\n",
     }
     written = []
     for relative, text in files.items():

@@ -69,17 +69,26 @@ class LiveSite:
 
     project: Project
     log: Log
-    files: Mapping[str, bytes] = field(default_factory=dict)
+    files: Mapping[str, bytes | Path] = field(default_factory=dict)
     version: int = 0
     error: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     pipeline: Pipeline | None = None
+    partial: Mapping[str, bytes | Path] = field(default_factory=dict)  # the first build's files so far
+    building: tuple[str, int, int] | None = None  # (stage, done, total) while a build runs
 
     # -- building -----------------------------------------------------------------------------
 
     def full_build(self) -> None:
-        self.pipeline = Pipeline(self.project, cache=True)
+        self.pipeline = Pipeline(self.project, cache=True, workers=None)
         self._rebuild("initial build")
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        with self.lock:
+            self.building = (stage, done, total)
+        step = max(total // 10, 1)
+        if total >= 50 and (done == total or done % step == 0):  # a small site builds at once
+            self.log(f"{stage}: {done}/{total}")
 
     def on_change(self, changed: list[str]) -> None:
         names = ", ".join(Path(c).name for c in changed[:4]) + (" …" if len(changed) > 4 else "")
@@ -87,19 +96,25 @@ class LiveSite:
 
     def _rebuild(self, reason: str) -> None:
         assert self.pipeline is not None
+        sink = ServedFiles()
+        with self.lock:
+            self.partial = sink.files if not self.files else {}  # served while the first build runs
         try:
-            output = self.pipeline.run()
+            output = self.pipeline.run(self._progress, sink)
         except InputError as exc:
             self._fail(exc.stopping, reason)
             return
+        finally:
+            with self.lock:
+                self.partial, self.building = {}, None
         with self.lock:
-            self.files = output.files
+            self.files = sink.files
             self.error = None
             self.version += 1
         rebuilt = output.rendered
         shown = ", ".join(rebuilt[:8]) + (f" and {len(rebuilt) - 8} more" if len(rebuilt) > 8 else "")
         self.log(
-            f"{reason}: rebuilt {len(rebuilt)} of {len(output.pages)} pages"
+            f"{reason}: rebuilt {len(rebuilt)} of {output.page_count} pages"
             + (f" ({shown})" if rebuilt else "")
             + f", recomputed {output.recomputed}, in {output.seconds:.2f} s"
         )
@@ -119,9 +134,12 @@ class LiveSite:
         """(status, content type, body) for a request path."""
         with self.lock:
             files, version, error = self.files, self.version, self.error
+            partial, building = self.partial, self.building
         name = unquote(path).lstrip("/")
         if name == "" or name.endswith("/"):
             name += "index.html"
+        if not files and building is not None:
+            return self._while_building(name, partial, building, version)
         status = 200
         if name not in files and f"{name}/index.html" in files:
             return 301, "text/plain", b""
@@ -131,11 +149,59 @@ class LiveSite:
             return 500, "text/html; charset=utf-8", inject(page.encode(), version, error)
         if name not in files:
             status, name = 404, "404.html"
-        body = files.get(name, b"not found")
+        found = _read(files.get(name))
+        body = b"not found" if found is None else found
         kind = content_type(name)
         if kind.startswith("text/html"):
             body = inject(body, version, error)
         return status, kind, body
+
+    def _while_building(
+        self, name: str, partial: Mapping[str, bytes | Path], building: tuple[str, int, int], version: int
+    ) -> tuple[int, str, bytes]:
+        """During the first build: a page already rendered, else the build's progress."""
+        if name not in partial and f"{name}/index.html" in partial:
+            return 301, "text/plain", b""
+        body = _read(partial.get(name))
+        if body is not None:
+            kind = content_type(name)
+            return 200, kind, inject(body, version, None) if kind.startswith("text/html") else body
+        stage, done, total = building
+        page = (
+            '<!doctype html><html lang=en><meta charset=utf-8><meta http-equiv="refresh" content="1">'
+            f"<title>Building…</title><body><h1>Building the site</h1><p>{html.escape(stage)}"
+            + (f": {done} of {total}" if total else "…")
+            + "</p><p>This page reloads until it is ready.</p></body></html>"
+        )
+        return 503, "text/html; charset=utf-8", page.encode()
+
+
+class ServedFiles:
+    """The served site: page files from the build cache are served from it (not held in memory)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes | Path] = {}
+
+    def put(self, relative: str, content: bytes) -> None:
+        self.files[relative] = content
+
+    def put_file(self, relative: str, source: Path) -> None:
+        self.files[relative] = source
+
+    def finish(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
+def _read(found: bytes | Path | None) -> bytes | None:
+    if isinstance(found, Path):
+        try:
+            return found.read_bytes()
+        except OSError:
+            return None
+    return found
 
 
 def content_type(name: str) -> str:
@@ -203,8 +269,11 @@ def make_handler(site: LiveSite) -> type[http.server.BaseHTTPRequestHandler]:
     return Handler
 
 
-def watch(site: LiveSite, stop: threading.Event, before: Snapshot) -> None:
-    """Poll for changes since `before` (taken before the first build, so nothing slips through)."""
+def watch(site: LiveSite, stop: threading.Event, before: Snapshot, first_build: bool = False) -> None:
+    """Poll for changes since `before` (taken before the first build, so nothing slips through);
+    run the first build here when the server did not wait for it."""
+    if first_build:
+        site.full_build()
     while not stop.wait(POLL_SECONDS):
         after = snapshot(site.project)
         changed = changed_files(before, after)
@@ -237,13 +306,25 @@ class Server:
         self.httpd.server_close()
 
 
-def start(project: Project, host: str = "127.0.0.1", port: int = 8000, log: Log | None = None) -> Server:
+def start(
+    project: Project,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log: Log | None = None,
+    *,
+    wait: bool = True,
+) -> Server:
+    """Serve the project. With `wait=False` the server answers at once: while the first build
+    runs, each page is served as soon as it is rendered, and others show the build's progress."""
     site = LiveSite(project, log or (lambda line: print(line, file=sys.stderr, flush=True)))
     baseline = snapshot(project)
-    site.full_build()
+    if wait:
+        site.full_build()
+    else:
+        site.building = ("loading the data", 0, 0)
     httpd = http.server.ThreadingHTTPServer((host, port), make_handler(site))
     httpd.daemon_threads = True
     stop = threading.Event()
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    threading.Thread(target=watch, args=(site, stop, baseline), daemon=True).start()
+    threading.Thread(target=watch, args=(site, stop, baseline, not wait), daemon=True).start()
     return Server(site, httpd, stop)

@@ -17,7 +17,7 @@ import fnmatch
 import os
 import re
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -80,6 +80,17 @@ class SiteFiles(Mapping[str, bytes]):
     collisions: list[Collision] = field(default_factory=list)
 
     def add(self, path: str, content: bytes, owner: Owner) -> bool:
+        """Claim a path and keep its content; False if the claim was refused (see `claim`)."""
+        if not self.claim(path, owner):
+            return False
+        self.files[path] = content
+        return True
+
+    def claim_all(self, paths: Iterable[str], owner: Owner) -> None:
+        for path in paths:
+            self.claim(path, owner)
+
+    def claim(self, path: str, owner: Owner) -> bool:
         """Claim a path; False (and a recorded collision) if it, or its top-level name, is another's."""
         if path in self.path_owners:
             self.collisions.append(Collision(path, "", self.path_owners[path], owner))
@@ -92,7 +103,6 @@ class SiteFiles(Mapping[str, bytes]):
         if name:
             self.name_owners.setdefault(name, owner)
         self.path_owners[path] = owner
-        self.files[path] = content
         return True
 
     def add_all(self, files: Mapping[str, bytes], owner: Owner) -> None:
@@ -160,7 +170,7 @@ def _written_before(out: Path) -> set[str] | None:
     return set(lines[lines.index(MANIFEST_HEADER) + 1 :])
 
 
-def files_to_keep(out: Path, files: Mapping[str, bytes], keep: Sequence[str]) -> list[str]:
+def files_to_keep(out: Path, files: Collection[str], keep: Sequence[str]) -> list[str]:
     """The user's files in an existing output folder that the new site carries over; refuses
     (OutputError) a file the build did not write and `keep:` does not name, and a kept file the
     new site would overwrite."""
@@ -226,6 +236,85 @@ def _exchange(a: Path, b: Path) -> bool:
     return bool(renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0)
 
 
+class Staging:
+    """A site written file by file into a staging folder beside `out`, then swapped in whole.
+
+    The rules of `write_site`: a user's file in `out` that `keep` does not name stops the build
+    before anything is written; kept files are carried over; the marker lists what was written;
+    the old site stays until the new one replaces it in one step; `abort` leaves it untouched."""
+
+    def __init__(self, out: Path, keep: Sequence[str] = (), input_folders: Sequence[Path] = ()) -> None:
+        self.out = out.resolve()
+        self.keep = keep
+        check_output_folder(self.out, input_folders)
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        clean_leftovers(self.out)
+        files_to_keep(self.out, (), keep)  # refuse a user's unlisted file now, before any work
+        self.folder = self.out.parent / f".{self.out.name}.building-{os.getpid()}"
+        self.retired = self.out.parent / f".{self.out.name}.previous-{os.getpid()}"
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.folder.mkdir()
+        self.written: set[str] = set()
+        self._folders: set[str] = set()  # top-level folders made
+        self._links = True
+
+    def _target(self, relative: str) -> Path:
+        parts = relative.split("/")
+        if relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
+            raise OutputError(f"refusing to write outside the output folder: {relative}")
+        if relative in self.written:
+            raise OutputError(f"{relative} is written twice")
+        target = self.folder / relative
+        if len(parts) > 1 and parts[0] not in self._folders:  # one level: pages are slug/file
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if len(parts) == 2:
+                self._folders.add(parts[0])
+        self.written.add(relative)
+        return target
+
+    def write(self, relative: str, content: bytes) -> None:
+        self._target(relative).write_bytes(content)
+
+    def link(self, relative: str, source: Path) -> None:
+        """The file as `source` holds it: hard-linked where the system allows, else copied."""
+        target = self._target(relative)
+        if self._links:
+            try:
+                os.link(source, target)
+                return
+            except OSError:
+                self._links = False
+        shutil.copyfile(source, target)
+
+    def finish(self) -> None:
+        """Carry kept files over, write the marker, swap the new site in."""
+        try:
+            kept = files_to_keep(self.out, self.written, self.keep)
+            for relative in kept:
+                (self.folder / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(self.out / relative, self.folder / relative, follow_symlinks=False)
+            manifest = "\n".join([MANIFEST_HEADER, *sorted(self.written)])
+            (self.folder / MARKER).write_text(
+                f"Written by build-site; replaced on every build.\n{manifest}\n"
+            )
+            if not self.out.exists():
+                self.folder.rename(self.out)
+            elif _exchange(self.folder, self.out):
+                shutil.rmtree(self.folder, ignore_errors=True)  # now the old site
+            else:
+                self.out.rename(self.retired)
+                self.folder.rename(self.out)
+        except BaseException:
+            self.abort()
+            if self.retired.exists() and not self.out.exists():
+                self.retired.rename(self.out)
+            raise
+        shutil.rmtree(self.retired, ignore_errors=True)
+
+    def abort(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 def write_site(
     out: Path,
     files: Mapping[str, bytes],
@@ -234,36 +323,11 @@ def write_site(
 ) -> None:
     """Replace `out` with exactly `files` (relative POSIX path -> content) and the user's files
     that `keep` names. The old site is there until the new one replaces it in one step."""
-    out = out.resolve()
-    check_output_folder(out, input_folders)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    clean_leftovers(out)
-    kept = files_to_keep(out, files, keep)
-    staging = out.parent / f".{out.name}.building-{os.getpid()}"
-    retired = out.parent / f".{out.name}.previous-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
+    staging = Staging(out, keep, input_folders)
     try:
         for relative, content in sorted(files.items()):
-            target = staging / relative
-            if staging.resolve() not in target.resolve().parents:
-                raise OutputError(f"refusing to write outside the output folder: {relative}")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
-        for relative in kept:
-            (staging / relative).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(out / relative, staging / relative, follow_symlinks=False)
-        manifest = "\n".join([MANIFEST_HEADER, *sorted(files)])
-        (staging / MARKER).write_text(f"Written by build-site; replaced on every build.\n{manifest}\n")
-        if not out.exists():
-            staging.rename(out)
-        elif _exchange(staging, out):
-            shutil.rmtree(staging, ignore_errors=True)  # now the old site
-        else:
-            out.rename(retired)
-            staging.rename(out)
+            staging.write(relative, content)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        if retired.exists() and not out.exists():
-            retired.rename(out)
+        staging.abort()
         raise
-    shutil.rmtree(retired, ignore_errors=True)
+    staging.finish()

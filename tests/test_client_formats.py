@@ -31,14 +31,24 @@ def test_aiperf_sweep_equals_its_own_summary_numbers() -> None:
     points, log = _points("aiperf-sweep")
     assert [p.concurrency for p in points] == [4, 16, 64]
     for point in points:
-        raw = json.loads((CLIENTS / "aiperf-sweep" / f"concurrency_{point.concurrency}" / "profile_export_aiperf.json").read_text())
+        raw = json.loads(
+            (
+                CLIENTS / "aiperf-sweep" / f"concurrency_{point.concurrency}" / "profile_export_aiperf.json"
+            ).read_text()
+        )
         # AIPerf's inter_token_latency is per request (latency - TTFT) / (OSL - 1): our TPOT, in ms
         assert point.interactivity == pytest.approx(1000 / raw["inter_token_latency"]["p50"], rel=1e-12)
         assert point.throughput_per_gpu == pytest.approx(raw["total_token_throughput"]["avg"] / 8, rel=1e-12)
-        assert point.tpot is not None and point.tpot.p99 == pytest.approx(raw["inter_token_latency"]["p99"] / 1000)
-        assert point.itl is not None and point.itl.median == pytest.approx(raw["inter_chunk_latency"]["p50"] / 1000)
+        assert point.tpot is not None and point.tpot.p99 == pytest.approx(
+            raw["inter_token_latency"]["p99"] / 1000
+        )
+        assert point.itl is not None and point.itl.median == pytest.approx(
+            raw["inter_chunk_latency"]["p50"] / 1000
+        )
         assert (point.isl, point.osl) == (1024, 1024)
-        assert point.config.model == "dsr1" and point.config.gpu_count == 8 and point.config.precision == "fp8"
+        assert (
+            point.config.model == "dsr1" and point.config.gpu_count == 8 and point.config.precision == "fp8"
+        )
         assert point.provenance.client == "AIPerf 0.13.0" and point.provenance.date == "2026-10-20"
     # the run at concurrency 4: 9.8 ms median TPOT is 102.04 tok/s/user
     assert points[0].interactivity == pytest.approx(102.0408, rel=1e-5)
@@ -54,14 +64,18 @@ def test_aiperf_older_schemas() -> None:
     # no total_token_throughput: (total_isl + total_osl) / benchmark_duration, here 80 × 2048 tokens
     tokens = raw["total_isl"]["avg"] + raw["total_osl"]["avg"]
     assert tokens == 80 * 2048
-    assert no_version.throughput_per_gpu == pytest.approx(tokens / raw["benchmark_duration"]["avg"] / 8, rel=1e-12)
+    assert no_version.throughput_per_gpu == pytest.approx(
+        tokens / raw["benchmark_duration"]["avg"] / 8, rel=1e-12
+    )
     assert no_version.concurrency == 8 and no_version.provenance.client == "AIPerf"
     assert schema_11.concurrency == 32 and schema_11.provenance.client == "AIPerf 0.8.0"
     assert schema_11.interactivity == pytest.approx(1000 / 16.0, rel=1e-12)
 
 
 def test_aiperf_cancelled_run_and_failed_requests(tmp_path: Path) -> None:
-    source = json.loads((CLIENTS / "aiperf-sweep" / "concurrency_16" / "profile_export_aiperf.json").read_text())
+    source = json.loads(
+        (CLIENTS / "aiperf-sweep" / "concurrency_16" / "profile_export_aiperf.json").read_text()
+    )
     (tmp_path / "_meta.yaml").write_text("hardware: b200\nframework: vllm\nprecision: fp8\ntp: 8\n")
     cancelled = {**source, "was_cancelled": True}
     failing = {**source, "error_request_count": {"unit": "requests", "avg": 20.0}}  # 160 of 180 = 89 %
@@ -102,22 +116,32 @@ def test_vllm_sequence_lengths_from_token_totals_and_checked(tmp_path: Path) -> 
     points, log = _points("vllm-bench-serve")
     assert {(p.isl, p.osl) for p in points} == {(1024, 1024)}
     notices = [p for p in log.notices if "derived from the file" in p.reason]
-    assert len(notices) == 6 and notices[0].field in ("total_input_tokens ÷ completed", "total_output_tokens ÷ completed")
+    assert len(notices) == 6 and notices[0].field in (
+        "total_input_tokens ÷ completed",
+        "total_output_tokens ÷ completed",
+    )
     assert all(p.provenance.client == "vLLM bench serve" for p in points)
     raw = json.loads(next((CLIENTS / "vllm-bench-serve").glob("*concurrency8-*.json")).read_text())
     assert points[0].throughput_per_gpu == pytest.approx(raw["total_token_throughput"] / 8, rel=1e-12)
     # metadata that contradicts the file: an error naming the metadata field
     shutil.copy(next((CLIENTS / "vllm-bench-serve").glob("*concurrency8-*.json")), tmp_path / "run.json")
-    (tmp_path / "_meta.yaml").write_text("hardware: mi355x\nframework: vllm\nprecision: fp4\ntp: 8\nisl: 2048\n")
+    (tmp_path / "_meta.yaml").write_text(
+        "hardware: mi355x\nframework: vllm\nprecision: fp4\ntp: 8\nisl: 2048\n"
+    )
     log = ProblemLog()
     assert load_results(tmp_path, log).points == []
     contradiction = log.errors[0]
     assert contradiction.field.endswith("_meta.yaml: isl")
-    assert contradiction.reason == "2048 contradicts the result file (total_input_tokens ÷ completed = 1024, 100% from 2048)"
+    assert (
+        contradiction.reason
+        == "2048 contradicts the result file (total_input_tokens ÷ completed = 1024, 100% from 2048)"
+    )
     # mean outputs shorter than the stated OSL (end of sequence not ignored): a warning only
     short = {**raw, "total_output_tokens": raw["total_output_tokens"] * 7 // 10}
     (tmp_path / "run.json").write_text(json.dumps(short))
-    (tmp_path / "_meta.yaml").write_text("hardware: mi355x\nframework: vllm\nprecision: fp4\ntp: 8\nosl: 1024\n")
+    (tmp_path / "_meta.yaml").write_text(
+        "hardware: mi355x\nframework: vllm\nprecision: fp4\ntp: 8\nosl: 1024\n"
+    )
     log = ProblemLog()
     (point,) = load_results(tmp_path, log).points
     assert point.osl == 1024 and log.errors == []

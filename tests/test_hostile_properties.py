@@ -333,7 +333,9 @@ def test_inferencex_evaluation_rows_never_raise(tmp_path: Path, changes: dict[st
 
 @SETTINGS
 @given(
-    st.sampled_from(["results", "n-samples", "higher_is_better", "configs", "date", "config", "group_subtasks"]),
+    st.sampled_from(
+        ["results", "n-samples", "higher_is_better", "configs", "date", "config", "group_subtasks"]
+    ),
     hostile_values,
     st.one_of(st.none(), hostile_values),
 )
@@ -363,7 +365,9 @@ def test_harness_results_and_samples_never_raise(
 
 # -- node-level sweep rows (issue 13's loader, held to the same rules) -----------------------------
 
-SWEEP_HEADER, SWEEP_ROW = (ROOT / "tests" / "fixtures" / "sweeps" / "small-sweep.csv").read_text().splitlines()[:2]
+SWEEP_HEADER, SWEEP_ROW = (
+    (ROOT / "tests" / "fixtures" / "sweeps" / "small-sweep.csv").read_text().splitlines()[:2]
+)
 
 
 @SETTINGS

@@ -73,12 +73,21 @@ def test_reproduces_the_published_table(slug: str, comparisons: dict[str, Compar
     for column, target in enumerate(seq.results):
         for label, m in zip(labels, target.sides, strict=True):
             assert m.measured
-            assert m.model_dump()["throughput_per_gpu"] is not None and m.model_dump()["cost_per_million_tokens"] is not None
+            assert (
+                m.model_dump()["throughput_per_gpu"] is not None
+                and m.model_dump()["cost_per_million_tokens"] is not None
+            )
             assert m.model_dump()["tokens_per_sec_per_mw"] is not None
-            assert fixed(m.model_dump()["throughput_per_gpu"], 1) == f"{table['throughput'][column][label]:.1f}"
+            assert (
+                fixed(m.model_dump()["throughput_per_gpu"], 1) == f"{table['throughput'][column][label]:.1f}"
+            )
             assert m.model_dump()["concurrency"] == table["concurrency"][column][label]
-            assert m.model_dump()["tokens_per_sec_per_mw"] == pytest.approx(table["per_mw"][column][label], rel=3e-4)
-            assert m.model_dump()["cost_per_million_tokens"] == pytest.approx(table["cost"][column][label], rel=0.03)
+            assert m.model_dump()["tokens_per_sec_per_mw"] == pytest.approx(
+                table["per_mw"][column][label], rel=3e-4
+            )
+            assert m.model_dump()["cost_per_million_tokens"] == pytest.approx(
+                table["cost"][column][label], rel=0.03
+            )
             checked += 1
     assert checked == 6
 

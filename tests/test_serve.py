@@ -122,6 +122,8 @@ def test_the_command_line_server(project: Path) -> None:
         first = process.stdout.readline()
         assert first.startswith("Serving on http://127.0.0.1:")
         url = first.split()[2]
+        assert get(url)[0] in (200, 503)  # served at once: the site, or the build's progress
+        wait_for(lambda: get(url)[0] == 200, 60)
         assert get(url)[0] == 200
     finally:
         process.terminate()

@@ -175,7 +175,9 @@ def test_example_page_builds_with_hand_checked_figures(tmp_path: Path) -> None:
 def test_the_authors_body_shows_without_the_matched_interactivity_sections(tmp_path: Path) -> None:
     """A stub that asks only for sweep sections still shows the Markdown its author wrote, once."""
     project = tmp_path / "p"
-    shutil.copytree(ROOT / "data" / "results" / "example-sweep", project / "data" / "results" / "example-sweep")
+    shutil.copytree(
+        ROOT / "data" / "results" / "example-sweep", project / "data" / "results" / "example-sweep"
+    )
     (project / "content").mkdir()
     stub = (ROOT / "content" / "example-b200-fp4-vs-h200-fp8-sweep.md").read_text()
     stub = stub.replace(", matched-interactivity]", "]")
@@ -185,3 +187,17 @@ def test_the_authors_body_shows_without_the_matched_interactivity_sections(tmp_p
     html = output.files.files["sweep/index.html"].decode()
     assert html.count("Every number on this page comes from an invented sweep") == 1
     assert 'id="findings-heading"' not in html
+
+
+def test_a_blank_or_na_required_cell_is_named_missing(tmp_path: Path) -> None:
+    """A required cell holding only spaces or N/A was taken as present and then crashed the loader."""
+    header, row = FIXTURE.read_text().splitlines()[:2]
+    cells = row.split(",")
+    column = header.split(",").index("isl")
+    for blank in (" ", "N/A"):
+        cells[column] = blank
+        path = tmp_path / "sweep.csv"
+        path.write_text(header + "\n" + ",".join(cells) + "\n")
+        result = load_file(path)
+        assert not result.sweeps
+        assert [(p.field, p.reason.split(":")[0]) for p in result.log.errors] == [("isl", "missing")]

@@ -12,17 +12,18 @@ import io
 import json
 import re
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
 from site_builder import inputs
 from site_builder.evaluations import EvalRun
-from site_builder.loaders import evals, formats, native, serving
+from site_builder.loaders import bulk, evals, formats, native, serving
 from site_builder.loaders.common import PointDraft, RecordContext, date_from_stamp, finish_point
 from site_builder.loaders.formats import InputFormat, Source
 from site_builder.loaders.sweeps import looks_sweep, read_row
@@ -30,7 +31,7 @@ from site_builder.points import BenchmarkPoint, DatasetInfo, Provenance
 from site_builder.problems import Loc, ProblemLog, Severity, add_validation_errors, suggest
 from site_builder.sweeps import SweepRow
 
-RESULT_SUFFIXES = (".json", ".jsonl", ".csv")
+RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
 DATASET_FILE = "_dataset.yaml"
 DATASET_ID_CHARS = inputs.MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
 FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
@@ -66,11 +67,7 @@ def detect_record(record: Mapping[str, Any]) -> str | None:
 
 def _is_metadata_file(path: Path) -> bool:
     name = path.name
-    return (
-        name in FOLDER_METADATA
-        or name == DATASET_FILE
-        or bool(re.search(r"\.meta\.(ya?ml|json)$", name))
-    )
+    return name in FOLDER_METADATA or name == DATASET_FILE or bool(re.search(r"\.meta\.(ya?ml|json)$", name))
 
 
 def result_files(root: Path) -> Iterator[Path]:
@@ -98,6 +95,9 @@ class _FileLoader:
 
     def load(self) -> None:
         if self._companion():
+            return
+        if self.path.suffix == ".parquet":
+            self._parquet()
             return
         text = inputs.read_text(self.path, self.display, self.log, self.confined)
         if text is None:
@@ -267,17 +267,82 @@ class _FileLoader:
             reason = "a row has more cells than the header" if isinstance(exc, Warning) else str(exc).strip()
             self.log.add(self.display, "", "", f"not a well-formed CSV: {reason}")
             return
-        rows = [
-            (f"line {n}", {k: v for k, v in row.items() if isinstance(v, str) and v != ""})
-            for n, row in enumerate(frame.to_dict("records"), 2)
-        ]
+        if not scores and not sweep:
+            self._native_csv(frame)
+            return
+        rows = [(f"line {n}", _cells(row)) for n, row in enumerate(frame.to_dict("records"), 2)]
         if scores:
             self._evaluations(evals.BY_NAME["native-evals"], [(label, row) for label, row in rows if row])
             return
-        if sweep:
-            self._sweeps([(label, row) for label, row in rows if row])
+        self._sweeps([(label, row) for label, row in rows if row])
+
+    def _native_csv(self, frame: pd.DataFrame) -> None:
+        """A CSV of native points: checked column by column (bulk.py); a row any check flags is
+        read on its own, so its problems are named by line and column as ever."""
+        columns = {str(name): frame[name].tolist() for name in frame.columns}
+        self._native_table(columns, len(frame), [f"line {n}" for n in range(2, len(frame) + 2)], _cells)
+
+    def _parquet(self) -> None:
+        """A Parquet table of native points (large data sets): the columns of the native CSV,
+        typed; an empty cell (null) is a missing field. Read under the input rules (inputs.py)."""
+        try:
+            raw = inputs.read_bytes_checked(self.path, self.confined)
+        except inputs.Refused as exc:
+            exc.log(self.log, self.display)
             return
-        self._records([(label, row) for label, row in rows if row], forced=True)
+        try:
+            frame = pd.read_parquet(io.BytesIO(raw))
+        except ImportError:
+            self.log.add(
+                self.display, "", "", "reading Parquet needs pyarrow: pip install 'site-builder[parquet]'"
+            )
+            return
+        except Exception as exc:  # a damaged or foreign file: say so, never a traceback
+            self.log.add(self.display, "", "", f"not a readable Parquet file: {inputs.excerpt(str(exc), 80)}")
+            return
+        header = [str(name) for name in frame.columns]
+        if not native.looks_native_columns(header):
+            self.log.add(
+                self.display,
+                "",
+                "",
+                "unknown format: a Parquet table needs the native columns "
+                f"({', '.join(native.REQUIRED_COLUMNS)}); found {_few_columns(header)}",
+            )
+            return
+        columns = {
+            str(name): [
+                None if null else v for v, null in zip(frame[name].tolist(), frame[name].isna(), strict=True)
+            ]
+            for name in frame.columns
+        }
+        labels = [f"row {n}" for n in range(1, len(frame) + 1)]
+        self._native_table(
+            columns, len(frame), labels, lambda row: {k: v for k, v in row.items() if v is not None}
+        )
+
+    def _native_table(
+        self,
+        columns: dict[str, list[Any]],
+        size: int,
+        labels: list[str],
+        record: Callable[[Mapping[str, Any]], dict[str, Any]],
+    ) -> None:
+        """Native points from columns: in bulk, and a flagged row on its own as `record` makes it."""
+        dataset = self._accepted_dataset()
+        if dataset is None:
+            return
+        unknown = np.zeros(size, dtype=bool)
+        for name in set(columns) - set(native.COLUMNS):
+            unknown |= np.fromiter((v is not None and v != "" for v in columns[name]), dtype=bool, count=size)
+        points = bulk.native_points(columns, unknown, labels, dataset.id, self.display)
+        for index, point in enumerate(points):
+            if point is not None:
+                self.result.points.append(point)
+                continue
+            row = record({name: values[index] for name, values in columns.items()})
+            if row:
+                self._record((labels[index], row), True, dataset)
 
     # -- evaluation results --------------------------------------------------------------------
 
@@ -325,9 +390,22 @@ class _FileLoader:
     # -- records -----------------------------------------------------------------------------
 
     def _records(self, records: list[tuple[str, Any]], forced: bool = False) -> None:
-        dataset = self.dataset or self._dataset_for_file()
+        dataset = self._accepted_dataset()
         if dataset is None:
             return
+        in_bulk = self._native_in_bulk(records, forced, dataset.id)
+        for index, record in enumerate(records):
+            point = in_bulk[index]
+            if point is not None:
+                self.result.points.append(point)
+            else:
+                self._record(record, forced, dataset)
+
+    def _accepted_dataset(self) -> DatasetInfo | None:
+        """The file's dataset, unless another file attributes the same id differently (logged)."""
+        dataset = self.dataset or self._dataset_for_file()
+        if dataset is None:
+            return None
         known = self.result.datasets.setdefault(dataset.id, dataset)
         if known != dataset:
             self.log.add(
@@ -337,8 +415,38 @@ class _FileLoader:
                 f"dataset '{dataset.id}' is already attributed differently by another file "
                 f"(title '{known.title}', source '{known.source}'): give this one its own id",
             )
-            return
-        for label, row, kind in self._detected(records, forced):
+            return None
+        return dataset
+
+    def _native_in_bulk(
+        self, records: list[tuple[str, Any]], forced: bool, dataset: str
+    ) -> list[BenchmarkPoint | None]:
+        """The points of the native records that pass every check column by column (bulk.py);
+        None for every other record, which `_record` reads one at a time."""
+        found: list[BenchmarkPoint | None] = [None] * len(records)
+        formats_by_keys: dict[frozenset[str], InputFormat | None] = {}
+        chosen: list[int] = []
+        for index, (_, row) in enumerate(records):
+            if not isinstance(row, Mapping):
+                continue
+            if not (forced or self.dataset):
+                keys = frozenset(row)
+                if keys not in formats_by_keys:
+                    formats_by_keys[keys] = formats.detect(row)
+                if formats_by_keys[keys] is not formats.NATIVE:
+                    continue
+            chosen.append(index)
+        if len(chosen) < sum(isinstance(row, Mapping) for _, row in records):
+            return found  # a file that mixes formats may load a metadata file midway: one at a time
+        columns, flagged = bulk.rows_to_columns([records[i][1] for i in chosen])
+        points = bulk.native_points(columns, flagged, [records[i][0] for i in chosen], dataset, self.display)
+        for index, point in zip(chosen, points, strict=True):
+            found[index] = point
+        return found
+
+    def _record(self, record: tuple[str, Any], forced: bool, dataset: DatasetInfo) -> None:
+        """One record read on its own: every problem named by file, record and field."""
+        for label, row, kind in self._detected([record], forced):
             ctx = RecordContext(self.display, label, self.log)
             if not isinstance(row, Mapping):
                 ctx.error("", "not an object")
@@ -486,6 +594,11 @@ def _few_columns(header: list[str], shown: int = 4, width: int = 24) -> str:
     cells = [c if len(c) <= width else c[: width - 1] + "…" for c in header[:shown]]  # printable: ProblemLog
     more = f", … ({len(header)} columns)" if len(header) > shown else ""
     return ", ".join(cells) + more
+
+
+def _cells(row: Mapping[Any, Any]) -> dict[str, str]:
+    """A CSV row as a record: the cells that hold something (an empty cell is a missing field)."""
+    return {str(k): v for k, v in row.items() if isinstance(v, str) and v != ""}
 
 
 def _json_line(line: str) -> Any:

@@ -115,6 +115,11 @@ def optional_number(value: Any) -> float | None:
 EMPTY_CELLS = ("", "N/A", "NA")  # what a file writes for "not measured"
 
 
+def is_empty(value: Any) -> bool:
+    """A field left empty: absent, blank, or one of EMPTY_CELLS."""
+    return value is None or (isinstance(value, str) and value.strip().upper() in EMPTY_CELLS)
+
+
 def read_number(
     value: Any,
     name: str,
@@ -127,7 +132,7 @@ def read_number(
 ) -> float | None:
     """One field as a number under the numeric rule (parse_number), or None when it is empty
     ("", "N/A") or bad; a bad or missing required value is logged naming file, record and field."""
-    if value is None or (isinstance(value, str) and value.strip().upper() in EMPTY_CELLS):
+    if is_empty(value):
         if required:
             ctx.error(name, "missing")
         return None
@@ -430,7 +435,6 @@ def finish_point(draft: PointDraft, ctx: RecordContext, provenance: Provenance) 
             joules_per_total_token=_number(draft, "joules_per_total_token", ctx, positive=True),
             joules_per_output_token=_number(draft, "joules_per_output_token", ctx, positive=True),
         )
-    spec = normalise_spec_method(text.get("spec_method"))
     disagg = _bool(draft, "disagg", ctx)
     multinode = _bool(draft, "multinode", ctx)
     config_numbers = {k: _integer(draft, k, ctx) for k in ("tp", "ep", "pp")}
@@ -441,19 +445,8 @@ def finish_point(draft: PointDraft, ctx: RecordContext, provenance: Provenance) 
     assert throughput is not None and interactivity is not None and source is not None
     assert isl and osl and concurrency
     try:
-        config = Configuration(
-            model=text["model"],
-            hardware=normalise_hardware(text["hardware"]),
-            framework=normalise_framework(text["framework"])[0],
-            precision=normalise_precision(text["precision"]),
-            spec_method=spec,
-            disagg=bool(disagg),
-            multinode=bool(multinode),
-            dp_attention=dp_attention,
-            prefill=prefill,
-            decode=decode,
-            gpu_count=gpu_count,
-            **config_numbers,
+        config = configuration(
+            text, (disagg, multinode, dp_attention), config_numbers, (prefill, decode), gpu_count
         )
         return BenchmarkPoint(
             config=config,
@@ -475,6 +468,32 @@ def finish_point(draft: PointDraft, ctx: RecordContext, provenance: Provenance) 
             ours = "median_tpot_s" if loc[:1] == ["interactivity"] and source == "tpot" else loc[0]
             ctx.error(draft.name(ours) if ours in draft.names else ".".join(loc), err["msg"])
         return None
+
+
+def configuration(
+    text: Mapping[str, Any],
+    flags: tuple[bool | None, bool | None, bool | None],
+    numbers: Mapping[str, int | None],
+    groups: tuple[WorkerGroup | None, WorkerGroup | None],
+    gpu_count: int | None,
+) -> Configuration:
+    """A point's configuration from its checked fields: names normalised, then validated
+    (ValidationError where a normalised name breaks the identifier rule)."""
+    disagg, multinode, dp_attention = flags
+    return Configuration(
+        model=text["model"],
+        hardware=normalise_hardware(text["hardware"]),
+        framework=normalise_framework(text["framework"])[0],
+        precision=normalise_precision(text["precision"]),
+        spec_method=normalise_spec_method(text.get("spec_method")),
+        disagg=bool(disagg),
+        multinode=bool(multinode),
+        dp_attention=dp_attention,
+        prefill=groups[0],
+        decode=groups[1],
+        gpu_count=gpu_count,
+        **numbers,
+    )
 
 
 def _interactivity(

@@ -11,6 +11,7 @@ from typing import Any
 from site_builder import inputs
 from site_builder.loaders.common import (
     RecordContext,
+    is_empty,
     normalise_framework,
     normalise_hardware,
     normalise_precision,
@@ -44,11 +45,11 @@ def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance)
         if key not in COLUMNS:
             ctx.error(key, "unknown field" + suggest(key, COLUMNS))
     for key in REQUIRED:
-        if row.get(key) in (None, ""):
+        if is_empty(row.get(key)):
             ctx.error(key, "missing: every sweep row needs " + ", ".join(REQUIRED))
     text: dict[str, str] = {}
     for key in ("model", "hardware", "framework", "precision"):
-        if row.get(key) in (None, ""):
+        if is_empty(row.get(key)):
             continue
         try:  # the identifier rule (inputs.py): printable, short text
             text[key] = inputs.identifier(str(row[key]))
@@ -56,7 +57,7 @@ def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance)
             ctx.error(key, str(exc))
     integers = {k: _integer(row, k, ctx) for k in ("gpu_count", "isl", "osl", "concurrency")}
     numbers = {k: _positive(row, k, ctx) for k in MEASUREMENTS}
-    if all(row.get(k) in (None, "") for k in ("output_throughput", "median_tpot_ms", "median_ttft_ms")):
+    if all(is_empty(row.get(k)) for k in ("output_throughput", "median_tpot_ms", "median_ttft_ms")):
         ctx.error(
             "output_throughput",
             "missing: a sweep row needs output_throughput, median_tpot_ms or median_ttft_ms",

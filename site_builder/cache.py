@@ -1,0 +1,253 @@
+"""The build cache: what each page's files were made from, so a rebuild redoes only what changed.
+
+A page is computed from its stub, the data rows its model selects, the catalogs, the site
+settings and this tool's code; it is rendered from those, its related links, the theme and the
+guides. Each of the two steps has a key, a digest of exactly those inputs (`PageKeys`): a key
+that matches the cache's gives the step's result without redoing it. The page's files are kept
+as content-addressed blobs that the output folder hard-links, so reusing a page costs a link.
+
+The cache is one folder (`.site-builder-cache/` beside content/) tagged with CACHEDIR.TAG;
+deleting it is always safe (the next build is a clean one, byte for byte the same), and a
+folder of that name without the tag is a user's and is left alone (the build runs uncached).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import plotly
+
+import site_builder
+from site_builder import __version__
+from site_builder.content import Stub
+from site_builder.points import BenchmarkPoint
+from site_builder.problems import Problem, Severity
+
+FOLDER = ".site-builder-cache"
+TAG = "CACHEDIR.TAG"
+TAG_TEXT = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by site-builder (build cache; safe to delete).\n"
+)
+MANIFEST = "manifest.json"
+FORMAT = 1
+
+
+def digest(*parts: Any) -> str:
+    """A stable digest of JSON-able parts (keys sorted)."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
+
+
+def tree_digest(*places: Path) -> str:
+    """Every file under these files and folders, by relative name and content."""
+    found = []
+    for place in places:
+        paths = sorted(p for p in place.rglob("*") if p.is_file()) if place.is_dir() else [place]
+        found += [(p.as_posix(), file_digest(p)) for p in paths]
+    return digest(found)
+
+
+@functools.cache
+def code_digest() -> str:
+    """This tool's own code (its version and sources) and the chart library's version, as this
+    process loaded them (once a process)."""
+    package = Path(site_builder.__file__).parent
+    return digest(__version__, plotly.__version__, tree_digest(*sorted(package.rglob("*.py"))))
+
+
+class PageKeys:
+    """The digests a page's two steps are keyed on.
+
+    compute: the stub (spec, body, file and the lines problems name), the data its model
+    selects — every data file with a point of that model, and every data file without points
+    (metadata, dataset attribution, evaluations), which any page may read — the catalogs, the
+    site settings and the code. render: the compute key, the page's related links, the theme,
+    the guides and the build date.
+    """
+
+    def __init__(
+        self,
+        data_folder: Path,
+        points: Sequence[BenchmarkPoint],
+        shared_inputs: Iterable[Path],
+        theme: Iterable[Path],
+        settings: Mapping[str, Any],
+    ) -> None:
+        files = [p for p in sorted(data_folder.rglob("*")) if p.is_file()] if data_folder.is_dir() else []
+        by_display = {(Path(data_folder.name) / p.relative_to(data_folder)).as_posix(): p for p in files}
+        hashes = {name: file_digest(path) for name, path in by_display.items()}
+        files_of_model: dict[str, set[str]] = defaultdict(set)
+        for point in points:
+            files_of_model[point.config.model].add(point.provenance.source_file)
+        with_points = set().union(*files_of_model.values()) if files_of_model else set()
+        without_points = sorted((n, h) for n, h in hashes.items() if n not in with_points)
+        self._data = {
+            model: digest(sorted((n, hashes.get(n, "")) for n in names), without_points)
+            for model, names in files_of_model.items()
+        }
+        self._no_points = digest([], without_points)
+        self._shared = digest(code_digest(), [file_digest(p) for p in shared_inputs], settings)
+        self._theme = tree_digest(*theme)
+
+    def compute(self, stub: Stub) -> str:
+        spec = stub.spec.model_dump(mode="json")
+        return digest(
+            self._shared,
+            self._data.get(stub.spec.model, self._no_points),
+            stub.path,
+            stub.slug,
+            spec,
+            stub.body,
+            [list(line) for line in stub.lines],
+        )
+
+    def render(self, compute_key: str, related: Any) -> str:
+        return digest(compute_key, self._theme, related)
+
+
+def problems_out(problems: Sequence[Problem]) -> list[dict[str, str]]:
+    return [asdict(p) for p in problems]
+
+
+def problems_in(stored: Sequence[Mapping[str, str]]) -> list[Problem]:
+    return [Problem(p["file"], p["record"], p["field"], p["reason"], Severity(p["severity"])) for p in stored]
+
+
+class BuildCache:
+    """The cache folder: a manifest of page entries (JSON) and the blobs page files are kept in."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.blobs = folder / "blobs"
+        self.usable = self._claim()
+        self.pages: dict[str, dict[str, Any]] = self._load() if self.usable else {}
+        self.used: set[str] = set()  # slugs this run looked up or stored
+
+    def _claim(self) -> bool:
+        """True when the folder is ours (tagged) or could be made ours; never takes over a user's."""
+        if self.folder.exists():
+            return (self.folder / TAG).is_file() and not self.folder.is_symlink()
+        try:
+            self.blobs.mkdir(parents=True)
+            (self.folder / TAG).write_text(TAG_TEXT)
+        except OSError:
+            return False
+        return True
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        try:
+            manifest = json.loads((self.folder / MANIFEST).read_text())
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            return {}
+        pages = manifest.get("pages")
+        return pages if isinstance(pages, dict) else {}
+
+    # -- looking up ------------------------------------------------------------------------------
+
+    def computed(self, slug: str, key: str) -> dict[str, Any] | None:
+        """The page's head and compute problems, if computed from exactly these inputs."""
+        self.used.add(slug)
+        entry = self.pages.get(slug)
+        return entry if entry is not None and entry.get("compute") == key else None
+
+    def rendered(self, slug: str, key: str) -> dict[str, Any] | None:
+        """The page's entry, problems and files, if rendered from exactly these inputs and every
+        blob is still as written (an edited output file, which shares the blob, is a miss)."""
+        entry = self.pages.get(slug)
+        if entry is None or entry.get("render") != key:
+            return None
+        for name, size, mtime in entry["files"].values():
+            try:
+                info = (self.blobs / name).stat()
+            except OSError:
+                return None
+            if (info.st_size, info.st_mtime_ns) != (size, mtime):
+                return None
+        return entry
+
+    def blob(self, name: str) -> Path:
+        return self.blobs / name
+
+    # -- storing ---------------------------------------------------------------------------------
+
+    def store_compute(
+        self, slug: str, key: str, head: dict[str, Any] | None, problems: Sequence[Problem]
+    ) -> None:
+        self.used.add(slug)
+        self.pages[slug] = {"compute": key, "head": head, "compute_problems": problems_out(problems)}
+
+    def store_render(
+        self,
+        slug: str,
+        key: str,
+        entry: dict[str, Any],
+        problems: Sequence[Problem],
+        files: Mapping[str, bytes],
+    ) -> dict[str, Path]:
+        """Keep the page's files as blobs; returns where each one is."""
+        stored: dict[str, list[Any]] = {}
+        places = {}
+        for relative, content in files.items():
+            name = hashlib.sha256(content).hexdigest()
+            path = self.blobs / name
+            _write_atomically(path, content)  # written anew: never trust a blob an output edit reached
+            info = path.stat()
+            stored[relative] = [name, info.st_size, info.st_mtime_ns]
+            places[relative] = path
+        self.pages.setdefault(slug, {}).update(
+            {"render": key, "entry": entry, "render_problems": problems_out(problems), "files": stored}
+        )
+        return places
+
+    def save(self) -> None:
+        """Write the manifest for the pages this run used, and drop blobs nothing refers to."""
+        if not self.usable:
+            return
+        pages = {slug: self.pages[slug] for slug in sorted(self.used) if slug in self.pages}
+        with contextlib.suppress(OSError):
+            _write_atomically(self.folder / MANIFEST, json.dumps({"format": FORMAT, "pages": pages}).encode())
+            referenced = {f[0] for page in pages.values() for f in page.get("files", {}).values()}
+            for blob in self.blobs.iterdir():
+                if blob.name not in referenced:
+                    blob.unlink()
+
+    def clear(self) -> None:
+        """Forget everything (the folder stays, tagged)."""
+        if self.usable:
+            shutil.rmtree(self.blobs, ignore_errors=True)
+            self.blobs.mkdir(parents=True, exist_ok=True)
+            (self.folder / MANIFEST).unlink(missing_ok=True)
+        self.pages = {}
+
+
+def _write_atomically(path: Path, content: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".writing-")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(content)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -1,0 +1,157 @@
+"""Native records loaded in bulk (loaders/bulk.py) give exactly what the per-record path gives:
+the same points (every field, in the same order) and the same problems, word for word, for
+sound and hostile records alike. The per-record path is the reference: with bulk loading
+turned off every record goes through `finish_point`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from site_builder.loaders import bulk, load_results
+from site_builder.loaders.common import LATENCY_METRICS, LATENCY_STATS
+from site_builder.problems import ProblemLog
+from tests.test_hostile import native_json
+
+SETTINGS = settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+GOOD: dict[str, Any] = json.loads(native_json())[0]
+OPTIONAL: dict[str, list[Any]] = {
+    "spec_method": ["mtp", "none", " MTP ", ""],
+    "tp": [8, 0, 2.5, -1, "x"],
+    "gpu_count": [8, 0, 4.0, 10**12],
+    "output_throughput_per_gpu": [150.5, 0, -3, "nan"],
+    "input_throughput_per_gpu": [0, 150.0, -1],
+    "interactivity": [50.0, 0, "inf"],
+    "avg_power_w": [700.0, -1],
+    "joules_per_total_token": [0.5, 0],
+    "disagg": ["true", "false", "maybe", True, 1],
+    "dp_attention": ["yes", "no", "?"],
+    "prefill_tp": [4, "y"],
+    "decode_workers": [2],
+    "decode_dp_attention": ["true"],
+    "p99_ttft_ms": [120.0, -5, "1e999"],
+    "mean_e2el_ms": [900, "12"],
+    "date": ["2026-01-02", "20260314-193625", "soon", ""],
+    "note": ["a note", "  ", ""],
+    "run_url": ["https://example.com/run"],
+    "colour": ["blue"],
+}
+CELLS = st.one_of(
+    st.sampled_from(["", " ", "NaN", "Infinity", "-1", "0", "1_000", "1e999", "9" * 40, "abc", "\u0661"]),
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-10, max_value=1e4).map(repr),
+    st.integers(min_value=-2, max_value=5000).map(str),
+    st.text(max_size=6),
+)
+
+
+@st.composite
+def records(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A few native records: mostly sound, with optional fields and hostile cells mixed in."""
+    rows = []
+    for _ in range(draw(st.integers(min_value=1, max_value=6))):
+        row = dict(GOOD)
+        for key in draw(st.lists(st.sampled_from(sorted(OPTIONAL)), max_size=4, unique=True)):
+            row[key] = draw(st.sampled_from(OPTIONAL[key]))
+        for key in draw(st.lists(st.sampled_from(sorted({*GOOD, *OPTIONAL})), max_size=2, unique=True)):
+            row[key] = draw(CELLS)
+        for key in draw(st.lists(st.sampled_from(sorted(GOOD)), max_size=1)):
+            row.pop(key)
+        rows.append(row)
+    return rows
+
+
+def _load(folder: Path, monkeypatch: pytest.MonkeyPatch, in_bulk: bool) -> tuple[list[str], list[str]]:
+    with monkeypatch.context() as patch:
+        if not in_bulk:
+            patch.setattr(bulk, "native_points", lambda columns, flagged, labels, *_: [None] * len(labels))
+        result = load_results(folder, ProblemLog())
+    points = [
+        f"{p!r} {sorted(p.model_fields_set)} {[sorted(m.model_fields_set) for m in p.__dict__.values() if hasattr(m, 'model_fields_set')]}"
+        for p in result.points
+    ]
+    return points, [str(p) for p in result.log.problems]
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    folder = tmp_path / "data"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    (folder / name).write_text(text, encoding="utf-8", errors="surrogatepass")
+    return folder
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if row.get(c) is None else str(row.get(c)) for c in columns])
+    return out.getvalue()
+
+
+@SETTINGS
+@given(records())
+def test_csv_in_bulk_equals_record_by_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: list[dict[str, Any]]
+) -> None:
+    folder = _write(tmp_path, "lab.csv", _csv(rows))
+    assert _load(folder, monkeypatch, in_bulk=True) == _load(folder, monkeypatch, in_bulk=False)
+
+
+@SETTINGS
+@given(records())
+def test_json_in_bulk_equals_record_by_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: list[dict[str, Any]]
+) -> None:
+    folder = _write(tmp_path, "lab.json", json.dumps(rows, allow_nan=True))
+    assert _load(folder, monkeypatch, in_bulk=True) == _load(folder, monkeypatch, in_bulk=False)
+
+
+def test_sound_records_are_taken_in_bulk_and_a_bad_one_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two sound rows and one with a negative throughput: the bulk path builds the two (the
+    per-record path is never asked for them) and the bad row's error names line and column."""
+    rows = [dict(GOOD), {**GOOD, "throughput_per_gpu": -5}, {**GOOD, "concurrency": 8}]
+    folder = _write(tmp_path, "lab.csv", _csv(rows))
+    asked: list[str] = []
+    import site_builder.loaders as loaders
+
+    original = loaders._FileLoader._record
+
+    def spy(self: Any, record: tuple[str, Any], *args: Any) -> None:
+        asked.append(record[0])
+        original(self, record, *args)
+
+    monkeypatch.setattr(loaders._FileLoader, "_record", spy)
+    result = load_results(folder, ProblemLog())
+    assert asked == ["line 3"]
+    assert [p.concurrency for p in result.points] == [4, 8]
+    # 1 / (10 ms) = 100 tok/s/user, by hand
+    assert [p.interactivity for p in result.points] == [100.0, 100.0]
+    assert [str(p) for p in result.log.errors] == [
+        "error: data/lab.csv, line 3, field 'throughput_per_gpu': must be greater than 0, got '-5'"
+    ]
+
+
+def test_every_latency_column_is_read_in_bulk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    row = dict(GOOD)
+    for metric in LATENCY_METRICS:
+        for n, stat in enumerate(LATENCY_STATS, 1):
+            row[f"{stat}_{metric}_ms"] = 10 * n
+    folder = _write(tmp_path, "lab.csv", _csv([row]))
+    points, problems = _load(folder, monkeypatch, in_bulk=True)
+    assert (points, problems) == _load(folder, monkeypatch, in_bulk=False)
+    result = load_results(folder)
+    assert result.points[0].ttft is not None and result.points[0].ttft.p99_9 == 0.06  # 60 ms

@@ -1,0 +1,186 @@
+"""The streaming, parallel and cached build (pipeline.py, cache.py): the same bytes serial or
+parallel, cached or clean; a change redoes exactly the pages that depend on it; pages stream
+through the pipeline; the cache folder is safe to delete and never takes over a user's folder."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from site_builder import pipeline
+from site_builder.cache import FOLDER, TAG
+from site_builder.pipeline import Pipeline, SiteOutput, StagingSink, build
+from site_builder.project import Project
+
+# a second model on another GPU: the build discovers its fp4-vs-fp8 page from the data
+OTHER_CSV = """model,hardware,framework,precision,tp,gpu_count,isl,osl,concurrency,throughput_per_gpu,median_tpot_ms
+llama70b,h100,vllm,fp8,8,8,1024,1024,4,200.0,12.0
+llama70b,h100,vllm,fp8,8,8,1024,1024,32,1100.0,30.0
+llama70b,h100,vllm,fp4,8,8,1024,1024,4,260.0,10.0
+llama70b,h100,vllm,fp4,8,8,1024,1024,32,1500.0,26.0
+"""
+STUB_PAGE = "h200-fp4-vs-fp8"
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def inodes(folder: Path) -> dict[str, int]:
+    return {p.relative_to(folder).as_posix(): p.stat().st_ino for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def two_models(project: Path) -> Path:
+    (project / "data" / "results" / "other.csv").write_text(OTHER_CSV)
+    return project
+
+
+def _build(project: Path, out: str, **options: object) -> SiteOutput:
+    return build(Project.under(project, project / out), **options)  # type: ignore[arg-type]
+
+
+def _clean(project: Path) -> dict[str, bytes]:
+    """What a build from nothing (no cache) writes now."""
+    shutil.rmtree(project / "clean", ignore_errors=True)
+    _build(project, "clean", cache=False)
+    return tree(project / "clean")
+
+
+def test_a_second_model_gives_a_generated_page(two_models: Path) -> None:
+    output = _build(two_models, "site")
+    slugs = sorted(p.name for p in (two_models / "site").iterdir() if (p / "comparison.json").is_file())
+    assert output.page_count == len(slugs) == 2 and STUB_PAGE in slugs
+
+
+@pytest.mark.parametrize(
+    ("change", "recomputed", "rendered"),
+    [
+        ("nothing", 0, []),
+        ("stub body", 1, [STUB_PAGE]),
+        ("other model's data", 1, ["other"]),
+        ("stub model's data", 1, [STUB_PAGE]),
+        ("template", 0, ["both"]),
+        ("guide", 0, ["both"]),
+        ("catalog", 2, ["both"]),
+        ("site config", 2, ["both"]),
+    ],
+)
+def test_a_change_redoes_exactly_the_pages_that_depend_on_it(
+    two_models: Path, change: str, recomputed: int, rendered: list[str]
+) -> None:
+    first = _build(two_models, "site")
+    assert first.recomputed == 2 and len(first.rendered) == 2
+    other = next(s for s in first.rendered if s != STUB_PAGE)
+    before = inodes(two_models / "site")
+    stub = two_models / "content" / f"{STUB_PAGE}.md"
+    if change == "stub body":
+        stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
+    elif change == "other model's data":
+        csv = two_models / "data" / "results" / "other.csv"
+        csv.write_text(csv.read_text().replace("1500.0", "1600.0"))
+    elif change == "stub model's data":
+        csv = two_models / "data" / "results" / "lab.csv"
+        csv.write_text(csv.read_text().replace("2900.0", "3000.0"))
+    elif change == "template":
+        base = two_models / "templates" / "base.html"
+        base.write_text(base.read_text().replace("<main", "<!-- edited --><main"))
+    elif change == "guide":
+        (two_models / "docs").mkdir()
+        (two_models / "docs" / "extra.md").write_text("# Extra\n\nMore.\n")
+    elif change == "catalog":
+        catalog = two_models / "data" / "hardware.yaml"
+        catalog.write_text(catalog.read_text().replace("hyperscaler: 1.41", "hyperscaler: 1.99"))
+    elif change == "site config":
+        (two_models / "content" / "site.yaml").write_text("title: Renamed\n")
+    second = _build(two_models, "site")
+    expected = sorted(
+        [STUB_PAGE, other] if rendered == ["both"] else [other if r == "other" else r for r in rendered]
+    )
+    assert (second.recomputed, sorted(second.rendered)) == (recomputed, expected)
+    assert tree(two_models / "site") == _clean(two_models)
+    after = inodes(two_models / "site")
+    for page in {STUB_PAGE, other} - set(expected):  # an untouched page's files are not rewritten
+        files = [f for f in after if f.startswith(f"{page}/")]
+        assert files and all(after[f] == before[f] for f in files)
+
+
+def test_serial_parallel_and_cached_builds_write_the_same_bytes(
+    two_models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pipeline, "PARALLEL_FROM", 0)  # a pool even for two pages
+    monkeypatch.setattr(pipeline, "SPAWN_FROM", 0)
+    _build(two_models, "serial", cache=False, workers=1)
+    _build(two_models, "parallel", cache=False, workers=2)
+    _build(two_models, "cached", workers=2)
+    _build(two_models, "cached", workers=2)  # every page from the cache
+    serial = tree(two_models / "serial")
+    assert serial == tree(two_models / "parallel") == tree(two_models / "cached")
+    default = Pipeline(Project.under(two_models)).run()  # into memory, as tests and serve use it
+    assert {k: v for k, v in serial.items() if k != ".site-builder-output"} == dict(default.files)
+
+
+def test_the_cache_folder_is_safe_to_delete(two_models: Path) -> None:
+    _build(two_models, "site")
+    shutil.rmtree(two_models / FOLDER)
+    output = _build(two_models, "site")
+    assert output.recomputed == 2 and tree(two_models / "site") == _clean(two_models)
+
+
+def test_a_folder_of_the_cache_name_that_is_not_ours_is_left_alone(two_models: Path) -> None:
+    mine = two_models / FOLDER
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes")
+    _build(two_models, "site")
+    output = _build(two_models, "site")
+    assert output.recomputed == 2  # built uncached, every time
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"] and not (mine / TAG).exists()
+
+
+def test_pages_stream_through_the_pipeline(two_models: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each page's files reach the staging folder before the next page is rendered, and the run
+    keeps none of them (its output holds no files): memory does not grow with the site."""
+    events: list[str] = []
+    render_page = pipeline.render_page  # type: ignore[attr-defined]
+
+    def rendering(renderer, page, related):  # type: ignore[no-untyped-def]
+        events.append(f"render {page.comparison.slug}")
+        return render_page(renderer, page, related)
+
+    class Recording(StagingSink):
+        def put(self, relative: str, content: bytes) -> None:
+            events.append(f"write {relative.split('/')[0]}")
+            super().put(relative, content)
+
+    monkeypatch.setattr(pipeline, "render_page", rendering)
+    project = Project.under(two_models)
+    output = Pipeline(project, workers=1).run(sink=Recording(project.out, project.input_folders()))
+    pages = [e.split()[1] for e in events if e.startswith("render")]
+    assert len(pages) == 2 and len(output.files) == 0 and output.pages == []
+    for slug, following in zip(pages, [*pages[1:], None], strict=True):
+        start = events.index(f"render {slug}")
+        end = events.index(f"render {following}") if following else len(events)
+        assert {f"write {slug}"} <= set(events[start:end])  # written before the next one renders
+        assert f"write {slug}" not in events[end:]
+
+
+def test_check_and_serve_run_the_same_pipeline_without_writing(two_models: Path) -> None:
+    from site_builder.check import run_check
+
+    report = run_check(Project.under(two_models))
+    assert report.pages == 2 and not (two_models / "site").exists()
+
+
+def test_a_failed_cached_build_leaves_the_previous_site(two_models: Path) -> None:
+    _build(two_models, "site")
+    before = tree(two_models / "site")
+    stub = two_models / "content" / f"{STUB_PAGE}.md"
+    stub.write_text(stub.read_text().replace("kind: precision", "kind: nonsense"))
+    with pytest.raises(Exception, match="kind"):
+        _build(two_models, "site")
+    assert tree(two_models / "site") == before
+    assert not [p for p in two_models.iterdir() if p.name.startswith(".site.")]
