@@ -372,9 +372,9 @@ def test_serve_reloads_the_open_page(browser: Browser, tmp_path: Path) -> None:
         stub.write_text(
             stub.read_text().replace("DeepSeek-R1-0528 on MI355X", "Reloaded by itself: DeepSeek-R1-0528")
         )
-        page.wait_for_function("document.body.textContent.includes('Reloaded by itself')", timeout=2000)
+        page.wait_for_function("document.body.textContent.includes('Reloaded by itself')", timeout=15000)
         stub.write_text(stub.read_text().replace("kind: precision", "kind: precisionn"))
-        page.wait_for_selector("#build-error", timeout=2000)
+        page.wait_for_selector("#build-error", timeout=15000)
         assert "kind" in (page.locator("#build-error").text_content() or "")
         assert watch.problems == []
         page.close()
