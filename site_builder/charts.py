@@ -50,12 +50,23 @@ class StringTable:
         return self._index[text]
 
 
+MARKER_DIGITS = 6  # significant digits of a marker's position: a millionth of the axis, far below a pixel
+
+
+def marker_value(value: float | int | None) -> float | int | None:
+    """A measured value as a marker needs it: 6 significant digits (the full 17 of a float add
+    bytes to every page and nothing to the picture; the curves come from the full knots)."""
+    if isinstance(value, float):
+        return float(f"{value:.{MARKER_DIGITS}g}")
+    return value
+
+
 def point_row(point: PointSummary, quantities: list[str], strings: StringTable) -> list[Any]:
     """[interactivity, *curve quantities (page.quantities order), on frontier 0/1,
     configuration, date] — the two texts as indices into the page's string table."""
-    values = [getattr(point, metrics.CURVE_QUANTITIES[q]) for q in quantities]
+    values = [marker_value(getattr(point, metrics.CURVE_QUANTITIES[q])) for q in quantities]
     return [
-        point.interactivity,
+        marker_value(point.interactivity),
         *values,
         1 if point.on_frontier else 0,
         strings.index(point.configuration),
