@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from site_builder.catalog import AppliedConstants
 from site_builder.comparison_json import SequenceResult, sequence_result
@@ -110,3 +111,23 @@ def compare_sequence(
         for s in sides
     ]
     return sequence_result(computed, numbers)
+
+
+SHARED_EDITS = ("catalog", "template", "guide", "site config")
+
+
+def edit_shared_input(project: Path, change: str) -> None:
+    """One of the edits every page depends on (SHARED_EDITS), as the cache tests make them."""
+    if change == "catalog":
+        catalog = project / "data" / "hardware.yaml"
+        catalog.write_text(catalog.read_text().replace("hyperscaler: 1.41", "hyperscaler: 1.99"))
+    elif change == "template":
+        base = project / "templates" / "base.html"
+        base.write_text(base.read_text().replace("<main", "<!-- edited --><main"))
+    elif change == "guide":
+        (project / "docs").mkdir()
+        (project / "docs" / "extra.md").write_text("# Extra\n\nMore.\n")
+    elif change == "site config":
+        (project / "content" / "site.yaml").write_text("title: Renamed\n")
+    else:
+        raise ValueError(f"not a shared edit: {change}")

@@ -13,6 +13,7 @@ from site_builder import pipeline
 from site_builder.cache import FOLDER, TAG
 from site_builder.pipeline import Pipeline, SiteOutput, StagingSink, build
 from site_builder.project import Project
+from tests.factories import SHARED_EDITS, edit_shared_input
 
 # a second model on another GPU: the build discovers its fp4-vs-fp8 page from the data
 OTHER_CSV = """model,hardware,framework,precision,tp,gpu_count,isl,osl,concurrency,throughput_per_gpu,median_tpot_ms
@@ -86,17 +87,8 @@ def test_a_change_redoes_exactly_the_pages_that_depend_on_it(
     elif change == "stub model's data":
         csv = two_models / "data" / "results" / "lab.csv"
         csv.write_text(csv.read_text().replace("2900.0", "3000.0"))
-    elif change == "template":
-        base = two_models / "templates" / "base.html"
-        base.write_text(base.read_text().replace("<main", "<!-- edited --><main"))
-    elif change == "guide":
-        (two_models / "docs").mkdir()
-        (two_models / "docs" / "extra.md").write_text("# Extra\n\nMore.\n")
-    elif change == "catalog":
-        catalog = two_models / "data" / "hardware.yaml"
-        catalog.write_text(catalog.read_text().replace("hyperscaler: 1.41", "hyperscaler: 1.99"))
-    elif change == "site config":
-        (two_models / "content" / "site.yaml").write_text("title: Renamed\n")
+    elif change in SHARED_EDITS:
+        edit_shared_input(two_models, change)
     second = _build(two_models, "site")
     expected = sorted(
         [STUB_PAGE, other] if rendered == ["both"] else [other if r == "other" else r for r in rendered]

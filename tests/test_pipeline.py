@@ -11,6 +11,7 @@ from site_builder.pipeline import Pipeline, SiteOutput
 from site_builder.problems import InputError
 from site_builder.project import Project
 from tests.conftest import ROOT
+from tests.factories import SHARED_EDITS, edit_shared_input
 
 
 def _run(pipeline: Pipeline) -> tuple[dict[str, bytes] | None, list[str]]:
@@ -86,17 +87,8 @@ def test_a_cached_run_after_a_change_equals_a_fresh_run(project: Path, change: s
         second.unlink()
     elif change == "data row":
         lab.write_text(lab.read_text().replace("2900.0", "3100.0"))
-    elif change == "catalog":
-        catalog = project / "data" / "hardware.yaml"
-        catalog.write_text(catalog.read_text().replace("hyperscaler: 1.41", "hyperscaler: 1.99"))
-    elif change == "template":
-        base = project / "templates" / "base.html"
-        base.write_text(base.read_text().replace("<main", "<!-- edited --><main"))
-    elif change == "guide":
-        (project / "docs").mkdir()
-        (project / "docs" / "extra.md").write_text("# Extra\n\nMore.\n")
-    elif change == "site config":
-        (project / "content" / "site.yaml").write_text("title: Renamed\n")
+    elif change in SHARED_EDITS:
+        edit_shared_input(project, change)
     else:  # same size, old modification time: what cp -p or rsync -t leave behind
         before = os.stat(lab)
         lab.write_text(lab.read_text().replace("2900.0", "2901.0"))
