@@ -22,6 +22,7 @@ from site_builder.evaluations import EvalRun, metric_label, task_name
 from site_builder.kinds import KINDS, Words
 from site_builder.numbers import fixed, grouped, round_half_up_int, sequence_label
 from site_builder.points import BenchmarkPoint, InteractivitySource
+from site_builder.sweeps import SweepRow
 
 SCHEMA_VERSION = 1
 
@@ -713,6 +714,32 @@ def _tpot_fields(m: sweep_engine.Measure) -> dict[str, Any]:
     }
 
 
+def sweep_row_out(label: str, r: SweepRow) -> SweepRowOut:
+    """One sweep row as comparison.json lists it, its derived values measured once."""
+    measured = r.measure()
+    return SweepRowOut(
+        side=label,
+        sequence=sequence_label(r.isl, r.osl),
+        concurrency=r.concurrency,
+        gpu_count=r.gpu_count,
+        output_throughput=r.output_throughput,
+        output_throughput_per_gpu=measured.per_gpu,
+        median_tpot_ms=r.median_tpot_ms,
+        median_ttft_ms=r.median_ttft_ms,
+        system_power_w=r.system_power_w,
+        **_tpot_fields(measured),
+        tokens_per_watt=measured.tokens_per_watt,
+        model=r.model,
+        hardware=r.hardware,
+        precision=r.precision,
+        framework=r.framework,
+        dataset=r.provenance.dataset,
+        source_file=r.provenance.source_file,
+        record=r.provenance.record,
+        date=r.provenance.date,
+    )
+
+
 def sweep_result(sweep: PageSweep | None, labels: Sequence[str]) -> SweepResult | None:
     if sweep is None:
         return None
@@ -730,27 +757,7 @@ def sweep_result(sweep: PageSweep | None, labels: Sequence[str]) -> SweepResult 
                 for e in found
             ]
     rows = [
-        SweepRowOut(
-            side=label,
-            sequence=sequence_label(r.isl, r.osl),
-            concurrency=r.concurrency,
-            gpu_count=r.gpu_count,
-            output_throughput=r.output_throughput,
-            output_throughput_per_gpu=r.measure().per_gpu,
-            median_tpot_ms=r.median_tpot_ms,
-            median_ttft_ms=r.median_ttft_ms,
-            system_power_w=r.system_power_w,
-            **_tpot_fields(r.measure()),
-            tokens_per_watt=r.measure().tokens_per_watt,
-            model=r.model,
-            hardware=r.hardware,
-            precision=r.precision,
-            framework=r.framework,
-            dataset=r.provenance.dataset,
-            source_file=r.provenance.source_file,
-            record=r.provenance.record,
-            date=r.provenance.date,
-        )
+        sweep_row_out(label, r)
         for label, side in zip(labels, sweep.rows, strict=True)
         for r in sorted(side, key=lambda r: (r.isl, r.osl, r.concurrency))
     ]

@@ -416,21 +416,23 @@ class Guide:
     def address(self) -> str:
         return "methodology/" if self.is_methodology else f"docs/{self.source.stem}/"
 
+    def _title_line(self) -> tuple[list[str], int | None]:
+        """The guide's lines and which is its '# Title' (None: it has none)."""
+        lines = self.text.splitlines(keepends=True)
+        return lines, next((n for n, line in enumerate(lines) if line.startswith("# ")), None)
+
     @property
     def title(self) -> str:
-        for line in self.text.splitlines():
-            if line.startswith("# "):
-                return line[2:].strip().strip("`")
-        return self.source.stem.replace("-", " ").capitalize()
+        lines, number = self._title_line()
+        if number is None:
+            return self.source.stem.replace("-", " ").capitalize()
+        return lines[number][2:].strip().strip("`")
 
     @property
     def body(self) -> str:
         """The text below its title: the page template shows the title as the page's one h1."""
-        lines = self.text.splitlines(keepends=True)
-        for number, line in enumerate(lines):
-            if line.startswith("# "):
-                return "".join(lines[:number] + lines[number + 1 :])
-        return self.text
+        lines, number = self._title_line()
+        return self.text if number is None else "".join(lines[:number] + lines[number + 1 :])
 
 
 class SiteRenderer:

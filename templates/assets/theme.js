@@ -21,9 +21,9 @@
         if (known(choice)) { window.localStorage.setItem(KEY, choice); }
         else { window.localStorage.removeItem(KEY); }
       } catch (e) { /* storage refused: the choice lasts for this page only */ }
+      /* site.js watches this attribute and repaints the charts in the new colours. */
       if (known(choice)) { root.setAttribute("data-theme", choice); }
       else { root.removeAttribute("data-theme"); }
-      window.dispatchEvent(new Event("site-theme"));
     });
   });
 })();
