@@ -14,8 +14,8 @@ import pytest
 from site_builder import pipeline
 from site_builder.cache import FOLDER, TAG
 from site_builder.pipeline import Pipeline, SiteOutput, StagingSink, build, filled
-from site_builder.render import RELATED_SLOT
 from site_builder.project import Project
+from site_builder.render import RELATED_SLOT
 from tests.factories import SHARED_EDITS, edit_shared_input
 
 # a second model on another GPU: the build discovers its fp4-vs-fp8 page from the data
