@@ -6,7 +6,8 @@ sequences × 8 concurrencies = 114,048 native CSV points, from which the build d
 them is written as a stub, so that editing a stub can be timed. Each build runs as a process of
 its own (as a user runs it), and the figures are printed:
 
-- clean build: load rate (points/s), compute rate and render rate (pages/s), total wall time,
+- clean build: load rate (points/s), page rate (pages/s; CPU a page to compute and to render,
+  summed over the workers), total wall time,
   peak memory (maximum resident set of the build process and of its largest worker) and the
   bytes of a page's HTML (raw and gzip -6);
 - rebuild with nothing changed, and after editing one stub (the build cache);
@@ -173,8 +174,11 @@ def report(root: Path, args: argparse.Namespace) -> None:
     print(f"site: {pages} pages from {points} points (root {root})")
     print(f"clean build, whole process: {clean['process_wall']:.2f} s (in the build: {clean['wall']:.2f} s)")
     print(f"  load:    {stages['load']:.2f} s = {points / stages['load']:,.0f} points/s")
-    print(f"  compute: {stages['compute']:.2f} s = {pages / stages['compute']:,.1f} pages/s")
-    print(f"  render:  {stages['render']:.2f} s = {pages / stages['render']:,.1f} pages/s (written as made)")
+    print(f"  pages:   {stages['pages']:.2f} s = {pages / stages['pages']:,.1f} pages/s (written as made)")
+    compute, render = stages["compute (CPU, all workers)"], stages["render (CPU, all workers)"]
+    print(f"    compute: {compute:.2f} CPU s = {1000 * compute / pages:.1f} ms a page")
+    print(f"    render:  {render:.2f} CPU s = {1000 * render / pages:.1f} ms a page")
+    print(f"  related: {stages['related']:.2f} s (each page's related links filled in)")
     print(f"  finish:  {stages['finish']:.2f} s (index, guides, assets, swap)")
     print(
         f"  peak memory: build process {clean['peak_kb'] / 1024:.0f} MB, "

@@ -1,10 +1,11 @@
 """The build cache: what each page's files were made from, so a rebuild redoes only what changed.
 
-A page is computed from its stub, the data rows its model selects, the catalogs, the site
-settings and this tool's code; it is rendered from those, its related links, the theme and the
-guides. Each of the two steps has a key, a digest of exactly those inputs (`PageKeys`): a key
-that matches the cache's gives the step's result without redoing it. The page's files are kept
-as content-addressed blobs that the output folder hard-links, so reusing a page costs a link.
+A page is made from its stub, the data rows its model selects, the catalogs, the site settings,
+this tool's code, the theme and the guides; its key is a digest of exactly those inputs
+(`PageKeys`): a key that matches the cache's gives the page's files without redoing it. The
+files are kept as content-addressed blobs that the output folder hard-links, so reusing a page
+costs a link. (The related links, which depend on every other page, are not part of a page's
+key: the build fills them into each page's HTML afterwards.)
 
 The cache is one folder (`.site-builder-cache/` beside content/) tagged with CACHEDIR.TAG;
 deleting it is always safe (the next build is a clean one, byte for byte the same), and a
@@ -41,7 +42,7 @@ TAG_TEXT = (
     "# This file is a cache directory tag created by site-builder (build cache; safe to delete).\n"
 )
 MANIFEST = "manifest.json"
-FORMAT = 1
+FORMAT = 2  # 2: one key a page (was one to compute and one to render)
 
 
 def digest(*parts: Any) -> str:
@@ -75,14 +76,10 @@ def code_digest() -> str:
 
 
 class PageKeys:
-    """The digests a page's two steps are keyed on.
-
-    compute: the stub (spec, body, file and the lines problems name), the data its model
-    selects — every data file with a point of that model, and every data file without points
-    (metadata, dataset attribution, evaluations), which any page may read — the catalogs, the
-    site settings and the code. render: the compute key, the page's related links, the theme,
-    the guides and the build date.
-    """
+    """The digest a page is keyed on: the stub (spec, body, file and the lines problems name),
+    the data its model selects — every data file with a point of that model, and every data file
+    without points (metadata, dataset attribution, evaluations), which any page may read — the
+    catalogs, the site settings (and build date), the code, the theme and the guides."""
 
     def __init__(
         self,
@@ -108,10 +105,11 @@ class PageKeys:
         self._shared = digest(code_digest(), [file_digest(p) for p in shared_inputs], settings)
         self._theme = tree_digest(*theme)
 
-    def compute(self, stub: Stub) -> str:
+    def page(self, stub: Stub) -> str:
         spec = stub.spec.model_dump(mode="json")
         return digest(
             self._shared,
+            self._theme,
             self._data.get(stub.spec.model, self._no_points),
             stub.path,
             stub.slug,
@@ -119,9 +117,6 @@ class PageKeys:
             stub.body,
             [list(line) for line in stub.lines],
         )
-
-    def render(self, compute_key: str, related: Any) -> str:
-        return digest(compute_key, self._theme, related)
 
 
 def problems_out(problems: Sequence[Problem]) -> list[dict[str, str]]:
@@ -165,17 +160,12 @@ class BuildCache:
 
     # -- looking up ------------------------------------------------------------------------------
 
-    def computed(self, slug: str, key: str) -> dict[str, Any] | None:
-        """The page's head and compute problems, if computed from exactly these inputs."""
+    def page(self, slug: str, key: str) -> dict[str, Any] | None:
+        """The page's head, entry, problems and files, if made from exactly these inputs and every
+        blob is still as written (an edited output file, which shares the blob, is a miss)."""
         self.used.add(slug)
         entry = self.pages.get(slug)
-        return entry if entry is not None and entry.get("compute") == key else None
-
-    def rendered(self, slug: str, key: str) -> dict[str, Any] | None:
-        """The page's entry, problems and files, if rendered from exactly these inputs and every
-        blob is still as written (an edited output file, which shares the blob, is a miss)."""
-        entry = self.pages.get(slug)
-        if entry is None or entry.get("render") != key:
+        if entry is None or entry.get("key") != key:
             return None
         for name, size, mtime in entry["files"].values():
             try:
@@ -186,38 +176,73 @@ class BuildCache:
                 return None
         return entry
 
+    def filled(self, slug: str, html: str, related: bytes) -> Path | None:
+        """The page's HTML with these related links filled in, if kept (and still as written)."""
+        kept = self.pages.get(slug, {}).get("filled")
+        if kept is None or kept["key"] != digest(html, related.decode()):
+            return None
+        name, size, mtime = kept["blob"]
+        try:
+            info = (self.blobs / name).stat()
+        except OSError:
+            return None
+        return self.blobs / name if (info.st_size, info.st_mtime_ns) == (size, mtime) else None
+
+    def store_filled(self, slug: str, html: str, related: bytes, content: bytes) -> Path:
+        """Keep the page's HTML with its related links filled in; returns where it is."""
+        path = self._keep(content)
+        info = path.stat()
+        self.pages[slug]["filled"] = {
+            "key": digest(html, related.decode()),
+            "blob": [path.name, info.st_size, info.st_mtime_ns],
+        }
+        return path
+
+    def _keep(self, content: bytes) -> Path:
+        """The blob holding `content`: the one there if it still holds exactly that (pages share
+        blobs, and a page's output links must stay as they are), else written anew (never trust
+        a blob an edit of an output file reached through its link)."""
+        name = hashlib.sha256(content).hexdigest()
+        path = self.blobs / name
+        try:
+            if hashlib.sha256(path.read_bytes()).hexdigest() == name:
+                return path
+        except OSError:
+            pass
+        _write_atomically(path, content)
+        return path
+
     def blob(self, name: str) -> Path:
         return self.blobs / name
 
     # -- storing ---------------------------------------------------------------------------------
 
-    def store_compute(
-        self, slug: str, key: str, head: dict[str, Any] | None, problems: Sequence[Problem]
-    ) -> None:
-        self.used.add(slug)
-        self.pages[slug] = {"compute": key, "head": head, "compute_problems": problems_out(problems)}
-
-    def store_render(
+    def store_page(
         self,
         slug: str,
         key: str,
-        entry: dict[str, Any],
+        head: dict[str, Any] | None,
+        entry: dict[str, Any] | None,
         problems: Sequence[Problem],
         files: Mapping[str, bytes],
     ) -> dict[str, Path]:
-        """Keep the page's files as blobs; returns where each one is."""
+        """Keep the page (its files as blobs; head None: a page not published); returns where
+        each file is."""
+        self.used.add(slug)
         stored: dict[str, list[Any]] = {}
         places = {}
         for relative, content in files.items():
-            name = hashlib.sha256(content).hexdigest()
-            path = self.blobs / name
-            _write_atomically(path, content)  # written anew: never trust a blob an output edit reached
+            path = self._keep(content)
             info = path.stat()
-            stored[relative] = [name, info.st_size, info.st_mtime_ns]
+            stored[relative] = [path.name, info.st_size, info.st_mtime_ns]
             places[relative] = path
-        self.pages.setdefault(slug, {}).update(
-            {"render": key, "entry": entry, "render_problems": problems_out(problems), "files": stored}
-        )
+        self.pages[slug] = {
+            "key": key,
+            "head": head,
+            "entry": entry,
+            "problems": problems_out(problems),
+            "files": stored,
+        }
         return places
 
     def save(self) -> None:
@@ -226,11 +251,31 @@ class BuildCache:
             return
         pages = {slug: self.pages[slug] for slug in sorted(self.used) if slug in self.pages}
         with contextlib.suppress(OSError):
+            self._restamp(pages.values())
             _write_atomically(self.folder / MANIFEST, json.dumps({"format": FORMAT, "pages": pages}).encode())
             referenced = {f[0] for page in pages.values() for f in page.get("files", {}).values()}
+            referenced |= {page["filled"]["blob"][0] for page in pages.values() if "filled" in page}
             for blob in self.blobs.iterdir():
                 if blob.name not in referenced:
                     blob.unlink()
+
+    def _restamp(self, pages: Iterable[dict[str, Any]]) -> None:
+        """Each blob's size and time as it is now: two pages may share a blob (the same CSV), and
+        storing one page writes it anew, which must not make the other page a miss next time."""
+        stats: dict[str, list[Any]] = {}
+
+        def now(name: str) -> list[Any]:
+            if name not in stats:
+                info = (self.blobs / name).stat()
+                stats[name] = [name, info.st_size, info.st_mtime_ns]
+            return stats[name]
+
+        for page in pages:
+            files = page.get("files", {})
+            for relative, (name, _, _) in files.items():
+                files[relative] = now(name)
+            if "filled" in page:
+                page["filled"]["blob"] = now(page["filled"]["blob"][0])
 
     def clear(self) -> None:
         """Forget everything (the folder stays, tagged)."""

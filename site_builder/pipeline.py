@@ -6,15 +6,17 @@ on every change. The pages stream through it, so memory does not grow with the s
 - load + validate: once per run, in bulk (loaders/bulk.py); serve keeps the result until a file
   under data/, a catalog or content/site.yaml changes;
 - plan: every stub, then the pairs the data implies;
-- compute (pass 1): each page's numbers; what other pages need of it (its `PageHead`: title,
-  model, GPUs) is kept, the numbers are spooled to a file for pass 2;
-- narrate, chart, render (pass 2): each page's files, handed to the sink (the staging folder,
-  memory, or nothing for `check`) as they come, then the index, sitemap, guides and assets.
+- each page in one step (compute, narrate, chart, render), its files handed to the sink (the
+  staging folder, memory, or nothing for `check`) as they come; the parent keeps only a small
+  head a page (title, model, GPUs) and its index entry;
+- then each page's related links, which need every other page's head, go into the slot its HTML
+  left for them (`filled`), then the index, sitemap, guides and assets.
 
-Both passes run on a process pool (one worker a core; each worker receives the loaded inputs
-once) and take from the build cache (cache.py) every page whose inputs did not change. Output
-is byte for byte the same serial or parallel, cached or clean. Every problem of every stage is
-collected; the run raises `InputError` with all of them, and the old site stays in place.
+Pages are made on a process pool (one worker a core; each worker receives the loaded inputs
+once; a bounded number of pages in flight) and taken from the build cache (cache.py) when their
+inputs did not change. Output is byte for byte the same serial or parallel, cached or clean.
+Every problem of every stage is collected; the run raises `InputError` with all of them, and
+the old site stays in place.
 """
 
 from __future__ import annotations
@@ -22,13 +24,11 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import pickle
-import shutil
-import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -45,6 +45,7 @@ from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
 from site_builder.render import (
+    RELATED_SLOT,
     PageHead,
     PageSource,
     SiteRenderer,
@@ -61,6 +62,9 @@ from site_builder.write import Owner, SiteFiles, Staging, check_output_folder, c
 Progress = Callable[[str, int, int], None]  # (stage, pages done, pages in all)
 PARALLEL_FROM = 24  # pages to do: below this a process pool costs more than it saves
 SPAWN_FROM = 200  # the same where workers must be spawned rather than forked
+CHUNK = 4  # pages a worker takes at a time
+PAGE_HTML = "index.html"
+AHEAD = 16  # chunks in flight at most
 Stamp = tuple[tuple[str, int, int, int, int], ...]
 
 
@@ -142,6 +146,12 @@ class SiteOutput:
         return of_severity(self.problems, Severity.NOTICE)
 
 
+def filled(page: bytes, slot: str, content: bytes) -> bytes:
+    """The page with its last `slot` replaced by `content` (as it was if the theme left no slot)."""
+    before, found, after = page.rpartition(slot.encode())
+    return before + content + after if found else page
+
+
 # -- where the files go ---------------------------------------------------------------------------
 
 
@@ -150,6 +160,7 @@ class Sink(Protocol):
 
     def put(self, relative: str, content: bytes) -> None: ...
     def put_file(self, relative: str, source: Path) -> None: ...
+    def fill(self, relative: str, slot: str, content: bytes) -> None: ...
     def finish(self) -> None: ...
     def abort(self) -> None: ...
 
@@ -166,6 +177,10 @@ class MemorySink:
     def put_file(self, relative: str, source: Path) -> None:
         self.files[relative] = source.read_bytes()
 
+    def fill(self, relative: str, slot: str, content: bytes) -> None:
+        if relative in self.files:
+            self.files[relative] = filled(self.files[relative], slot, content)
+
     def finish(self) -> None:
         pass
 
@@ -180,6 +195,9 @@ class NoSink:
         pass
 
     def put_file(self, relative: str, source: Path) -> None:
+        pass
+
+    def fill(self, relative: str, slot: str, content: bytes) -> None:
         pass
 
     def finish(self) -> None:
@@ -207,6 +225,10 @@ class StagingSink:
         assert self.staging is not None
         self.staging.link(relative, source)
 
+    def fill(self, relative: str, slot: str, content: bytes) -> None:
+        assert self.staging is not None
+        self.staging.rewrite(relative, lambda old: filled(old, slot, content))
+
     def finish(self) -> None:
         if self.staging is not None:
             self.staging.finish()
@@ -226,10 +248,8 @@ class _Work:
     project: Project
     inputs: Inputs
     stubs: dict[str, Stub]
-    spool: Path | None  # where pass 1 leaves each page's numbers for pass 2; None: kept in memory
     keep_pages: bool  # return each PageSource to the caller (a run into memory)
     renderer: SiteRenderer | None = None
-    computed: dict[str, PageSource | None] = field(default_factory=dict)  # spool=None only
 
 
 _WORK: _Work | None = None
@@ -241,47 +261,44 @@ def _start_worker(work: _Work) -> None:
     gc.freeze()  # the inputs live as long as the worker: keep the collector from walking them
 
 
-def _compute(slug: str) -> tuple[str, dict[str, Any] | None, list[Problem]]:
-    """Pass 1 for one page: its numbers (spooled), its head, and the problems computing found."""
+@dataclass
+class _PageDone:
+    """One page, computed and rendered, as a worker hands it back: its head (None: not
+    published), files (the HTML with the related slot still in it), index entry, problems, and
+    the CPU seconds each step took."""
+
+    slug: str
+    head: PageHead | None
+    files: dict[str, bytes]
+    entry: dict[str, Any] | None
+    problems: list[Problem]
+    page: PageSource | None
+    compute_seconds: float
+    render_seconds: float
+
+
+def _page(slug: str) -> _PageDone:
+    """One page from its stub to its files, in one step: the related links, which need every
+    other page, are filled into the HTML's slot after all pages are done (`fill_related`)."""
     work = _WORK
     assert work is not None
+    started = time.process_time()
     page, problems = compute_one(work.stubs[slug], work.inputs)
-    if work.spool is not None:
-        (work.spool / f"{slug}.pickle").write_bytes(pickle.dumps(page, pickle.HIGHEST_PROTOCOL))
-    else:
-        work.computed[slug] = page
-    head = asdict(PageHead.of(page.comparison)) if page is not None else None
-    return slug, head, problems
-
-
-def _render(
-    task: tuple[str, list[dict[str, str]]],
-) -> tuple[str, dict[str, bytes], dict[str, Any], list[Problem], PageSource | None]:
-    """Pass 2 for one page: its files and index entry, and the problems rendering found."""
-    slug, related = task
-    work = _WORK
-    assert work is not None and work.inputs.catalog is not None
-    page = _computed_page(work, slug)
-    assert page is not None
+    computed = time.process_time()
+    if page is None or work.inputs.catalog is None:
+        return _PageDone(slug, None, {}, None, problems, None, computed - started, 0.0)
     log = ProblemLog()
     if work.renderer is None:
         work.renderer = SiteRenderer(work.project, work.inputs.config, work.inputs.catalog, log)
     work.renderer.log = log
-    files, narrative = render_page(work.renderer, page, related)
+    files, narrative = render_page(work.renderer, page)
     entry = index_entry(page, narrative, work.inputs.catalog)
-    return slug, files, entry, log.problems, page if work.keep_pages else None
-
-
-def _computed_page(work: _Work, slug: str) -> PageSource | None:
-    """The page pass 1 computed (from the spool), or computed now (its pass 1 was a cache hit)."""
-    if work.spool is None and slug in work.computed:
-        return work.computed.pop(slug)
-    spooled = work.spool / f"{slug}.pickle" if work.spool is not None else None
-    if spooled is not None and spooled.exists():
-        page: PageSource | None = pickle.loads(spooled.read_bytes())
-        spooled.unlink()
-        return page
-    return compute_one(work.stubs[slug], work.inputs)[0]
+    head = PageHead.of(page.comparison)
+    kept = page if work.keep_pages else None
+    rendered = time.process_time()
+    return _PageDone(
+        slug, head, files, entry, [*problems, *log.problems], kept, computed - started, rendered - computed
+    )
 
 
 def compute_one(stub: Stub, inputs: Inputs) -> tuple[PageSource | None, list[Problem]]:
@@ -338,6 +355,25 @@ def _pool(work: _Work, pages: int, workers: int | None) -> Executor:
     return ProcessPoolExecutor(
         count, mp_context=multiprocessing.get_context(method), initializer=_start_worker, initargs=(work,)
     )
+
+
+def _chunk(fn: Callable[[str], _PageDone], slugs: list[str]) -> list[_PageDone]:
+    return [fn(slug) for slug in slugs]
+
+
+def _in_order(pool: Executor, fn: Callable[[str], _PageDone], slugs: list[str]) -> Iterator[_PageDone]:
+    """`fn` over the slugs, results in order, at most AHEAD chunks in flight: a worker's finished
+    pages wait for the writer in a bounded queue, so memory does not grow with the site."""
+    if isinstance(pool, _Serial):
+        yield from pool.map(fn, slugs)
+        return
+    pending: deque[Future[list[_PageDone]]] = deque()
+    for start in range(0, len(slugs), CHUNK):
+        pending.append(pool.submit(_chunk, fn, slugs[start : start + CHUNK]))
+        if len(pending) >= AHEAD:
+            yield from pending.popleft().result()
+    while pending:
+        yield from pending.popleft().result()
 
 
 # -- the run ----------------------------------------------------------------------------------------
@@ -413,6 +449,7 @@ class Pipeline:
         self._clock = time.perf_counter()
         self._stages = {}
         inputs = self._inputs()
+        gc.freeze()  # the loaded inputs outlive the run: keep the collector from walking them
         self._lap("load")
         log.problems.extend(inputs.problems)
         stubs = load_stubs(self.project.content, log)
@@ -423,16 +460,12 @@ class Pipeline:
         planned = plan_pages(stubs, inputs.points, inputs.datasets, inputs.config)
         cache = BuildCache(self.project.content.parent / FOLDER) if self.cache else None
         keys = self._keys(inputs) if cache is not None and cache.usable else None
-        in_memory = isinstance(sink, MemorySink)
-        spool = None if in_memory else Path(tempfile.mkdtemp(prefix="site-builder-"))
-        work = _Work(self.project, inputs, {s.slug: s for s in planned}, spool, keep_pages=in_memory)
-        try:
-            return self._passes(work, planned, cache if keys else None, keys, sink, log, progress)
-        finally:
-            if spool is not None:
-                shutil.rmtree(spool, ignore_errors=True)
+        work = _Work(
+            self.project, inputs, {s.slug: s for s in planned}, keep_pages=isinstance(sink, MemorySink)
+        )
+        return self._pages(work, planned, cache if keys else None, keys, sink, log, progress)
 
-    def _passes(
+    def _pages(
         self,
         work: _Work,
         planned: list[Stub],
@@ -442,81 +475,77 @@ class Pipeline:
         log: ProblemLog,
         progress: Progress | None,
     ) -> SiteOutput:
-        """Pass 1 (compute every page's head), pass 2 (render every page), then the shared files."""
+        """Every page computed and rendered (or taken from the cache) and written as it comes,
+        its HTML with the related slot; then the related links filled in, then the shared files."""
         inputs = work.inputs
-        # pass 1: compute (or take from the cache) every page's head
-        compute_keys = {s.slug: keys.compute(s) for s in planned} if keys is not None else {}
-        heads: dict[str, PageHead | None] = {}
-        compute_problems: dict[str, list[Problem]] = {}
-        todo = []
-        for stub in planned:
-            hit = cache.computed(stub.slug, compute_keys[stub.slug]) if cache is not None else None
-            if hit is not None:
-                heads[stub.slug] = _head(hit["head"])
-                compute_problems[stub.slug] = problems_in(hit["compute_problems"])
-            else:
-                todo.append(stub.slug)
-        with _pool(work, len(todo), self.workers) as pool:  # a pool only for enough pages to do
-            for done, (slug, found, problems) in enumerate(pool.map(_compute, todo, chunksize=4), 1):
-                heads[slug] = _head(found)
-                compute_problems[slug] = problems
-                if cache is not None:
-                    cache.store_compute(slug, compute_keys[slug], found, problems)
-                if progress:
-                    progress("computing pages", done, len(todo))
-        for stub in planned:
-            log.problems.extend(compute_problems[stub.slug])
-        self._lap("compute")
-        if log.errors or inputs.catalog is None:
-            raise InputError(log.errors, log.problems)
         if isinstance(sink, StagingSink):
             sink.open(inputs.config.keep)
-        # pass 2: render (or take from the cache) every page, in address order
-        ordered = sorted((h for h in heads.values() if h is not None), key=lambda h: h.slug)
-        related = related_links(ordered)
+        page_keys = {s.slug: keys.page(s) for s in planned} if keys is not None else {}
+        heads: dict[str, PageHead | None] = {}
         entries: dict[str, dict[str, Any]] = {}
         page_paths: dict[str, list[str]] = {}
-        render_problems: dict[str, list[Problem]] = {}
+        page_problems: dict[str, list[Problem]] = {}
         pages: list[PageSource] = []
-        rendered: list[str] = []
-        render_keys = {}
-        todo_render = []
-        for head in ordered:
-            if cache is not None and keys is not None:
-                key = keys.render(compute_keys[head.slug], related[head.slug])
-                render_keys[head.slug] = key
-                hit = cache.rendered(head.slug, key)
-                if hit is not None:
-                    entries[head.slug] = hit["entry"]
-                    render_problems[head.slug] = problems_in(hit["render_problems"])
-                    page_paths[head.slug] = sorted(hit["files"])
-                    for relative, (name, _, _) in sorted(hit["files"].items()):
+        in_cache: set[str] = set()  # pages whose files the cache holds (their HTML is linked from it)
+        todo = []
+        for stub in planned:
+            hit = cache.page(stub.slug, page_keys[stub.slug]) if cache is not None else None
+            if cache is None or hit is None:
+                todo.append(stub.slug)
+                continue
+            slug = stub.slug
+            heads[slug], page_problems[slug] = _head(hit["head"]), problems_in(hit["problems"])
+            if hit["head"] is not None:
+                entries[slug], page_paths[slug] = hit["entry"], sorted(hit["files"])
+                in_cache.add(slug)
+                for relative, (name, _, _) in sorted(hit["files"].items()):
+                    if relative != f"{slug}/{PAGE_HTML}":  # the HTML once its related links are in
                         sink.put_file(relative, cache.blob(name))
-                    continue
-            todo_render.append((head.slug, related[head.slug]))
-        done = len(ordered) - len(todo_render)
-        with _pool(work, len(todo_render), self.workers) as pool:
-            for slug, page_files, entry, problems, page in pool.map(_render, todo_render, chunksize=4):
-                entries[slug], render_problems[slug], page_paths[slug] = entry, problems, sorted(page_files)
-                rendered.append(slug)
-                if page is not None:
-                    pages.append(page)
-                errors = any(p.severity == Severity.ERROR for p in problems)
+        cpu = {"compute": 0.0, "render": 0.0}
+        with _pool(work, len(todo), self.workers) as pool:  # a pool only for enough pages to do
+            for done, result in enumerate(_in_order(pool, _page, todo), 1):
+                slug = result.slug
+                heads[slug], page_problems[slug] = result.head, result.problems
+                cpu["compute"] += result.compute_seconds
+                cpu["render"] += result.render_seconds
+                if result.page is not None:
+                    pages.append(result.page)
+                if result.head is not None and result.entry is not None:
+                    entries[slug], page_paths[slug] = result.entry, sorted(result.files)
+                errors = any(p.severity == Severity.ERROR for p in result.problems)
                 if cache is not None and not errors:
-                    blobs = cache.store_render(slug, render_keys[slug], entry, problems, page_files)
+                    head = asdict(result.head) if result.head is not None else None
+                    blobs = cache.store_page(
+                        slug, page_keys[slug], head, result.entry, result.problems, result.files
+                    )
+                    in_cache.add(slug)
                     for relative, path in blobs.items():
-                        sink.put_file(relative, path)
+                        if relative != f"{slug}/{PAGE_HTML}":  # the HTML once its related links are in
+                            sink.put_file(relative, path)
                 else:
-                    for relative, content in page_files.items():
+                    for relative, content in result.files.items():
                         sink.put(relative, content)
-                done += 1
                 if progress:
-                    progress("rendering pages", done, len(ordered))
-        for head in ordered:
-            log.problems.extend(render_problems[head.slug])
-        self._lap("render")
-        # the files that list or serve every page, then every claim checked
+                    progress("building pages", done, len(todo))
+        for stub in planned:
+            log.problems.extend(page_problems[stub.slug])
+        self._lap("pages")
+        self._stages.update({f"{step} (CPU, all workers)": seconds for step, seconds in cpu.items()})
+        if log.errors or inputs.catalog is None:
+            raise InputError(log.errors, log.problems)
+        # every page is known: each one's related links go into its slot
+        ordered = sorted((h for h in heads.values() if h is not None), key=lambda h: h.slug)
         renderer = SiteRenderer(self.project, inputs.config, inputs.catalog, log)
+        for slug, links in related_links(ordered).items():
+            html = f"{slug}/{PAGE_HTML}"
+            if html in page_paths[slug]:
+                related = renderer.related_section(links)
+                if cache is not None and slug in in_cache:  # kept filled: an unchanged page is a link
+                    sink.put_file(html, _filled_from_cache(cache, slug, html, related))
+                else:
+                    sink.fill(html, RELATED_SLOT, related)
+        self._lap("related")
+        # the files that list or serve every page, then every claim checked
         slugs = [h.slug for h in ordered]
         shared = render_shared(renderer, slugs, [entries[s] for s in slugs])
         claims = SiteFiles()
@@ -551,10 +580,20 @@ class Pipeline:
             problems=log.problems,
             site_url=inputs.config.site_url,
             keep=inputs.config.keep,
-            rendered=rendered,
+            rendered=[s for s in todo if heads[s] is not None],
             recomputed=len(todo),
             stages=dict(self._stages),
         )
+
+
+def _filled_from_cache(cache: BuildCache, slug: str, html: str, related: bytes) -> Path:
+    """The page's HTML with these related links in, from the cache or filled now and kept."""
+    name = cache.pages[slug]["files"][html][0]
+    found = cache.filled(slug, name, related)
+    if found is not None:
+        return found
+    page = filled(cache.blob(name).read_bytes(), RELATED_SLOT, related)
+    return cache.store_filled(slug, name, related, page)
 
 
 def _head(stored: dict[str, Any] | None) -> PageHead | None:

@@ -54,7 +54,7 @@ from site_builder.narrate import SPARSE_MARK, Narrative, interval_text, narrate,
 from site_builder.numbers import fixed, grouped
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
-from site_builder.sections import page_sections
+from site_builder.sections import BY_KEY, page_sections
 from site_builder.write import Owner
 
 METHODOLOGY = "methodology.md"  # the guide every number's page links to
@@ -97,6 +97,11 @@ class PageSource:
 
 
 # -- formatting ---------------------------------------------------------------------------------
+
+
+# Where a page's related section goes until every page is known (pipeline.py fills it): the last
+# occurrence in the page, since the section comes after everything an author wrote.
+RELATED_SLOT = "<!-- site-builder: related pages -->"
 
 
 def safe_markdown(text: str) -> Markup:
@@ -585,9 +590,9 @@ class SiteRenderer:
         }
         return [crumbs, dataset]
 
-    def comparison_page(
-        self, page: PageSource, narrative: Narrative, related: Sequence[dict[str, str]]
-    ) -> bytes | None:
+    def comparison_page(self, page: PageSource, narrative: Narrative) -> bytes | None:
+        """The page's HTML, its related section left as RELATED_SLOT (`related_section` fills it
+        once every page is known)."""
         comparison = page.comparison
         root = "../"
         context = {
@@ -604,11 +609,17 @@ class SiteRenderer:
             else [],
             "charts": chart_data(comparison),
             "page_data": page_data(comparison),
-            "related": related,
+            "related_slot": Markup(RELATED_SLOT),
             "structured": self._structured_data(comparison, narrative, root),
             "canonical": self.absolute(f"{comparison.slug}/"),
         }
         return self.render("comparison.html", context)
+
+    def related_section(self, related: Sequence[dict[str, str]]) -> bytes:
+        """The related section of a page (theme partial sections/related.html, given `related`
+        and the page's common context): what fills the page's RELATED_SLOT."""
+        context = {**self._common("../"), "related": related}
+        return self.render(BY_KEY["related"].template, context) or b""
 
     def index_page(self, entries: Sequence[dict[str, Any]]) -> bytes | None:
         groups: dict[str, dict[str, list[dict[str, Any]]]] = {}
@@ -792,10 +803,9 @@ def index_entry(page: PageSource, narrative: Narrative, catalog: HardwareCatalog
     }
 
 
-def render_page(
-    renderer: SiteRenderer, page: PageSource, related: Sequence[dict[str, str]]
-) -> tuple[dict[str, bytes], Narrative]:
-    """The four files of one comparison page (the HTML missing if its template failed)."""
+def render_page(renderer: SiteRenderer, page: PageSource) -> tuple[dict[str, bytes], Narrative]:
+    """The files of one comparison page (the HTML missing if its template failed; its related
+    section a slot)."""
     comparison = page.comparison
     narrative = renderer.narrative(comparison)
     prefix = f"{comparison.slug}/"
@@ -810,7 +820,7 @@ def render_page(
     sweep = sweep_csv(comparison)
     if sweep is not None:
         files[prefix + "sweep.csv"] = sweep
-    html = renderer.comparison_page(page, narrative, related)
+    html = renderer.comparison_page(page, narrative)
     if html is not None:
         files[prefix + "index.html"] = html
     return dict(sorted(files.items())), narrative

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from site_builder.pipeline import Pipeline, stamp
+from site_builder.pipeline import Pipeline, filled, stamp
 from site_builder.problems import InputError, Problem
 from site_builder.project import Project, is_hidden
 
@@ -69,12 +69,12 @@ class LiveSite:
 
     project: Project
     log: Log
-    files: Mapping[str, bytes | Path] = field(default_factory=dict)
+    files: Mapping[str, Served] = field(default_factory=dict)
     version: int = 0
     error: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     pipeline: Pipeline | None = None
-    partial: Mapping[str, bytes | Path] = field(default_factory=dict)  # the first build's files so far
+    partial: Mapping[str, Served] = field(default_factory=dict)  # the first build's files so far
     building: tuple[str, int, int] | None = None  # (stage, done, total) while a build runs
 
     # -- building -----------------------------------------------------------------------------
@@ -157,7 +157,7 @@ class LiveSite:
         return status, kind, body
 
     def _while_building(
-        self, name: str, partial: Mapping[str, bytes | Path], building: tuple[str, int, int], version: int
+        self, name: str, partial: Mapping[str, Served], building: tuple[str, int, int], version: int
     ) -> tuple[int, str, bytes]:
         """During the first build: a page already rendered, else the build's progress."""
         if name not in partial and f"{name}/index.html" in partial:
@@ -176,17 +176,34 @@ class LiveSite:
         return 503, "text/html; charset=utf-8", page.encode()
 
 
+@dataclass(frozen=True)
+class _Filled:
+    """A page whose slot is filled when it is served (kept as the parts, not as the page)."""
+
+    page: bytes | Path
+    slot: str
+    content: bytes
+
+
+Served = bytes | Path | _Filled
+
+
 class ServedFiles:
     """The served site: page files from the build cache are served from it (not held in memory)."""
 
     def __init__(self) -> None:
-        self.files: dict[str, bytes | Path] = {}
+        self.files: dict[str, Served] = {}
 
     def put(self, relative: str, content: bytes) -> None:
         self.files[relative] = content
 
     def put_file(self, relative: str, source: Path) -> None:
         self.files[relative] = source
+
+    def fill(self, relative: str, slot: str, content: bytes) -> None:
+        page = self.files.get(relative)
+        if isinstance(page, bytes | Path):
+            self.files[relative] = _Filled(page, slot, content)
 
     def finish(self) -> None:
         pass
@@ -195,7 +212,10 @@ class ServedFiles:
         pass
 
 
-def _read(found: bytes | Path | None) -> bytes | None:
+def _read(found: Served | None) -> bytes | None:
+    if isinstance(found, _Filled):
+        page = _read(found.page)
+        return None if page is None else filled(page, found.slot, found.content)
     if isinstance(found, Path):
         try:
             return found.read_bytes()

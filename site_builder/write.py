@@ -17,7 +17,7 @@ import fnmatch
 import os
 import re
 import shutil
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -285,6 +285,20 @@ class Staging:
             except OSError:
                 self._links = False
         shutil.copyfile(source, target)
+
+    def rewrite(self, relative: str, change: Callable[[bytes], bytes]) -> None:
+        """A file written this build, changed: written anew beside it and moved over it, so a
+        file hard-linked from the build cache is replaced, never changed through the link."""
+        if relative not in self.written:
+            return
+        target = self.folder / relative
+        old = target.read_bytes()
+        content = change(old)
+        if content == old:
+            return
+        fresh = target.with_name(f".{target.name}.new")
+        fresh.write_bytes(content)
+        os.replace(fresh, target)
 
     def finish(self) -> None:
         """Carry kept files over, write the marker, swap the new site in."""

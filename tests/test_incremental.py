@@ -4,15 +4,18 @@ through the pipeline; the cache folder is safe to delete and never takes over a 
 
 from __future__ import annotations
 
+import re
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from site_builder import pipeline
 from site_builder.cache import FOLDER, TAG
-from site_builder.pipeline import Pipeline, SiteOutput, StagingSink, build
+from site_builder.pipeline import Pipeline, SiteOutput, StagingSink, build, filled
 from site_builder.project import Project
+from site_builder.render import RELATED_SLOT
 from tests.factories import SHARED_EDITS, edit_shared_input
 
 # a second model on another GPU: the build discovers its fp4-vs-fp8 page from the data
@@ -65,8 +68,10 @@ def test_a_second_model_gives_a_generated_page(two_models: Path) -> None:
         ("stub body", 1, [STUB_PAGE]),
         ("other model's data", 1, ["other"]),
         ("stub model's data", 1, [STUB_PAGE]),
-        ("template", 0, ["both"]),
-        ("guide", 0, ["both"]),
+        # a page is computed and rendered in one step, keyed on the theme too (the spool between
+        # two steps cost more than computing again), so a theme edit redoes both
+        ("template", 2, ["both"]),
+        ("guide", 2, ["both"]),
         ("catalog", 2, ["both"]),
         ("site config", 2, ["both"]),
     ],
@@ -139,9 +144,9 @@ def test_pages_stream_through_the_pipeline(two_models: Path, monkeypatch: pytest
     events: list[str] = []
     render_page = pipeline.render_page  # type: ignore[attr-defined]
 
-    def rendering(renderer, page, related):  # type: ignore[no-untyped-def]
+    def rendering(renderer, page):  # type: ignore[no-untyped-def]
         events.append(f"render {page.comparison.slug}")
-        return render_page(renderer, page, related)
+        return render_page(renderer, page)
 
     class Recording(StagingSink):
         def put(self, relative: str, content: bytes) -> None:
@@ -176,3 +181,87 @@ def test_a_failed_cached_build_leaves_the_previous_site(two_models: Path) -> Non
         _build(two_models, "site")
     assert tree(two_models / "site") == before
     assert not [p for p in two_models.iterdir() if p.name.startswith(".site.")]
+
+
+SECOND_STUB = """---
+kind: precision
+model: dsr1
+hardware: h200
+slug: h200-fp4-vs-fp8-sglang
+title: "H200: FP4 vs FP8 on SGLang"
+sides:
+  - {label: FP4, precision: fp4, framework: sglang}
+  - {label: FP8, precision: fp8, framework: sglang}
+---
+The same pair, on one engine.
+"""
+
+
+def related_hrefs(page: Path) -> list[str]:
+    html = page.read_text()
+    section = html[html.index('id="related-heading"') :]
+    return re.findall(r'<li><a href="([^"]+)"', section[: section.index("</section>")])
+
+
+def test_a_new_page_reaches_its_neighbours_related_links_without_redoing_them(project: Path) -> None:
+    """Related links need every page, so they are filled in after the pages are made: adding a
+    page on the same model and GPU changes its neighbour's links, but the neighbour is not made
+    again, and the site is byte for byte what a clean build writes."""
+    first = _build(project, "site")
+    assert first.recomputed == 1
+    # the stub's page links only to itself at its other sequence (1k/8k)
+    alone = related_hrefs(project / "site" / STUB_PAGE / "index.html")
+    assert alone == ["index.html?seq=1k/8k"]
+    (project / "content" / "h200-fp4-vs-fp8-sglang.md").write_text(SECOND_STUB)
+    second = _build(project, "site")
+    assert (second.recomputed, second.rendered) == (1, ["h200-fp4-vs-fp8-sglang"])
+    assert related_hrefs(project / "site" / STUB_PAGE / "index.html") == [
+        *alone,
+        "../h200-fp4-vs-fp8-sglang/index.html",
+    ]
+    assert (
+        related_hrefs(project / "site" / "h200-fp4-vs-fp8-sglang" / "index.html")[-1]
+        == f"../{STUB_PAGE}/index.html"
+    )
+    assert tree(project / "site") == _clean(project)
+    pages = (STUB_PAGE, "h200-fp4-vs-fp8-sglang")
+    before = {f: i for f, i in inodes(project / "site").items() if f.startswith(pages)}
+    third = _build(project, "site")  # nothing changed: every page file, the filled HTML too, a link
+    after = {f: i for f, i in inodes(project / "site").items() if f.startswith(pages)}
+    assert third.rendered == [] and third.recomputed == 0 and len(after) >= 8 and after == before
+
+
+def test_the_related_slot_filled_is_the_last_one() -> None:
+    """An author who writes the slot's text in a stub does not move the related section."""
+    page = f"<p>{RELATED_SLOT}</p><main></main>{RELATED_SLOT}<footer></footer>".encode()
+    assert filled(page, RELATED_SLOT, b"<section>R</section>") == (
+        f"<p>{RELATED_SLOT}</p><main></main><section>R</section><footer></footer>".encode()
+    )
+    assert filled(b"<p>no slot</p>", RELATED_SLOT, b"R") == b"<p>no slot</p>"
+
+
+def test_pages_in_flight_are_bounded() -> None:
+    """At most AHEAD chunks of pages wait for the writer, however many pages the site has."""
+    in_flight: list[int] = []
+
+    class Counting(ThreadPoolExecutor):
+        submitted = 0
+        taken = 0
+
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+            Counting.submitted += 1
+            in_flight.append(Counting.submitted - Counting.taken)
+            return super().submit(fn, *args, **kwargs)
+
+    slugs = [f"page-{n}" for n in range(pipeline.CHUNK * pipeline.AHEAD * 5 + 3)]
+    made: list[str] = []
+    with Counting(2) as pool:
+        for n, done in enumerate(pipeline._in_order(pool, _fake_page, slugs), 1):
+            made.append(done.slug)
+            Counting.taken = n // pipeline.CHUNK
+    assert made == slugs  # in order, every one
+    assert max(in_flight) == pipeline.AHEAD
+
+
+def _fake_page(slug: str) -> pipeline._PageDone:
+    return pipeline._PageDone(slug, None, {}, None, [], None, 0.0, 0.0)
