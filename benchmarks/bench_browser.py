@@ -182,15 +182,11 @@ def main() -> None:
     print(f"page {args.page}{throttle}, medians of {args.runs} fresh loads over localhost:")
     base = plain["load"]
     print(f"  plain page of the same text: load {base:.0f} ms")
-    print(
-        f"  comparison page: load {times['load']:.0f} ms ({times['load'] / base:.2f}×), table ready "
-        f"{times['ready']:.0f} ms, interactivity chart drawn {times['chart']:.0f} ms "
-        f"({times['chart'] / base:.2f}×), every chart drawn {times['charts']:.0f} ms"
-    )
-    print(
-        f"target edit → next paint, {args.edits} edits: median {painted:.1f} ms (worst {worst:.1f} ms); "
-        f"handler {handled:.1f} ms"
-    )
+    print(f"  comparison page: load {times['load']:.0f} ms ({times['load'] / base:.2f}×), table ready "
+          f"{times['ready']:.0f} ms, interactivity chart drawn {times['chart']:.0f} ms "
+          f"({times['chart'] / base:.2f}×), every chart drawn {times['charts']:.0f} ms")
+    print(f"target edit → next paint, {args.edits} edits: median {painted:.1f} ms (worst {worst:.1f} ms); "
+          f"handler {handled:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -248,7 +248,7 @@ def test_pages_in_flight_are_bounded() -> None:
         submitted = 0
         taken = 0
 
-        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
             Counting.submitted += 1
             in_flight.append(Counting.submitted - Counting.taken)
             return super().submit(fn, *args, **kwargs)

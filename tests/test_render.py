@@ -51,9 +51,7 @@ def test_hostile_model_label_and_body_render_as_inert_text(project: Path) -> Non
         for script in found.scripts:  # only our own scripts: data blocks and the assets
             assert script.get("type") in ("application/json", "application/ld+json") or (
                 script.get("src") or ""
-            ).endswith(
-                ("assets/plotly-basic.min.js", "assets/engine.js", "assets/site.js", "assets/theme.js")
-            ), script
+            ).endswith(("assets/plotly-basic.min.js", "assets/engine.js", "assets/site.js", "assets/theme.js")), script
         assert "<script>alert" not in html and "<img src=x" not in html and "javascript:" not in html
     text = (site / "h200-fp4-vs-fp8" / "index.html").read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text  # the model name, shown as text
@@ -88,9 +86,7 @@ def test_golden_output_of_a_small_site(project: Path) -> None:
     (project / "data" / "results" / "scores.csv").write_text(SCORES_CSV)
     assert main(["build", "--root", str(project), "-q", "--site-url", "https://example.org/"]) == 0
     built = project / "site"
-    assert (built / "assets" / "plotly-basic.min.js").read_bytes() == (
-        PLOTLY_FOLDER / "plotly-basic.min.js"
-    ).read_bytes()
+    assert (built / "assets" / "plotly-basic.min.js").read_bytes() == (PLOTLY_FOLDER / "plotly-basic.min.js").read_bytes()
     for name in ("site.css", "site.js", "favicon.svg"):
         assert (built / "assets" / name).read_bytes() == (ROOT / "templates" / "assets" / name).read_bytes()
     if os.environ.get("UPDATE_GOLDEN"):
