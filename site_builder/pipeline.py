@@ -502,8 +502,11 @@ class Pipeline:
                     if relative != f"{slug}/{PAGE_HTML}":  # the HTML once its related links are in
                         sink.put_file(relative, cache.blob(name))
         cpu = {"compute": 0.0, "render": 0.0}
+        # pages on one model and GPU share their sides' points: made one after another, they land
+        # on one worker in one chunk, where what they share is still in its caches
+        nearby = sorted(todo, key=lambda slug: _locality(work.stubs[slug]))
         with _pool(work, len(todo), self.workers) as pool:  # a pool only for enough pages to do
-            for done, result in enumerate(_in_order(pool, _page, todo), 1):
+            for done, result in enumerate(_in_order(pool, _page, nearby), 1):
                 slug = result.slug
                 heads[slug], page_problems[slug] = result.head, result.problems
                 cpu["compute"] += result.compute_seconds
@@ -584,6 +587,10 @@ class Pipeline:
             recomputed=len(todo),
             stages=dict(self._stages),
         )
+
+
+def _locality(stub: Stub) -> tuple[str, str, str]:
+    return (str(stub.spec.model).lower(), str(stub.spec.hardware).lower(), stub.slug)
 
 
 def _filled_from_cache(cache: BuildCache, slug: str, html: str, related: bytes) -> Path:
