@@ -42,7 +42,7 @@ TAG_TEXT = (
     "# This file is a cache directory tag created by site-builder (build cache; safe to delete).\n"
 )
 MANIFEST = "manifest.json"
-FORMAT = 2  # 2: one key a page (was one to compute and one to render)
+FORMAT = 3  # 2: one key a page (was one to compute and one to render); 3: what loading found
 
 
 def digest(*parts: Any) -> str:
@@ -75,6 +75,24 @@ def code_digest() -> str:
     return digest(__version__, plotly.__version__, tree_digest(*sorted(package.rglob("*.py"))))
 
 
+class DataFiles:
+    """Every file under the data folder, by the name a point's provenance gives it (data/…), and
+    the SHA-256 of its content: read once a run."""
+
+    def __init__(self, data_folder: Path) -> None:
+        files = [p for p in sorted(data_folder.rglob("*")) if p.is_file()] if data_folder.is_dir() else []
+        by_display = {(Path(data_folder.name) / p.relative_to(data_folder)).as_posix(): p for p in files}
+        self.hashes = {name: file_digest(path) for name, path in by_display.items()}
+
+
+def files_of_model(points: Iterable[BenchmarkPoint]) -> dict[str, set[str]]:
+    """The data files each model's points came from."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for point in points:
+        found[point.config.model].add(point.provenance.source_file)
+    return dict(found)
+
+
 class PageKeys:
     """The digest a page is keyed on: the stub (spec, body, file and the lines problems name),
     the data its model selects — every data file with a point of that model, and every data file
@@ -83,19 +101,14 @@ class PageKeys:
 
     def __init__(
         self,
-        data_folder: Path,
-        points: Sequence[BenchmarkPoint],
+        data: DataFiles,
+        files_of_model: Mapping[str, Iterable[str]],
         shared_inputs: Iterable[Path],
         theme: Iterable[Path],
         settings: Mapping[str, Any],
     ) -> None:
-        files = [p for p in sorted(data_folder.rglob("*")) if p.is_file()] if data_folder.is_dir() else []
-        by_display = {(Path(data_folder.name) / p.relative_to(data_folder)).as_posix(): p for p in files}
-        hashes = {name: file_digest(path) for name, path in by_display.items()}
-        files_of_model: dict[str, set[str]] = defaultdict(set)
-        for point in points:
-            files_of_model[point.config.model].add(point.provenance.source_file)
-        with_points = set().union(*files_of_model.values()) if files_of_model else set()
+        hashes = data.hashes
+        with_points = {name for names in files_of_model.values() for name in names}
         without_points = sorted((n, h) for n, h in hashes.items() if n not in with_points)
         self._data = {
             model: digest(sorted((n, hashes.get(n, "")) for n in names), without_points)
@@ -105,12 +118,21 @@ class PageKeys:
         self._shared = digest(code_digest(), [file_digest(p) for p in shared_inputs], settings)
         self._theme = tree_digest(*theme)
 
+    def _data_of(self, stub: Stub) -> Any:
+        """The digests of the data every side may select: its model's (a side may name another
+        model than the page; a list of models, or none, may select any)."""
+        models = [side.filters.get("model") for side in stub.sides]
+        if not all(isinstance(m, str) for m in models):
+            return sorted(self._data.items())
+        lowered = {str(m).lower() for m in models}
+        return [self._data[m] for m in sorted(self._data) if m.lower() in lowered] or self._no_points
+
     def page(self, stub: Stub) -> str:
         spec = stub.spec.model_dump(mode="json")
         return digest(
             self._shared,
             self._theme,
-            self._data.get(stub.spec.model, self._no_points),
+            self._data_of(stub),
             stub.path,
             stub.slug,
             spec,
@@ -134,7 +156,9 @@ class BuildCache:
         self.folder = folder
         self.blobs = folder / "blobs"
         self.usable = self._claim()
-        self.pages: dict[str, dict[str, Any]] = self._load() if self.usable else {}
+        manifest = self._load() if self.usable else {}
+        self.pages: dict[str, dict[str, Any]] = manifest.get("pages", {})
+        self.inputs_entry: dict[str, Any] | None = manifest.get("inputs")
         self.used: set[str] = set()  # slugs this run looked up or stored
 
     def _claim(self) -> bool:
@@ -148,15 +172,19 @@ class BuildCache:
             return False
         return True
 
-    def _load(self) -> dict[str, dict[str, Any]]:
+    def _load(self) -> dict[str, Any]:
+        """The manifest's pages and inputs entries (empty when missing, damaged or older)."""
         try:
             manifest = json.loads((self.folder / MANIFEST).read_text())
         except (OSError, ValueError):
             return {}
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             return {}
-        pages = manifest.get("pages")
-        return pages if isinstance(pages, dict) else {}
+        pages, inputs = manifest.get("pages"), manifest.get("inputs")
+        return {
+            "pages": pages if isinstance(pages, dict) else {},
+            "inputs": inputs if isinstance(inputs, dict) else None,
+        }
 
     # -- looking up ------------------------------------------------------------------------------
 
@@ -215,7 +243,15 @@ class BuildCache:
     def blob(self, name: str) -> Path:
         return self.blobs / name
 
+    def inputs(self, key: str) -> dict[str, Any] | None:
+        """What the last run that loaded exactly these inputs kept of them (pipeline.InputsSummary)."""
+        stored = self.inputs_entry
+        return stored["summary"] if stored is not None and stored.get("key") == key else None
+
     # -- storing ---------------------------------------------------------------------------------
+
+    def store_inputs(self, key: str, summary: dict[str, Any]) -> None:
+        self.inputs_entry = {"key": key, "summary": summary}
 
     def store_page(
         self,
@@ -252,7 +288,8 @@ class BuildCache:
         pages = {slug: self.pages[slug] for slug in sorted(self.used) if slug in self.pages}
         with contextlib.suppress(OSError):
             self._restamp(pages.values())
-            _write_atomically(self.folder / MANIFEST, json.dumps({"format": FORMAT, "pages": pages}).encode())
+            manifest = {"format": FORMAT, "pages": pages, "inputs": self.inputs_entry}
+            _write_atomically(self.folder / MANIFEST, json.dumps(manifest).encode())
             referenced = {f[0] for page in pages.values() for f in page.get("files", {}).values()}
             referenced |= {page["filled"]["blob"][0] for page in pages.values() if "filled" in page}
             for blob in self.blobs.iterdir():
@@ -283,7 +320,7 @@ class BuildCache:
             shutil.rmtree(self.blobs, ignore_errors=True)
             self.blobs.mkdir(parents=True, exist_ok=True)
             (self.folder / MANIFEST).unlink(missing_ok=True)
-        self.pages = {}
+        self.pages, self.inputs_entry = {}, None
 
 
 def _write_atomically(path: Path, content: bytes) -> None:

@@ -33,14 +33,25 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from site_builder.cache import FOLDER, BuildCache, PageKeys, problems_in
+from site_builder.cache import (
+    FOLDER,
+    BuildCache,
+    DataFiles,
+    PageKeys,
+    code_digest,
+    digest,
+    file_digest,
+    files_of_model,
+    problems_in,
+    problems_out,
+)
 from site_builder.catalog import HardwareCatalog, ModelInfo, load_hardware, load_models
 from site_builder.comparison_json import comparison_result
 from site_builder.compute import compute_page
 from site_builder.content import SiteConfig, Stub, load_site_config, load_stubs
 from site_builder.evaluations import EvalRun
 from site_builder.loaders import load_results
-from site_builder.plan import plan_pages
+from site_builder.plan import PlanFacts, plan_pages
 from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
@@ -99,13 +110,14 @@ class Inputs:
     sweeps: list[SweepRow] = field(default_factory=list)
 
 
-def load_inputs(project: Project, site_url: str | None) -> Inputs:
-    """Load and validate: result files, catalogs and the site config, every problem logged."""
+def load_inputs(project: Project, site_url: str | None, skip: Callable[[str], bool] | None = None) -> Inputs:
+    """Load and validate: result files (but those `skip` refuses), catalogs and the site config,
+    every problem logged."""
     log = ProblemLog()
     config = load_site_config(project.content, log, site_url)
     catalog = load_hardware(project.catalog_file("hardware.yaml"), log)
     models = load_models(project.catalog_file("models.yaml"), log)
-    loaded = load_results(project.data, log, exclude=config.exclude)
+    loaded = load_results(project.data, log, exclude=config.exclude, skip=skip)
     points = validate_points(loaded.points, catalog, log)
     return Inputs(
         config,
@@ -118,6 +130,58 @@ def load_inputs(project: Project, site_url: str | None) -> Inputs:
         log.problems,
         loaded.sweeps,
     )
+
+
+@dataclass
+class InputsSummary:
+    """What a run needs of the loaded inputs before it knows which pages to make: every problem
+    loading found, the planning facts, the data files each model's points came from, and how many
+    points there are. The build cache keeps it under a digest of every input file, so a rebuild
+    whose data did not change loads the points of the pages it makes only (none, if it makes none)."""
+
+    problems: list[Problem]
+    facts: PlanFacts
+    files_of_model: dict[str, set[str]]
+    point_count: int
+
+    @classmethod
+    def of(cls, inputs: Inputs) -> InputsSummary:
+        return cls(
+            inputs.problems,
+            PlanFacts.of(inputs.points, inputs.datasets),
+            files_of_model(inputs.points),
+            len(inputs.points),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "problems": problems_out(self.problems),
+            "facts": self.facts.to_json(),
+            "files_of_model": {model: sorted(files) for model, files in sorted(self.files_of_model.items())},
+            "point_count": self.point_count,
+        }
+
+    @classmethod
+    def from_json(cls, stored: dict[str, Any]) -> InputsSummary:
+        return cls(
+            problems_in(stored["problems"]),
+            PlanFacts.from_json(stored["facts"]),
+            {model: set(files) for model, files in stored["files_of_model"].items()},
+            stored["point_count"],
+        )
+
+    def files_for(self, stubs: Iterable[Stub]) -> set[str] | None:
+        """The data files with points that these pages may select (None: any of them may)."""
+        wanted: set[str] = set()
+        for stub in stubs:
+            for side in stub.sides:
+                model = side.filters.get("model")
+                if not isinstance(model, str):
+                    return None
+                wanted |= {
+                    f for m, files in self.files_of_model.items() if m.lower() == model.lower() for f in files
+                }
+        return wanted
 
 
 @dataclass
@@ -390,12 +454,16 @@ class Pipeline:
         site_url: str | None = None,
         cache: bool = False,
         workers: int | None = 1,
+        lazy: bool = False,
     ) -> None:
         self.project = project
         self.site_url = site_url
         self.cache = cache
         self.workers = workers
         self._inputs_cache: tuple[Hashable, Inputs] | None = None
+        # a build (not serve, which keeps its inputs) may plan from the cache's summary of the
+        # data and load only the points of the pages it makes
+        self.lazy = lazy
         self.strict = False
         self._clock = 0.0
         self._stages: dict[str, float] = {}
@@ -418,14 +486,24 @@ class Pipeline:
         self._stages[stage] = now - self._clock
         self._clock = now
 
-    def _keys(self, inputs: Inputs) -> PageKeys:
+    def _keys(self, config: SiteConfig, data: DataFiles, summary: InputsSummary) -> PageKeys:
         project = self.project
-        catalogs = [project.catalog_file("hardware.yaml"), project.catalog_file("models.yaml")]
         theme = [*project.template_folders(), *project.guide_files().values()]
-        settings = {"config": inputs.config.model_dump_json(), "date": os.environ.get("SOURCE_DATE_EPOCH")}
-        return PageKeys(
-            project.data, inputs.points, [*catalogs, project.content / "site.yaml"], theme, settings
-        )
+        settings = {"config": config.model_dump_json(), "date": os.environ.get("SOURCE_DATE_EPOCH")}
+        return PageKeys(data, summary.files_of_model, self._settings_files(), theme, settings)
+
+    def _settings_files(self) -> list[Path]:
+        project = self.project
+        return [
+            project.catalog_file("hardware.yaml"),
+            project.catalog_file("models.yaml"),
+            project.content / "site.yaml",
+        ]
+
+    def _inputs_key(self, data: DataFiles) -> str:
+        """A digest of everything loading reads: every data file, the catalogs, the site config."""
+        settings = [file_digest(p) for p in self._settings_files()]
+        return digest(code_digest(), sorted(data.hashes.items()), settings, self.site_url)
 
     def run(
         self, progress: Progress | None = None, sink: Sink | None = None, *, strict: bool = False
@@ -448,7 +526,20 @@ class Pipeline:
         log = ProblemLog()
         self._clock = time.perf_counter()
         self._stages = {}
-        inputs = self._inputs()
+        cache = BuildCache(self.project.content.parent / FOLDER) if self.cache else None
+        cache = cache if cache is not None and cache.usable else None
+        data = DataFiles(self.project.data) if cache is not None else None
+        inputs_key = self._inputs_key(data) if data is not None else ""
+        stored = cache.inputs(inputs_key) if cache is not None and self.lazy else None
+        if stored is not None:  # the data did not change: its points are loaded for the pages made
+            summary = InputsSummary.from_json(stored)
+            inputs = load_inputs(self.project, self.site_url, skip=lambda name: True)
+            inputs.problems = summary.problems
+        else:
+            inputs = self._inputs()
+            summary = InputsSummary.of(inputs)
+            if cache is not None:
+                cache.store_inputs(inputs_key, summary.to_json())
         gc.freeze()  # the loaded inputs outlive the run: keep the collector from walking them
         self._lap("load")
         log.problems.extend(inputs.problems)
@@ -457,13 +548,31 @@ class Pipeline:
             log.add(
                 self.project.content.as_posix(), "", "", "no comparison stubs (*.md) found", Severity.WARNING
             )
-        planned = plan_pages(stubs, inputs.points, inputs.datasets, inputs.config)
-        cache = BuildCache(self.project.content.parent / FOLDER) if self.cache else None
-        keys = self._keys(inputs) if cache is not None and cache.usable else None
-        work = _Work(
-            self.project, inputs, {s.slug: s for s in planned}, keep_pages=isinstance(sink, MemorySink)
-        )
-        return self._pages(work, planned, cache if keys else None, keys, sink, log, progress)
+        planned = plan_pages(stubs, summary.facts, inputs.config)
+        keys = self._keys(inputs.config, data, summary) if data is not None else None
+        stubs_by_slug = {s.slug: s for s in planned}
+        work = _Work(self.project, inputs, stubs_by_slug, keep_pages=isinstance(sink, MemorySink))
+        lazy = stored is not None
+        return self._pages(work, planned, cache, keys, sink, log, progress, summary if lazy else None)
+
+    def _problems_from_all_points(
+        self, work: _Work, slugs: list[str], page_problems: dict[str, list[Problem]]
+    ) -> None:
+        """A page that fails names what the whole data holds instead (select.explain_empty), so
+        a failing page's problems are found again with every point loaded (the build stops)."""
+        inputs = load_inputs(self.project, self.site_url)
+        for slug in slugs:
+            if any(p.severity == Severity.ERROR for p in page_problems[slug]):
+                page_problems[slug] = compute_one(work.stubs[slug], inputs)[1]
+
+    def _load_points_for(self, work: _Work, summary: InputsSummary, slugs: list[str]) -> None:
+        """Load the points the pages to make may select (every point of their models)."""
+        wanted = summary.files_for(work.stubs[s] for s in slugs)
+        with_points = {f for files in summary.files_of_model.values() for f in files}
+        skip = None if wanted is None else (lambda name: name in with_points and name not in wanted)
+        loaded = load_inputs(self.project, self.site_url, skip=skip)
+        loaded.problems = summary.problems  # every problem of the whole data, as a clean load found
+        work.inputs = loaded
 
     def _pages(
         self,
@@ -474,6 +583,7 @@ class Pipeline:
         sink: Sink,
         log: ProblemLog,
         progress: Progress | None,
+        lazy: InputsSummary | None = None,
     ) -> SiteOutput:
         """Every page computed and rendered (or taken from the cache) and written as it comes,
         its HTML with the related slot; then the related links filled in, then the shared files."""
@@ -505,6 +615,8 @@ class Pipeline:
         # pages on one model and GPU share their sides' points: made one after another, they land
         # on one worker in one chunk, where what they share is still in its caches
         nearby = sorted(todo, key=lambda slug: _locality(work.stubs[slug]))
+        if lazy is not None and todo:
+            self._load_points_for(work, lazy, todo)
         with _pool(work, len(todo), self.workers) as pool:  # a pool only for enough pages to do
             for done, result in enumerate(_in_order(pool, _page, nearby), 1):
                 slug = result.slug
@@ -530,6 +642,8 @@ class Pipeline:
                         sink.put(relative, content)
                 if progress:
                     progress("building pages", done, len(todo))
+        if lazy is not None and any(p.severity == Severity.ERROR for s in todo for p in page_problems[s]):
+            self._problems_from_all_points(work, todo, page_problems)
         for stub in planned:
             log.problems.extend(page_problems[stub.slug])
         self._lap("pages")
@@ -579,7 +693,7 @@ class Pipeline:
             files=site_files,
             pages=sorted(pages, key=lambda p: p.comparison.slug),
             page_count=len(ordered),
-            point_count=len(inputs.points),
+            point_count=lazy.point_count if lazy is not None else len(inputs.points),
             problems=log.problems,
             site_url=inputs.config.site_url,
             keep=inputs.config.keep,
@@ -647,6 +761,6 @@ def build(
     check_output_folder(project.out, project.input_folders())
     clean_leftovers(project.out.resolve())  # a killed build's staging; a site a kill left missing
     sink = StagingSink(project.out, project.input_folders())
-    return Pipeline(project, site_url=site_url, cache=cache, workers=workers).run(
+    return Pipeline(project, site_url=site_url, cache=cache, workers=workers, lazy=True).run(
         progress, sink, strict=strict
     )

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
 from site_builder.kinds import KINDS
@@ -27,17 +29,48 @@ def _auto_stub(slug: str, spec: StubSpec) -> Stub:
     return Stub(path=None, slug=slug, spec=spec, body="", sides=resolve_sides(spec))
 
 
-def discover_pages(
-    points: Sequence[BenchmarkPoint], datasets: Mapping[str, DatasetInfo], stubs: Sequence[Stub]
-) -> list[Stub]:
+Workload = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class PlanFacts:
+    """What planning needs of the data: the workloads measured per (model, GPU, precision,
+    speculative method) and the datasets per (model, GPU), from measured points only (not
+    values read off a published page). Small, and kept in the build cache, so a rebuild plans
+    without loading a point."""
+
+    workloads: dict[tuple[str, str, str, str], set[Workload]]
+    sources: dict[tuple[str, str], set[str]]
+
+    @classmethod
+    def of(cls, points: Sequence[BenchmarkPoint], datasets: Mapping[str, DatasetInfo]) -> PlanFacts:
+        workloads: dict[tuple[str, str, str, str], set[Workload]] = defaultdict(set)
+        sources: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for p in points:
+            if datasets[p.provenance.dataset].published_values:
+                continue
+            c = p.config
+            workloads[(c.model, c.hardware, c.precision, c.spec_method)].add((p.isl, p.osl))
+            sources[(c.model, c.hardware)].add(p.provenance.dataset)
+        return cls(dict(workloads), dict(sources))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "workloads": [[*key, sorted(map(list, seqs))] for key, seqs in sorted(self.workloads.items())],
+            "sources": [[*key, sorted(names)] for key, names in sorted(self.sources.items())],
+        }
+
+    @classmethod
+    def from_json(cls, stored: Mapping[str, Any]) -> PlanFacts:
+        return cls(
+            {(m, h, p, s): {(isl, osl) for isl, osl in seqs} for m, h, p, s, seqs in stored["workloads"]},
+            {(m, h): set(names) for m, h, names in stored["sources"]},
+        )
+
+
+def discover_pages(facts: PlanFacts, stubs: Sequence[Stub]) -> list[Stub]:
     """Generated stubs for comparable pairs that share a workload, minus those a stub covers."""
-    measured = [p for p in points if not datasets[p.provenance.dataset].published_values]
-    workloads: dict[tuple[str, str, str, str], set[tuple[int, int]]] = defaultdict(set)
-    sources: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for p in measured:
-        c = p.config
-        workloads[(c.model, c.hardware, c.precision, c.spec_method)].add((p.isl, p.osl))
-        sources[(c.model, c.hardware)].add(p.provenance.dataset)
+    workloads, sources = facts.workloads, facts.sources
     taken_identities = {stub.identity() for stub in stubs}
     taken_slugs = {stub.slug for stub in stubs}
     found: list[Stub] = []
@@ -105,14 +138,9 @@ def _side(kind: str, value: str) -> SideSpec:
     return SideSpec.model_validate({"label": kind_of.side_label(value), kind_of.varies: value})
 
 
-def plan_pages(
-    stubs: Sequence[Stub],
-    points: Sequence[BenchmarkPoint],
-    datasets: Mapping[str, DatasetInfo],
-    config: SiteConfig,
-) -> list[Stub]:
+def plan_pages(stubs: Sequence[Stub], facts: PlanFacts, config: SiteConfig) -> list[Stub]:
     """The stubs, then the generated pairs no stub covers (unless the site turns them off)."""
-    generated = discover_pages(points, datasets, stubs) if config.auto_pages else []
+    generated = discover_pages(facts, stubs) if config.auto_pages else []
     return [*stubs, *generated]
 
 

@@ -14,6 +14,7 @@ import pytest
 from site_builder import pipeline
 from site_builder.cache import FOLDER, TAG
 from site_builder.pipeline import Pipeline, SiteOutput, StagingSink, build, filled
+from site_builder.problems import InputError
 from site_builder.project import Project
 from site_builder.render import RELATED_SLOT
 from tests.factories import SHARED_EDITS, edit_shared_input
@@ -265,3 +266,66 @@ def test_pages_in_flight_are_bounded() -> None:
 
 def _fake_page(slug: str) -> pipeline._PageDone:
     return pipeline._PageDone(slug, None, {}, None, [], None, 0.0, 0.0)
+
+
+def _models_loaded(monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
+    """The models whose points each load of the run validated (one set a load)."""
+    loads: list[set[str]] = []
+    validate = pipeline.validate_points  # type: ignore[attr-defined]
+
+    def recording(points, catalog, log):  # type: ignore[no-untyped-def]
+        loads.append({p.config.model for p in points})
+        return validate(points, catalog, log)
+
+    monkeypatch.setattr(pipeline, "validate_points", recording)
+    return loads
+
+
+def test_a_rebuild_loads_only_the_points_of_the_pages_it_makes(
+    two_models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the data unchanged, a build plans from the cache's summary of the data: nothing to
+    make loads no point; an edited stub loads its model's points only; the site is as clean."""
+    first = _build(two_models, "site")
+    loads = _models_loaded(monkeypatch)
+    again = _build(two_models, "site")
+    assert loads == [set()] and again.recomputed == 0
+    assert (again.point_count, again.problems) == (first.point_count, first.problems)
+    stub = two_models / "content" / f"{STUB_PAGE}.md"
+    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
+    loads.clear()
+    edited = _build(two_models, "site")
+    assert loads == [set(), {"dsr1"}] and edited.rendered == [STUB_PAGE]
+    assert edited.point_count == first.point_count == 11
+    assert tree(two_models / "site") == _clean(two_models)
+    csv = two_models / "data" / "results" / "other.csv"
+    csv.write_text(csv.read_text().replace("1500.0", "1600.0"))
+    loads.clear()
+    _build(two_models, "site")  # the data changed: every point loaded, as a clean build does
+    assert loads == [{"dsr1", "llama70b"}]
+
+
+def test_a_rebuild_keeps_every_problem_loading_found(project: Path) -> None:
+    """Warnings about the data (here a GPU the catalog lacks) are the clean build's, not lost
+    when the rebuild loads no point."""
+    csv = project / "data" / "results" / "lab.csv"
+    csv.write_text(csv.read_text() + "dsr1,h201,sglang,fp8,none,8,8,1024,1024,4,300.0,10.0,2026-09-01\n")
+    first = _build(project, "site")
+    assert any("h201" in p.reason for p in first.warnings)
+    again = _build(project, "site")
+    assert again.recomputed == 0 and again.problems == first.problems
+
+
+def test_a_failing_page_names_what_the_whole_data_holds_on_a_rebuild(two_models: Path) -> None:
+    """A side that selects nothing says what values exist; on a rebuild that loaded one model's
+    points, the message is the clean build's, found again with every point."""
+    _build(two_models, "site")
+    stub = two_models / "content" / f"{STUB_PAGE}.md"
+    stub.write_text(stub.read_text().replace("model: dsr1", "model: llama7b"))
+    with pytest.raises(InputError) as rebuilt:
+        _build(two_models, "site")
+    with pytest.raises(InputError) as clean:
+        _build(two_models, "clean", cache=False)
+    reasons = [p.reason for p in rebuilt.value.stopping]
+    assert reasons == [p.reason for p in clean.value.stopping]
+    assert any("available: dsr1, llama70b" in r for r in reasons)

@@ -651,8 +651,14 @@ def _glob(pattern: str) -> re.Pattern[str]:
     return re.compile(out)
 
 
-def load_results(root: Path, log: ProblemLog | None = None, exclude: Sequence[str] = ()) -> LoadResult:
-    """Every result file under `root` (recursively), in sorted order, but those `exclude` names."""
+def load_results(
+    root: Path,
+    log: ProblemLog | None = None,
+    exclude: Sequence[str] = (),
+    skip: Callable[[str], bool] | None = None,
+) -> LoadResult:
+    """Every result file under `root` (recursively), in sorted order, but those `exclude` names
+    and those whose shown name (data/…) `skip` refuses (a rebuild loading what its pages need)."""
     result = LoadResult(log=log or ProblemLog())
     if not root.is_dir():
         result.log.add(root.as_posix(), "", "", "results folder does not exist")
@@ -661,6 +667,8 @@ def load_results(root: Path, log: ProblemLog | None = None, exclude: Sequence[st
         if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
             continue
         if exclude and excluded(path.relative_to(root).as_posix(), exclude):
+            continue
+        if skip is not None and skip(_display(path, root)):
             continue
         _FileLoader(path, root, _display(path, root), result).load()
     result.attach_samples()
