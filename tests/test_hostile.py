@@ -8,10 +8,12 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -197,7 +199,30 @@ def test_a_build_killed_at_any_moment_leaves_a_whole_site(project: Path) -> None
         now = sorted(p.relative_to(project / "site") for p in (project / "site").rglob("*"))
         assert now == expected, f"killed after {delay} s"
     subprocess.run(command, env=env, check=True, timeout=60)
-    assert sorted(p.name for p in project.iterdir() if p.name.startswith(".site.")) == []
+    # the replaced site is deleted by a process of its own (write.remove_in_background)
+    assert _gone_within(30, lambda: sorted(p.name for p in project.iterdir() if p.name.startswith(".site.")))
+
+
+def _gone_within(seconds: float, left: Callable[[], list[str]]) -> bool:
+    deadline = time.monotonic() + seconds
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not left()
+
+
+def test_the_replaced_site_is_deleted_in_the_background_and_a_stopped_deletion_next_time(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The old site is gone after a rebuild without the build waiting for its deletion; a
+    deletion that was stopped (its folder left, its process gone) is finished by the next build."""
+    for options in ((), ("--no-cache",)):
+        assert run(capsys, "build", "--root", str(project), "-q", *options)[0] == 0
+    assert _gone_within(30, lambda: [p.name for p in project.iterdir() if p.name.startswith(".site.")])
+    stopped = project / f".site.previous-{_dead_pid()}"
+    shutil.copytree(project / "site", stopped)
+    assert run(capsys, "build", "--root", str(project), "-q")[0] == 0
+    assert _gone_within(30, lambda: [p.name for p in project.iterdir() if p.name.startswith(".site.")])
+    assert (project / "site" / "index.html").is_file()
 
 
 # -- crashes --------------------------------------------------------------------------------------
