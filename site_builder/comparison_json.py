@@ -465,12 +465,14 @@ def constant_reason(constant: str, constants: AppliedConstants, at: AtTarget | N
 def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> MetricsAtTarget:
     if not at.measured:
         return MetricsAtTarget(measured=False, reason=range_reason(label, at.measured_range))
+    reasons = {lacking[0]: "" for lacking in at.missing.values()}  # each worded once
+    for constant in reasons:
+        reasons[constant] = constant_reason(constant, constants, at)
     return MetricsAtTarget(
         measured=True,
         values={metrics.BY_KEY[key].attribute: value for key, value in at.values.items()},
         unavailable={
-            metrics.BY_KEY[key].attribute: constant_reason(lacking[0], constants, at)
-            for key, lacking in at.missing.items()
+            metrics.BY_KEY[key].attribute: reasons[lacking[0]] for key, lacking in at.missing.items()
         },
         brackets=[summarize(knot, on_frontier=True) for knot in at.brackets],
         sparse=at.sparse,

@@ -10,6 +10,7 @@ from site_builder.content import FilterValue
 from site_builder.points import BenchmarkPoint
 
 NARROWING_KEYS = ("framework", "disagg", "spec_method")
+SELECTIONS_KEPT = 4096  # sides a PointIndex remembers (a side's tuple is its points' pointers)
 
 
 def value_of(point: BenchmarkPoint, key: str) -> str | bool:
@@ -63,6 +64,7 @@ class PointIndex:
                 cell.append(position)
         self._cells = list(cells.values())  # positions in the pool, each cell in pool order
         self._buckets: dict[tuple[str, ...], list[int]] = defaultdict(list)  # cell numbers
+        self._selections: dict[tuple[tuple[str, object], ...], tuple[BenchmarkPoint, ...]] = {}
         for number, cell in enumerate(self._cells):
             c = self.points[cell[0]].config
             key = (c.model.lower(), c.hardware.lower())
@@ -70,6 +72,20 @@ class PointIndex:
             self._buckets[(*key, c.precision.lower())].append(number)
 
     def select(self, filters: Mapping[str, FilterValue]) -> list[BenchmarkPoint]:
+        return list(self.selection(filters))
+
+    def selection(self, filters: Mapping[str, FilterValue]) -> tuple[BenchmarkPoint, ...]:
+        """`select`'s points as a tuple, the same tuple for the same filters (pages share sides,
+        and what is derived from a side's points is then derived once: compute.side_facts)."""
+        key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in filters.items()))
+        found = self._selections.get(key)
+        if found is None:
+            if len(self._selections) >= SELECTIONS_KEPT:
+                self._selections.clear()
+            found = self._selections[key] = tuple(self._select(filters))
+        return found
+
+    def _select(self, filters: Mapping[str, FilterValue]) -> list[BenchmarkPoint]:
         model, hardware, precision = filters.get("model"), filters.get("hardware"), filters.get("precision")
         candidates: Iterable[int] = range(len(self._cells))
         if isinstance(model, str) and isinstance(hardware, str):

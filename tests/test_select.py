@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from site_builder.compute import side_facts
 from site_builder.content import FilterValue
 from site_builder.points import BenchmarkPoint, Configuration, Provenance
 from site_builder.select import PointIndex, select
@@ -124,3 +125,36 @@ def test_index_selection_by_hand() -> None:
     assert [p.concurrency for p in index.select({"framework": ["vllm", "none"]})] == [2, 5]
     assert [p.concurrency for p in index.select({"disagg": False, "dataset": "SET-A"})] == [1, 4]
     assert index.select({"model": "dsr1", "hardware": "b200"}) == []
+
+
+def test_selection_is_one_tuple_per_filter_set_and_side_facts_read_it_once() -> None:
+    shared = configuration("dsr1", "h100", "fp8", "sglang", "none", False)
+    fp4 = configuration("dsr1", "h100", "fp4", "sglang", "mtp", False)
+
+    def pt(config: Configuration, n: int, isl: int, dataset: str = "set-a") -> BenchmarkPoint:
+        return BenchmarkPoint(
+            config=config,
+            isl=isl,
+            osl=1024,
+            concurrency=n,
+            throughput_per_gpu=1.0,
+            interactivity=1.0,
+            interactivity_source="derived" if n == 3 else "tpot",
+            provenance=Provenance(dataset=dataset, source_file="f", record=str(n)),
+        )
+
+    index = PointIndex([pt(shared, 1, 1024), pt(fp4, 2, 8192, "set-b"), pt(shared, 3, 8192, "set-b")])
+    chosen = index.selection({"model": "dsr1", "hardware": "h100", "framework": ["sglang"]})
+    assert index.selection({"framework": ["sglang"], "hardware": "h100", "model": "dsr1"}) is chosen
+    assert index.select({"model": "dsr1", "hardware": "h100", "framework": ["sglang"]}) == list(chosen)
+    assert index.selection({"model": "dsr1", "hardware": "h100", "framework": "sglang"}) == chosen
+    facts = side_facts(chosen)
+    assert side_facts(chosen) is facts
+    assert {k: [p.concurrency for p in v] for k, v in facts.workloads.items()} == {
+        (1024, 1024): [1],
+        (8192, 1024): [2, 3],
+    }
+    assert (facts.output_only, facts.derived_interactivity) == (False, True)
+    assert facts.datasets == {"set-a", "set-b"}
+    assert (facts.precisions, facts.spec_methods) == (["fp4", "fp8"], ["mtp", "none"])
+    assert side_facts(list(chosen)) is not facts and side_facts(list(chosen)) == facts  # a list: read afresh

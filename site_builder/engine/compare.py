@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from site_builder import metrics
 from site_builder.engine.frontier import pareto_frontier
 from site_builder.engine.spline import MonotoneSpline
-from site_builder.memo import SequenceMemo
+from site_builder.memo import IdentityMemo, SequenceMemo
 from site_builder.numbers import round_half_up_int
 from site_builder.points import BenchmarkPoint
 
@@ -212,6 +212,13 @@ class AtTarget:
     sparse: bool = False  # interpolated over a sparse stretch of frontier (SideCurves.sparse)
 
 
+def _formula_names(metric: metrics.Metric) -> list[str]:
+    return metrics.variables(metric.formula)
+
+
+_FORMULA_NAMES: IdentityMemo[metrics.Metric, list[str]] = IdentityMemo(256)  # a registry's metrics
+
+
 def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTarget:
     """Every registered metric at the target, derived from the interpolated curve quantities."""
     quantities = curves.quantities(target)
@@ -223,7 +230,7 @@ def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTar
     missing: dict[str, tuple[str, ...]] = {}
     for metric in metrics.METRICS:
         values[metric.key] = metrics.evaluate(metric.formula, known)
-        names = metrics.variables(metric.formula)
+        names = _FORMULA_NAMES.get(metric, _formula_names)
         lacking = tuple(
             gaps.get(name, name)
             for name in names
