@@ -17,11 +17,12 @@ from site_builder.catalog import AppliedConstants, CostTier, HardwareCatalog, ha
 from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageSweep, TaskAccuracy
 from site_builder.engine import accuracy as stats
 from site_builder.engine import sweep as sweep_engine
-from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
+from site_builder.engine.compare import SIDES_KEPT, AtTarget, SequenceNumbers, SideNumbers
 from site_builder.evaluations import EvalRun, metric_label, task_name
 from site_builder.kinds import KINDS, Words
+from site_builder.memo import IdentityMemo, SequenceMemo
 from site_builder.numbers import fixed, grouped, round_half_up_int, sequence_label
-from site_builder.points import BenchmarkPoint, InteractivitySource
+from site_builder.points import BenchmarkPoint, Configuration, InteractivitySource
 from site_builder.sweeps import SweepRow
 
 SCHEMA_VERSION = 1
@@ -344,34 +345,82 @@ class ComparisonResult(Out):
 # -- construction -------------------------------------------------------------------------------
 
 
-def summarize(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
-    """Built without validation (model_construct): every value comes from a validated point, and
-    pages summarise every point they show (once per point and page, the build's hottest loop)."""
+# every summary's fields-set: all fields given; one set shared by every summary (never changed,
+# as a summary is frozen) rather than one a summary, which would double its memory
+SUMMARY_FIELDS = set(PointSummary.model_fields)
+# Bounds of the per-process memos (memo.py): every configuration of a large site, and the points
+# of many pages (a summary holds about 1 KB beside its point)
+CONFIGURATIONS_KEPT = 65_536
+SUMMARIES_KEPT = 16_384
+
+
+def _labels(config: Configuration) -> tuple[str, str]:
+    return config.parallelism_label(), config.label()
+
+
+_CONFIG_LABELS: IdentityMemo[Configuration, tuple[str, str]] = IdentityMemo(CONFIGURATIONS_KEPT)
+
+
+def _summary(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
+    """Built without validation: every value comes from a validated point. Equal to
+    `PointSummary.model_construct(**values)` (a test checks), without its per-field alias and
+    default handling, as every field is given."""
     c = point.config
-    return PointSummary.model_construct(
-        interactivity=point.interactivity,
-        interactivity_source=point.interactivity_source,
-        throughput_per_gpu=point.throughput_per_gpu,
-        output_throughput_per_gpu=point.output_throughput_per_gpu,
-        concurrency=point.concurrency,
-        gpu_count=c.gpu_count,
-        users_per_gpu=point.users_per_gpu,
-        model=c.model,
-        hardware=c.hardware,
-        precision=c.precision,
-        framework=c.framework,
-        spec_method=c.spec_method,
-        disagg=c.disagg,
-        parallelism=c.parallelism_label(),
-        configuration=c.label(),
-        date=point.provenance.date,
-        run_url=point.provenance.run_url,
-        dataset=point.provenance.dataset,
-        source_file=point.provenance.source_file,
-        record=point.provenance.record,
-        client=point.provenance.client,
-        on_frontier=on_frontier,
-    )
+    provenance = point.provenance
+    parallelism, configuration = _CONFIG_LABELS.get(c, _labels)
+    values = {
+        "interactivity": point.interactivity,
+        "interactivity_source": point.interactivity_source,
+        "throughput_per_gpu": point.throughput_per_gpu,
+        "output_throughput_per_gpu": point.output_throughput_per_gpu,
+        "concurrency": point.concurrency,
+        "gpu_count": c.gpu_count,
+        "users_per_gpu": point.users_per_gpu,
+        "model": c.model,
+        "hardware": c.hardware,
+        "precision": c.precision,
+        "framework": c.framework,
+        "spec_method": c.spec_method,
+        "disagg": c.disagg,
+        "parallelism": parallelism,
+        "configuration": configuration,
+        "date": provenance.date,
+        "run_url": provenance.run_url,
+        "dataset": provenance.dataset,
+        "source_file": provenance.source_file,
+        "record": provenance.record,
+        "client": provenance.client,
+        "on_frontier": on_frontier,
+    }
+    summary = PointSummary.__new__(PointSummary)
+    object.__setattr__(summary, "__dict__", values)
+    object.__setattr__(summary, "__pydantic_fields_set__", SUMMARY_FIELDS)
+    object.__setattr__(summary, "__pydantic_extra__", None)
+    object.__setattr__(summary, "__pydantic_private__", None)
+    return summary
+
+
+def _on_frontier(point: BenchmarkPoint) -> PointSummary:
+    return _summary(point, True)
+
+
+def _off_frontier(point: BenchmarkPoint) -> PointSummary:
+    return _summary(point, False)
+
+
+_SUMMARIES = (
+    IdentityMemo[BenchmarkPoint, PointSummary](SUMMARIES_KEPT),
+    IdentityMemo[BenchmarkPoint, PointSummary](SUMMARIES_KEPT),
+)
+
+
+def summarize(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
+    """A point as a reader sees it. Pages summarise every point they show, and a point is on
+    several pages: its summary is made once a process (memo.py) and shared, which is safe as a
+    summary is frozen (and pickling a page writes a summary it repeats once)."""
+    if on_frontier:
+        return _SUMMARIES[1].get(point, _on_frontier)
+    return _SUMMARIES[0].get(point, _off_frontier)
 
 
 def range_reason(label: str, measured_range: tuple[float, float] | None) -> str:
@@ -402,7 +451,8 @@ def constant_reason(constant: str, constants: AppliedConstants, at: AtTarget | N
             "the same deployment, whose concurrency rises" if low.config == high.config else "two deployments"
         )
         measured = [
-            f"{grouped(str(k.concurrency))} on {k.config.label()} at {fixed(k.interactivity, 1)}"
+            f"{grouped(str(k.concurrency))} on {_CONFIG_LABELS.get(k.config, _labels)[1]} "
+            f"at {fixed(k.interactivity, 1)}"
             for k in (low, high)
         ]
         return (
@@ -415,12 +465,14 @@ def constant_reason(constant: str, constants: AppliedConstants, at: AtTarget | N
 def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> MetricsAtTarget:
     if not at.measured:
         return MetricsAtTarget(measured=False, reason=range_reason(label, at.measured_range))
+    reasons = {lacking[0]: "" for lacking in at.missing.values()}  # each worded once
+    for constant in reasons:
+        reasons[constant] = constant_reason(constant, constants, at)
     return MetricsAtTarget(
         measured=True,
         values={metrics.BY_KEY[key].attribute: value for key, value in at.values.items()},
         unavailable={
-            metrics.BY_KEY[key].attribute: constant_reason(lacking[0], constants, at)
-            for key, lacking in at.missing.items()
+            metrics.BY_KEY[key].attribute: reasons[lacking[0]] for key, lacking in at.missing.items()
         },
         brackets=[summarize(knot, on_frontier=True) for knot in at.brackets],
         sparse=at.sparse,
@@ -435,9 +487,22 @@ def pooling(side: ComputedSide) -> str:
     )
 
 
+def _side_summaries(numbers: tuple[tuple[BenchmarkPoint, ...], ...]) -> tuple[list[PointSummary], ...]:
+    points, frontier = numbers
+    on_frontier = {id(p) for p in frontier}
+    return [summarize(p, True) for p in frontier], [summarize(p, id(p) in on_frontier) for p in points]
+
+
+# The summaries of a side's frontier and points, once a process for the very same tuples (the
+# engine shares a side's tuples between the pages that pool the same points: engine.compare)
+_SIDE_SUMMARIES: SequenceMemo[tuple[BenchmarkPoint, ...], tuple[list[PointSummary], ...]] = SequenceMemo(
+    SIDES_KEPT
+)
+
+
 def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
     frontier = numbers.frontier
-    on_frontier = {id(p) for p in frontier}
+    frontier_summaries, point_summaries = _SIDE_SUMMARIES.get((numbers.points, frontier), _side_summaries)
     dates = sorted(p.provenance.date for p in frontier if p.provenance.date)
     return SideResult(
         label=side.label,
@@ -450,13 +515,13 @@ def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
         engines=sorted({p.config.framework for p in frontier}),
         spec_methods=sorted({p.config.spec_method for p in frontier}),
         modes=sorted({"disagg" if p.config.disagg else "agg" for p in frontier}),
-        parallelisms=sorted({p.config.parallelism_label() for p in frontier}),
+        parallelisms=sorted({_CONFIG_LABELS.get(p.config, _labels)[0] for p in frontier}),
         precisions=sorted({p.config.precision for p in frontier}),
         unknown_gpu_counts=sum(1 for p in frontier if not p.config.gpu_count),
         concurrency_joins=list(numbers.one_deployment),
         dates=(dates[0], dates[-1]) if dates else None,
-        frontier=[summarize(p, True) for p in frontier],
-        points=[summarize(p, id(p) in on_frontier) for p in numbers.points],
+        frontier=frontier_summaries,
+        points=point_summaries,
     )
 
 

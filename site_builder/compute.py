@@ -23,6 +23,7 @@ from site_builder.engine.compare import Constants, SequenceNumbers, compare_sequ
 from site_builder.engine.sweep import Sla, WorkloadSweep, analyse_workload
 from site_builder.evaluations import EvalRun, SideRuns, runs_for_side
 from site_builder.inputs import sane_number
+from site_builder.memo import IdentityMemo
 from site_builder.numbers import sequence_label
 from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.problems import ProblemLog, Severity, suggest
@@ -120,10 +121,10 @@ def _where(stub: Stub) -> str:
     return stub.path or f"generated page {stub.slug}"
 
 
-def _select_sides(stub: Stub, index: PointIndex, log: ProblemLog) -> list[list[BenchmarkPoint]] | None:
-    selected = []
+def _select_sides(stub: Stub, index: PointIndex, log: ProblemLog) -> list[Sequence[BenchmarkPoint]] | None:
+    selected: list[Sequence[BenchmarkPoint]] = []
     for i, side in enumerate(stub.sides):
-        side_points = index.select(side.filters)
+        side_points = index.selection(side.filters)
         if not side_points:
             key, reason = explain_empty(index.points, side.filters)
             on_side = key in stub.spec.sides[i].model_fields_set
@@ -134,14 +135,49 @@ def _select_sides(stub: Stub, index: PointIndex, log: ProblemLog) -> list[list[B
     return selected if all(selected) else None
 
 
+@dataclass(frozen=True)
+class SideFacts:
+    """What a page reads of a side's points beyond its curves, in one pass over them."""
+
+    workloads: dict[tuple[int, int], list[BenchmarkPoint]]  # select.by_sequence
+    output_only: bool  # some point gives output tok/s only
+    derived_interactivity: bool  # some point's interactivity is derived
+    datasets: frozenset[str]
+    precisions: list[str]  # sorted
+    spec_methods: list[str]  # sorted
+
+
+def _side_facts(points: Sequence[BenchmarkPoint]) -> SideFacts:
+    return SideFacts(
+        workloads=by_sequence(points),
+        output_only=any(p.throughput_basis == "output" for p in points),
+        derived_interactivity=any(p.interactivity_source == "derived" for p in points),
+        datasets=frozenset(p.provenance.dataset for p in points),
+        precisions=sorted({p.config.precision for p in points}),
+        spec_methods=sorted({p.config.spec_method for p in points}),
+    )
+
+
+SIDE_FACTS_KEPT = 4096
+_SIDE_FACTS: IdentityMemo[Sequence[BenchmarkPoint], SideFacts] = IdentityMemo(SIDE_FACTS_KEPT)
+
+
+def side_facts(points: Sequence[BenchmarkPoint]) -> SideFacts:
+    """A side's facts, once a process for a selection (PointIndex.selection gives pages that pool
+    the same points the same tuple); a list may change, so it is read afresh."""
+    if isinstance(points, tuple):
+        return _SIDE_FACTS.get(points, _side_facts)
+    return _side_facts(points)
+
+
 def one_basis(
-    stub: Stub, selected: list[list[BenchmarkPoint]], log: ProblemLog
-) -> tuple[list[list[BenchmarkPoint]], str] | None:
+    stub: Stub, selected: list[Sequence[BenchmarkPoint]], log: ProblemLog
+) -> tuple[list[Sequence[BenchmarkPoint]], str] | None:
     """Never mix bases: when any point is output-only, every point is read as output tok/s (a
     point without an output throughput is left out, and said so); None if a side is left empty."""
-    if not any(p.throughput_basis == "output" for side in selected for p in side):
+    if not any(side_facts(side).output_only for side in selected):
         return selected, "total"
-    converted: list[list[BenchmarkPoint]] = []
+    converted: list[Sequence[BenchmarkPoint]] = []
     for side, points in zip(stub.sides, selected, strict=True):
         kept = [
             p.model_copy(
@@ -208,12 +244,11 @@ def page_accuracy(
     stub: Stub, selected: Sequence[Sequence[BenchmarkPoint]], evaluations: Sequence[EvalRun]
 ) -> PageAccuracy | None:
     """Each side's evaluation runs (at the precisions and methods its points use), task by task."""
+    if not evaluations:
+        return None
     found = [
         runs_for_side(
-            evaluations,
-            side.filters,
-            sorted({p.config.precision for p in points}),
-            sorted({p.config.spec_method for p in points}),
+            evaluations, side.filters, side_facts(points).precisions, side_facts(points).spec_methods
         )
         for side, points in zip(stub.sides, selected, strict=True)
     ]
@@ -305,7 +340,8 @@ def compute_page(
                 "those metrics are shown as unavailable",
                 Severity.WARNING,
             )
-    groups = [by_sequence(side_points) for side_points in selected]
+    facts = [side_facts(side_points) for side_points in selected]
+    groups = [f.workloads for f in facts]
     default = stub.sequence
     for side, group in zip(stub.sides, groups, strict=True):
         if default not in group:
@@ -357,7 +393,7 @@ def compute_page(
         for side, c in zip(stub.sides, constants, strict=True)
     )
     accuracy = page_accuracy(stub, selected, evaluations)
-    used = {p.provenance.dataset for side_points in selected for p in side_points}
+    used = set().union(*(f.datasets for f in facts))
     if accuracy is not None:
         used |= {r.provenance.dataset for side in accuracy.sides for r in side.runs}
     sweep = page_sweep(stub, sweeps, default, log)
@@ -370,7 +406,7 @@ def compute_page(
         sides=(sides[0], sides[1]),
         sequences=sequences,
         datasets=tuple(datasets[d] for d in sorted(used)),
-        derived_interactivity=any(p.interactivity_source == "derived" for s in selected for p in s),
+        derived_interactivity=any(f.derived_interactivity for f in facts),
         accuracy=accuracy,
         throughput_basis=basis,
         sweep=sweep,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -9,6 +10,7 @@ from site_builder.content import FilterValue
 from site_builder.points import BenchmarkPoint
 
 NARROWING_KEYS = ("framework", "disagg", "spec_method")
+SELECTIONS_KEPT = 4096  # sides a PointIndex remembers (a side's tuple is its points' pointers)
 
 
 def value_of(point: BenchmarkPoint, key: str) -> str | bool:
@@ -41,27 +43,60 @@ def select(points: Iterable[BenchmarkPoint], filters: Mapping[str, FilterValue])
 
 
 class PointIndex:
-    """Points bucketed by (model, hardware) and (model, hardware, precision), so a side filters
-    its bucket, not the whole pool."""
+    """The pool, grouped so a side's selection tests a few groups, not every point.
+
+    Points that share a Configuration object and a dataset answer every filter alike (`value_of`
+    reads nothing else), so they form one cell; cells are bucketed by (model, hardware) and
+    (model, hardware, precision). A selection tests one point of each cell in its bucket with
+    `matches` itself and returns the accepted cells' points in the pool's order: the same list
+    as `select(self.points, filters)`.
+    """
 
     def __init__(self, points: Sequence[BenchmarkPoint]) -> None:
         self.points = list(points)
-        self._buckets: dict[tuple[str, ...], list[BenchmarkPoint]] = defaultdict(list)
-        for point in self.points:
-            c = point.config
+        cells: dict[tuple[int, str], list[int]] = {}
+        for position, point in enumerate(self.points):
+            found = (id(point.config), point.provenance.dataset)
+            cell = cells.get(found)
+            if cell is None:
+                cells[found] = [position]
+            else:
+                cell.append(position)
+        self._cells = list(cells.values())  # positions in the pool, each cell in pool order
+        self._buckets: dict[tuple[str, ...], list[int]] = defaultdict(list)  # cell numbers
+        self._selections: dict[tuple[tuple[str, object], ...], tuple[BenchmarkPoint, ...]] = {}
+        for number, cell in enumerate(self._cells):
+            c = self.points[cell[0]].config
             key = (c.model.lower(), c.hardware.lower())
-            self._buckets[key].append(point)
-            self._buckets[(*key, c.precision.lower())].append(point)
+            self._buckets[key].append(number)
+            self._buckets[(*key, c.precision.lower())].append(number)
 
     def select(self, filters: Mapping[str, FilterValue]) -> list[BenchmarkPoint]:
+        return list(self.selection(filters))
+
+    def selection(self, filters: Mapping[str, FilterValue]) -> tuple[BenchmarkPoint, ...]:
+        """`select`'s points as a tuple, the same tuple for the same filters (pages share sides,
+        and what is derived from a side's points is then derived once: compute.side_facts)."""
+        key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in filters.items()))
+        found = self._selections.get(key)
+        if found is None:
+            if len(self._selections) >= SELECTIONS_KEPT:
+                self._selections.clear()
+            found = self._selections[key] = tuple(self._select(filters))
+        return found
+
+    def _select(self, filters: Mapping[str, FilterValue]) -> list[BenchmarkPoint]:
         model, hardware, precision = filters.get("model"), filters.get("hardware"), filters.get("precision")
-        pool: Sequence[BenchmarkPoint] = self.points
+        candidates: Iterable[int] = range(len(self._cells))
         if isinstance(model, str) and isinstance(hardware, str):
             key: tuple[str, ...] = (model.lower(), hardware.lower())
             if isinstance(precision, str):
                 key = (*key, precision.lower())
-            pool = self._buckets.get(key, [])
-        return select(pool, filters)
+            candidates = self._buckets.get(key, [])
+        accepted = [self._cells[n] for n in candidates if matches(self.points[self._cells[n][0]], filters)]
+        if len(accepted) == 1:
+            return [self.points[i] for i in accepted[0]]
+        return [self.points[i] for i in sorted(itertools.chain.from_iterable(accepted))]
 
 
 def by_sequence(points: Sequence[BenchmarkPoint]) -> dict[tuple[int, int], list[BenchmarkPoint]]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from site_builder import metrics
 from site_builder.engine.frontier import pareto_frontier
 from site_builder.engine.spline import MonotoneSpline
+from site_builder.memo import IdentityMemo, SequenceMemo
 from site_builder.numbers import round_half_up_int
 from site_builder.points import BenchmarkPoint
 
@@ -67,6 +68,11 @@ class SideCurves:
 
     def __init__(self, points: Sequence[BenchmarkPoint]) -> None:
         self.frontier = pareto_frontier(points)
+        self.knots = tuple(self.frontier)  # the frontier as every page using these curves holds it
+        # every point by rising interactivity (the order the table and the chart list them in)
+        self.points = tuple(
+            sorted(points, key=lambda p: (p.interactivity, -p.throughput_per_gpu, p.concurrency))
+        )
         xs = [p.interactivity for p in self.frontier]
         knots = [knot_quantities(p) for p in self.frontier]
         self.splines: dict[str, MonotoneSpline | None] = {}
@@ -96,6 +102,13 @@ class SideCurves:
             name: spline.value(x) if spline and name not in gaps else None
             for name, spline in self.splines.items()
         }
+
+    def prepare(self, targets: Sequence[float]) -> None:
+        """Evaluate every curve at the targets in one vectorised call a curve (the values are the
+        ones `quantities` then reads, bit for bit: a spline remembers them)."""
+        for spline in self.splines.values():
+            if spline is not None:
+                spline.values(targets)
 
     def gaps(self, x: float) -> dict[str, str]:
         """Why a curve quantity has no value at x inside the measured range (metrics.QUANTITY_GAPS):
@@ -129,6 +142,18 @@ class SideCurves:
         if stretch is not None:
             return [self.frontier[stretch], self.frontier[stretch + 1]]
         return [k for k in self.frontier if k.interactivity == target][:1]
+
+
+# Sides of the pages one process builds (a side's points are on several pages: the same points,
+# the same curves); bounded, as a side's curves hold its points (memo.py)
+SIDES_KEPT = 256
+_SIDE_CURVES: SequenceMemo[BenchmarkPoint, SideCurves] = SequenceMemo(SIDES_KEPT)
+
+
+def side_curves(points: Sequence[BenchmarkPoint]) -> SideCurves:
+    """The side's curves, built once a process for the very same points in the same order:
+    what a SideCurves computes depends on nothing else, and nothing changes it once built."""
+    return _SIDE_CURVES.get(points, SideCurves)
 
 
 @dataclass(frozen=True)
@@ -187,6 +212,13 @@ class AtTarget:
     sparse: bool = False  # interpolated over a sparse stretch of frontier (SideCurves.sparse)
 
 
+def _formula_names(metric: metrics.Metric) -> list[str]:
+    return metrics.variables(metric.formula)
+
+
+_FORMULA_NAMES: IdentityMemo[metrics.Metric, list[str]] = IdentityMemo(256)  # a registry's metrics
+
+
 def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTarget:
     """Every registered metric at the target, derived from the interpolated curve quantities."""
     quantities = curves.quantities(target)
@@ -198,7 +230,7 @@ def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTar
     missing: dict[str, tuple[str, ...]] = {}
     for metric in metrics.METRICS:
         values[metric.key] = metrics.evaluate(metric.formula, known)
-        names = metrics.variables(metric.formula)
+        names = _FORMULA_NAMES.get(metric, _formula_names)
         lacking = tuple(
             gaps.get(name, name)
             for name in names
@@ -249,20 +281,22 @@ def compare_sequence(
     """Both sides of one workload at the pinned targets, or at 25/50/75% of the band."""
     if len(points) != 2 or len(constants) != 2:
         raise ValueError("a comparison has exactly two sides")
-    curves = [SideCurves(side) for side in points]
+    curves = [side_curves(side) for side in points]
     band = band_of(curves[0].range, curves[1].range)
     targets = [float(t) for t in pinned_targets] if pinned_targets else default_targets(band)
+    for c in curves:
+        c.prepare(targets)
     results = tuple(
         (metrics_at(curves[0], t, constants[0]), metrics_at(curves[1], t, constants[1])) for t in targets
     )
     sides = tuple(
         SideNumbers(
-            points=tuple(sorted(side, key=lambda p: (p.interactivity, -p.throughput_per_gpu, p.concurrency))),
-            frontier=tuple(c.frontier),
+            points=c.points,
+            frontier=c.knots,
             range=c.range,
             one_deployment=tuple(c.one_deployment),
         )
-        for side, c in zip(points, curves, strict=True)
+        for c in curves
     )
     return SequenceNumbers(
         isl=isl,

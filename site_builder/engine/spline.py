@@ -40,6 +40,22 @@ def steffen_tangents(xs: Sequence[float], ys: Sequence[float]) -> list[float]:
     return tangents
 
 
+def hermite_spline(xs: Sequence[float], ys: Sequence[float], tangents: Sequence[float]) -> CubicHermiteSpline:
+    """scipy's CubicHermiteSpline through knots MonotoneSpline has checked (at least two, finite,
+    strictly increasing x): its coefficients computed as its constructor computes them, array
+    operation for array operation (a test compares them bit for bit), without the input checks
+    that cost most of its construction."""
+    x, y, slopes = np.array(xs, dtype=float), np.array(ys, dtype=float), np.array(tangents, dtype=float)
+    if not np.all(np.isfinite(slopes)):  # scipy's constructor says why it refuses them
+        return CubicHermiteSpline(x, y, slopes, extrapolate=False)
+    dx = np.diff(x)
+    slope = np.diff(y) / dx
+    t = (slopes[:-1] + slopes[1:] - 2 * slope) / dx
+    c = np.stack((t / dx, (slope - slopes[:-1]) / dx - t, slopes[:-1], y[:-1]))
+    spline: CubicHermiteSpline = CubicHermiteSpline.construct_fast(c, x, extrapolate=False)
+    return spline
+
+
 class MonotoneSpline:
     """y(x) through the knots; `value` returns None outside [x_first, x_last]."""
 
@@ -53,13 +69,17 @@ class MonotoneSpline:
         self.xs = [float(x) for x in xs]
         self.ys = [float(y) for y in ys]
         self.tangents = steffen_tangents(self.xs, self.ys)
-        self._spline = (
-            CubicHermiteSpline(
-                np.array(self.xs), np.array(self.ys), np.array(self.tangents), extrapolate=False
-            )
-            if len(self.xs) >= 2
-            else None
-        )
+        self._exact = dict(zip(self.xs, self.ys, strict=True))
+        self._built: CubicHermiteSpline | None = None
+        self._between: dict[float, float] = {}  # values between knots computed so far
+
+    @property
+    def _spline(self) -> CubicHermiteSpline | None:
+        """scipy's spline, built when first evaluated between knots (a curve read at its knots
+        only, or not at all, never builds one); None with fewer than two knots."""
+        if self._built is None and len(self.xs) >= 2:
+            self._built = hermite_spline(self.xs, self.ys, self.tangents)
+        return self._built
 
     def covers(self, x: float) -> bool:
         return bool(self.xs) and self.xs[0] <= x <= self.xs[-1]
@@ -67,24 +87,29 @@ class MonotoneSpline:
     def value(self, x: float) -> float | None:
         if not self.covers(x):
             return None
-        if self._spline is None:
-            return self.ys[0]
         # Exact at knots, whatever floating point makes of the polynomial there.
-        for knot_x, knot_y in zip(self.xs, self.ys, strict=True):
-            if x == knot_x:
-                return knot_y
-        return float(self._spline(x))
+        exact = self._exact.get(x)
+        if exact is not None:
+            return exact
+        if len(self.xs) < 2:
+            return self.ys[0]
+        known = self._between.get(x)
+        if known is None:
+            self.values([x])
+            known = self._between[x]
+        return known
 
     def values(self, xs: Sequence[float]) -> list[float | None]:
-        """`value` at many points in one vectorised call (charts sample curves densely)."""
-        if self._spline is None or not xs:
-            return [self.value(x) for x in xs]
-        computed = self._spline(np.asarray(xs, dtype=float))
-        exact = dict(zip(self.xs, self.ys, strict=True))
-        out: list[float | None] = []
-        for x, y in zip(xs, computed.tolist(), strict=True):
-            if not self.covers(x):
-                out.append(None)
-            else:
-                out.append(exact.get(x, y))
-        return out
+        """`value` at many points, those between knots in one vectorised call (a side's targets,
+        a chart's samples); each remembered, as a page asks for the same targets again."""
+        between = [x for x in xs if self.covers(x) and x not in self._exact and x not in self._between]
+        spline = self._spline if between else None
+        if spline is not None:
+            computed = spline(np.asarray(between, dtype=float)).tolist()
+            self._between.update(zip(between, computed, strict=True))
+        return [
+            None
+            if not self.covers(x)
+            else self._exact.get(x, self.ys[0] if len(self.xs) < 2 else self._between.get(x))
+            for x in xs
+        ]

@@ -1,0 +1,59 @@
+"""A per-process memo of values derived from immutable objects, keyed by the objects' identity.
+
+Pages of one build share their points (a point is on several pages, a side's points on several
+pages), so what is derived from the same objects is derived once a process. Each entry holds its
+key objects, so an id is never reused for another object while its entry lives; the memo is
+cleared when it is full, so its memory stays bounded however many pages a process builds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
+
+Key = TypeVar("Key")
+Value = TypeVar("Value")
+
+
+class IdentityMemo(Generic[Key, Value]):
+    """`make(obj)` once per object (by identity) while the entry lasts."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._entries: dict[int, tuple[Key, Value]] = {}
+
+    def get(self, obj: Key, make: Callable[[Key], Value]) -> Value:
+        entry = self._entries.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            return entry[1]
+        value = make(obj)
+        if len(self._entries) >= self.limit:
+            self._entries.clear()
+        self._entries[id(obj)] = (obj, value)
+        return value
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+class SequenceMemo(Generic[Key, Value]):
+    """`make(items)` once per sequence of the very same objects in the same order."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._entries: dict[tuple[int, ...], tuple[tuple[Key, ...], Value]] = {}
+
+    def get(self, items: Sequence[Key], make: Callable[[tuple[Key, ...]], Value]) -> Value:
+        held = tuple(items)
+        key = tuple(map(id, held))
+        entry = self._entries.get(key)
+        if entry is not None:  # the entry holds its objects: their ids are theirs while it lives
+            return entry[1]
+        value = make(held)
+        if len(self._entries) >= self.limit:
+            self._entries.clear()
+        self._entries[key] = (held, value)
+        return value
+
+    def clear(self) -> None:
+        self._entries.clear()
