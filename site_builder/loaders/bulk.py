@@ -10,7 +10,7 @@ never words a problem itself. The two paths build equal points (tests/test_bulk_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from itertools import repeat
 from typing import Any, TypeVar, cast
 
@@ -282,8 +282,14 @@ def native_points(
     kept = np.flatnonzero(~table.flagged)
     codes = _row_codes(identity_columns, kept)
     first = np.unique(codes, return_index=True)[1]  # codes are 0, 1, …: a row of each
+    roles = {
+        role
+        for role in groups
+        for key in (*GROUP_KEYS, "dp_attention")
+        if table.present(f"{role}_{key}").any()
+    }
     configurations = [
-        _configuration(_identity(text, flags, ints, groups, gpu_count, int(kept[i]))) for i in first
+        _configuration(_identity(text, flags, ints, groups, gpu_count, roles, int(kept[i]))) for i in first
     ]
     if any(c is None for c in configurations):  # a normalised name the identifier rule refuses
         sound = np.array([c is not None for c in configurations])[codes]
@@ -421,11 +427,14 @@ def _identity(
     ints: Mapping[str, Floats],
     groups: Mapping[str, tuple[dict[str, Floats], list[Any]]],
     gpu_count: Floats,
+    roles: Set[str],
     row: int,
 ) -> tuple[Any, ...]:
     """Row `row`'s configuration fields, as `_configuration` takes them."""
 
     def group(role: str) -> tuple[tuple[tuple[str, int | None], ...], Any] | None:
+        if role not in roles:  # an aggregated deployment: no roles
+            return None
         numbers, dpa = groups[role]
         values = tuple((k, _whole(numbers[k][row])) for k in GROUP_KEYS)
         flag = dpa[row]
