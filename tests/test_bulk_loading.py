@@ -175,3 +175,29 @@ def test_a_long_file_of_repeated_counts_reads_as_record_by_record(
     # of which Python's float reads; "-1", "abc", "1e999", "0", "2.5" and "" do not
     concurrencies = {p.concurrency for p in load_results(folder).points}
     assert concurrencies == {1, 4, 8, 1000}
+
+
+def test_loading_pauses_the_collector_and_leaves_it_as_it_was(tmp_path: Path) -> None:
+    """load_results pauses garbage collection while it loads (loaders._no_collection): after it,
+    the collector is on or off as before, and objects someone else froze stay frozen."""
+    import gc
+
+    folder = _write(tmp_path, "lab.csv", _csv([dict(GOOD)]))
+    assert gc.isenabled()
+    assert len(load_results(folder).points) == 1
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        load_results(folder)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    marker: list[list[int]] = [[]]
+    gc.freeze()
+    try:
+        load_results(folder)
+        assert gc.get_freeze_count() > 0
+        assert not any(o is marker for o in gc.get_objects())  # still frozen: in no generation
+    finally:
+        gc.unfreeze()
+    assert any(o is marker for o in gc.get_objects())

@@ -681,8 +681,9 @@ def _no_collection() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.freeze()  # freeze + unfreeze: every tracked object into the oldest generation, unwalked
-        gc.unfreeze()
+        if gc.get_freeze_count() == 0:  # (unfreeze would also thaw what someone else froze)
+            gc.freeze()  # freeze + unfreeze: every tracked object into the oldest generation, unwalked
+            gc.unfreeze()
         if was_enabled:
             gc.enable()
 
