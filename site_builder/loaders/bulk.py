@@ -413,6 +413,10 @@ def _row_codes(columns: Sequence[list[Any] | Floats], kept: npt.NDArray[np.intp]
     for values in columns:
         if isinstance(values, np.ndarray):
             picked = values[kept]
+            if np.isnan(picked).all():
+                continue  # a field no row gives: the same (absent) everywhere
+        elif values.count(None) == len(values):
+            continue
         else:
             picked = np.fromiter(values, dtype=object, count=len(values))[kept]
         column_codes, distinct = pd.factorize(picked, use_na_sentinel=False)
