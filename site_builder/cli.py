@@ -10,18 +10,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from site_builder import __version__
-from site_builder.check import CheckReport, as_json, as_text, run_check
-from site_builder.content import stub_json_schema
-from site_builder.importer import ImportRefused, import_published, import_results
 from site_builder.kinds import KIND_KEYS
 from site_builder.numbers import parse_sequence_label
-from site_builder.pipeline import build
 from site_builder.points import DatasetInfo
 from site_builder.problems import InputError, Problem, printable
 from site_builder.project import Project
 from site_builder.scaffold import ScaffoldError, init_project, stub_text, write_stub
-from site_builder.serve import start
 from site_builder.write import OutputError
+
+# The commands that need the pipeline (pandas, scipy, jinja2: most of a second) import it when
+# they run, so `--help`, `init`, `new` and `schema` start at once.
 
 COMMANDS = ("build", "serve", "check", "init", "new", "schema", "import", "import-published")
 
@@ -133,6 +131,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _build(args: argparse.Namespace) -> int:
+    from site_builder.pipeline import build
+
     project = Project.under(args.root, args.out)
     project = Project(
         data=args.data or project.data,
@@ -173,6 +173,8 @@ def _progress(quiet: bool) -> Callable[[str, int, int], None] | None:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from site_builder.serve import start
+
     server = start(Project.under(args.root), args.host, args.port, wait=False)
     print(
         f"Serving on {server.url} (Ctrl+C to stop); watching content/, data/, templates/, docs/", flush=True
@@ -186,6 +188,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from site_builder.check import CheckReport, as_json, as_text, run_check
+
     try:
         report = run_check(Project.under(args.root), args.site)
     except (ValueError, OSError) as exc:  # still a report, so --format json always prints JSON
@@ -210,6 +214,8 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
+    from site_builder.content import stub_json_schema
+
     text = json.dumps(stub_json_schema(), indent=2) + "\n"
     if args.out:
         args.out.write_text(text, encoding="utf-8")
@@ -219,6 +225,8 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
+    from site_builder.importer import import_results
+
     count, log = import_results(args.sources, _dataset(args, published=False), args.out)
     _print_problems(log.warnings)
     print(f"Imported {count} records into {args.out} ({len(log.notices)} notices)")
@@ -226,6 +234,8 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _import_published(args: argparse.Namespace) -> int:
+    from site_builder.importer import import_published
+
     isl, osl = parse_sequence_label(args.sequence)
     identity = {
         "model": args.model,
@@ -270,9 +280,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_problems(exc.stopping)
         print(f"build-site: {len(exc.stopping)} problem(s); nothing was written", file=sys.stderr)
         return 1
-    except (OutputError, ImportRefused, ScaffoldError, ValueError, OSError) as exc:
+    except _reported_errors() as exc:  # evaluated only when something was raised
         print(f"build-site: {exc}", file=sys.stderr)
         return 1
+
+
+def _reported_errors() -> tuple[type[Exception], ...]:
+    """What a command raises that the user is told in one line (no traceback)."""
+    from site_builder.importer import ImportRefused
+
+    return (OutputError, ImportRefused, ScaffoldError, ValueError, OSError)
 
 
 if __name__ == "__main__":

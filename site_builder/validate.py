@@ -9,19 +9,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from site_builder.catalog import HardwareCatalog
-from site_builder.points import BenchmarkPoint
+from site_builder.points import BenchmarkPoint, Configuration
 from site_builder.problems import ProblemLog, Severity
-
-
-def _identity(point: BenchmarkPoint) -> tuple[object, ...]:
-    return (point.config, point.isl, point.osl, point.concurrency)
 
 
 def drop_duplicates(points: Sequence[BenchmarkPoint], log: ProblemLog) -> list[BenchmarkPoint]:
     """One point per (configuration, workload, concurrency): the newest; ties go to the later file."""
-    kept: dict[tuple[object, ...], BenchmarkPoint] = {}
+    kept: dict[tuple[int, int, int, int], BenchmarkPoint] = {}
+    # a number per distinct configuration, found once per configuration object (a file's points
+    # share theirs) rather than hashing every point's; `points` keeps every object, so every id
+    numbers: dict[Configuration, int] = {}
+    by_object: dict[int, int] = {}
     for point in points:
-        key = _identity(point)
+        config = point.config
+        number = by_object.get(id(config))
+        if number is None:
+            number = by_object[id(config)] = numbers.setdefault(config, len(numbers))
+        key = (number, point.isl, point.osl, point.concurrency)
         previous = kept.get(key)
         if previous is None:
             kept[key] = point
@@ -47,7 +51,12 @@ def drop_duplicates(points: Sequence[BenchmarkPoint], log: ProblemLog) -> list[B
 def unknown_hardware(points: Sequence[BenchmarkPoint], catalog: HardwareCatalog, log: ProblemLog) -> None:
     """One warning per GPU key the catalog lacks, naming the files that use it and how to add it."""
     files: dict[str, dict[str, BenchmarkPoint]] = {}
+    seen: set[tuple[int, str]] = set()
     for point in points:
+        marker = (id(point.config), point.provenance.source_file)  # the config outlives the loop
+        if marker in seen:
+            continue
+        seen.add(marker)
         files.setdefault(point.config.hardware, {}).setdefault(point.provenance.source_file, point)
     for key, used in sorted(files.items()):
         if key in catalog.gpus:

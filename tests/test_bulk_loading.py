@@ -155,3 +155,49 @@ def test_every_latency_column_is_read_in_bulk(tmp_path: Path, monkeypatch: pytes
     assert (points, problems) == _load(folder, monkeypatch, in_bulk=False)
     result = load_results(folder)
     assert result.points[0].ttft is not None and result.points[0].ttft.p99_9 == 0.06  # 60 ms
+
+
+def test_a_long_file_of_repeated_counts_reads_as_record_by_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over 1,024 rows a column that repeats a few values is parsed once per distinct value
+    (bulk._parse_numbers): sound, odd and hostile cells among them still read exactly as the
+    per-record path reads them."""
+    odd = ["1_000", " 8 ", "8.0", "-1", "abc", "1e999", "0", "2.5", "\u0661", ""]
+    rows = [
+        {**GOOD, "concurrency": odd[n // 7 % len(odd)] if n % 7 == 0 else ("4", "8")[n % 2], "tp": "8"}
+        for n in range(1100)
+    ]
+    folder = _write(tmp_path, "lab.csv", _csv(rows))
+    points, problems = _load(folder, monkeypatch, in_bulk=True)
+    assert (points, problems) == _load(folder, monkeypatch, in_bulk=False)
+    # the sound 4s and 8s load, and "1_000", " 8 ", "8.0" and "\u0661" (an Arabic-Indic 1), all
+    # of which Python's float reads; "-1", "abc", "1e999", "0", "2.5" and "" do not
+    concurrencies = {p.concurrency for p in load_results(folder).points}
+    assert concurrencies == {1, 4, 8, 1000}
+
+
+def test_loading_pauses_the_collector_and_leaves_it_as_it_was(tmp_path: Path) -> None:
+    """load_results pauses garbage collection while it loads (loaders._no_collection): after it,
+    the collector is on or off as before, and objects someone else froze stay frozen."""
+    import gc
+
+    folder = _write(tmp_path, "lab.csv", _csv([dict(GOOD)]))
+    assert gc.isenabled()
+    assert len(load_results(folder).points) == 1
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        load_results(folder)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    marker: list[list[int]] = [[]]
+    gc.freeze()
+    try:
+        load_results(folder)
+        assert gc.get_freeze_count() > 0
+        assert not any(o is marker for o in gc.get_objects())  # still frozen: in no generation
+    finally:
+        gc.unfreeze()
+    assert any(o is marker for o in gc.get_objects())

@@ -10,8 +10,9 @@ never words a problem itself. The two paths build equal points (tests/test_bulk_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
+from itertools import repeat
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -64,18 +65,27 @@ class _Columns:
         self.size = size
         self.flagged = flagged.copy()
         self._present: dict[str, Mask] = {}
+        self._text: dict[str, bool] = {}
 
     def values(self, key: str) -> list[Any]:
         found = self.columns.get(key)
         return found if found is not None else [None] * self.size
+
+    def is_text(self, key: str) -> bool:
+        """Whether every value of a column is text (a CSV column): judged once a column."""
+        if key not in self._text:
+            self._text[key] = _all_text(self.values(key))
+        return self._text[key]
 
     def present(self, key: str) -> Mask:
         if key not in self._present and key not in self.columns:
             self._present[key] = np.zeros(self.size, dtype=bool)
         if key not in self._present:
             values = self.values(key)
-            if _all_text(values):  # a CSV column: stripped in C
-                self._present[key] = np.char.str_len(np.char.strip(np.asarray(values, dtype=np.str_))) > 0
+            if self.is_text(key):
+                self._present[key] = np.fromiter(
+                    map(bool, map(str.strip, values)), dtype=bool, count=self.size
+                )
             else:
                 self._present[key] = np.fromiter(
                     (v is not None and not (isinstance(v, str) and not v.strip()) for v in values),
@@ -86,8 +96,10 @@ class _Columns:
 
     def per_value(self, key: str, rule: Callable[[Any], Any]) -> list[Any]:
         """`rule` applied once per distinct value (None where absent, _BAD where it raised)."""
+        if key not in self.columns:
+            return [None] * self.size
         values = self.values(key)
-        if _all_text(values):
+        if self.is_text(key):
             codes, distinct = pd.factorize(np.asarray(values, dtype=object))
             judged = np.empty(len(distinct), dtype=object)
             judged[:] = [_apply(rule, v) if v.strip() else None for v in distinct]
@@ -120,8 +132,13 @@ class _Columns:
             return out
         values = self.values(key)
         cells = np.fromiter(values, dtype=object, count=self.size)[present]  # a list in a cell stays one
-        if _all_text(values):  # a CSV column: lengths in C
-            sound = np.char.str_len(cells.astype(np.str_)) <= inputs.MAX_NUMBER_CHARS
+        if self.is_text(key):  # a CSV column: lengths in C
+            if max(map(len, cells), default=0) <= inputs.MAX_NUMBER_CHARS:
+                sound = np.ones(len(cells), dtype=bool)
+            else:
+                sound = (
+                    np.fromiter(map(len, cells), dtype=np.int64, count=len(cells)) <= inputs.MAX_NUMBER_CHARS
+                )
         else:
             sound = np.fromiter(
                 (
@@ -134,10 +151,7 @@ class _Columns:
                 count=len(cells),
             )
         cells[~sound] = "nan"
-        try:
-            parsed = cells.astype(np.float64)  # Python's float() on each cell, in C
-        except (ValueError, OverflowError):
-            parsed = np.array([_float(v) for v in cells], dtype=np.float64)
+        parsed = _parse_numbers(cells, self.is_text(key))
         with np.errstate(invalid="ignore"):
             sound &= np.isfinite(parsed) & (np.abs(parsed) <= inputs.LIMIT) & (parsed >= 0)
             if positive:
@@ -162,30 +176,16 @@ class _Columns:
         return self.per_value(key, parse_bool)
 
 
-def trusted(cls: type[Model], values: dict[str, Any]) -> Model:
-    """A model from values already checked (what `model_construct` does, without its per-call
-    default lookups): the fields in declaration order, defaults for those not given."""
-    defaults = _DEFAULTS.get(cls)
-    if defaults is None:
-        defaults = _DEFAULTS[cls] = {
-            name: None if field.is_required() else field.get_default(call_default_factory=True)
-            for name, field in cls.model_fields.items()
-        }
-    return _instance(cls, {**defaults, **values}, set(values))
-
-
-def _instance(cls: type[Model], data: dict[str, Any], fields_set: set[str]) -> Model:
-    """A model holding `data` (every field, in declaration order) as validated; `fields_set` as
-    pydantic records the fields given (shared between instances: a frozen model never changes it)."""
-    model = cls.__new__(cls)
-    object.__setattr__(model, "__dict__", data)
-    object.__setattr__(model, "__pydantic_fields_set__", fields_set)
-    object.__setattr__(model, "__pydantic_extra__", None)
-    object.__setattr__(model, "__pydantic_private__", None)
-    return model
-
-
-_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
+def _parse_numbers(cells: npt.NDArray[np.object_], text: bool) -> Floats:
+    """Python's `float` of each cell (NaN where it fails), in C: for text that repeats a few
+    values (a count, a setting) once per distinct value, else once per cell."""
+    if text and len(cells) > 1024 and len(set(cells[:256].tolist())) <= 32:
+        codes, distinct = pd.factorize(cells, use_na_sentinel=False)
+        return _parse_numbers(np.asarray(distinct, dtype=object), text=False)[codes]
+    try:
+        return cells.astype(np.float64)
+    except (ValueError, OverflowError, TypeError):
+        return np.array([_float(v) for v in cells], dtype=np.float64)
 
 
 def _all_text(values: list[Any]) -> bool:
@@ -269,122 +269,280 @@ def native_points(
     stamps = {v: date_from_stamp(v) for v in {v for v in written if isinstance(v, str)}}
     dates = [stamps[v] if isinstance(v, str) else None for v in written]
 
-    def optional(numbers: Floats, whole: bool = False) -> list[Any]:
-        if np.isnan(numbers).all():
-            return [None] * n
-        return [None if v != v else int(v) if whole else v for v in numbers.tolist()]
-
-    def groups_of(role: str) -> list[Any]:
-        numbers, dpa = groups[role]
-        if all(np.isnan(numbers[k]).all() for k in GROUP_KEYS) and all(flag is None for flag in dpa):
-            return [None] * n  # an aggregated deployment: no roles
-        columns = [optional(numbers[k], whole=True) for k in GROUP_KEYS]
-        return [
-            (tuple(zip(GROUP_KEYS, values, strict=True)), flag)
-            if flag is not None or any(v is not None for v in values)
-            else None
-            for *values, flag in zip(*columns, dpa, strict=True)
-        ]
-
-    identities = zip(
-        zip(*(text[k] for k in TEXT_FIELDS), strict=True),
-        zip(*(flags[k] for k in ("disagg", "multinode", "dp_attention")), strict=True),
-        zip(*(optional(ints[k], whole=True) for k in ("tp", "ep", "pp")), strict=True),
-        zip(groups_of("prefill"), groups_of("decode"), strict=True),
-        optional(gpu_count, whole=True),
-        strict=True,
-    )
-    powers = [
-        None
-        if w is None
-        else trusted(
-            Power,
-            {"avg_watts_per_gpu": w, "joules_per_total_token": total, "joules_per_output_token": out},
-        )
-        for w, total, out in zip(
-            optional(watts),
-            optional(joules["joules_per_total_token"]),
-            optional(joules["joules_per_output_token"]),
-            strict=True,
-        )
+    # The identity of each row's configuration, as codes: one Configuration per distinct one.
+    identity_columns: list[list[Any] | Floats] = [
+        *(text[k] for k in TEXT_FIELDS),
+        *(flags[k] for k in ("disagg", "multinode", "dp_attention")),
+        *(ints[k] for k in ("tp", "ep", "pp")),
+        *(groups[role][0][k] for role in ("prefill", "decode") for k in GROUP_KEYS),
+        groups["prefill"][1],
+        groups["decode"][1],
+        gpu_count,
     ]
-    latencies: list[dict[str, LatencyStats]] = [{} for _ in range(n)]
-    for metric, by_stat in latency.items():
-        stat_columns = {name: optional(values) for name, values in by_stat.items()}
-        for i, values in enumerate(zip(*stat_columns.values(), strict=True)):
-            given = {name: v for name, v in zip(stat_columns, values, strict=True) if v is not None}
-            if given:
-                latencies[i][metric] = trusted(LatencyStats, given)
-    configurations: dict[tuple[Any, ...], Configuration | None] = {}
-    fields_sets: dict[tuple[str, ...], set[str]] = {}
-    provenance_set = set(Provenance.model_fields)
-    points: list[BenchmarkPoint | None] = []
-    rows = zip(
-        table.flagged.tolist(),
-        identities,
-        optional(isl, whole=True),
-        optional(osl, whole=True),
-        optional(concurrency, whole=True),
-        throughput.tolist(),
-        optional(output),
-        optional(input_tput),
-        interactivity.tolist(),
-        source.tolist(),
-        powers,
-        latencies,
-        labels,
-        dates,
-        *(table.values(k) for k in ("run_url", "image", "note")),
-        strict=True,
-    )
-    for flagged_row, identity, *numbers, power, stats, label, date, run_url, image, note in rows:
-        if flagged_row:
-            points.append(None)
-            continue
-        if identity not in configurations:
-            configurations[identity] = _configuration(identity)
-        config = configurations[identity]
-        if config is None:
-            points.append(None)
-            continue
-        provenance = _instance(
-            Provenance,
-            {
-                "dataset": dataset,
-                "source_file": source_file,
-                "record": label or "whole file",
-                "client": None,
-                "date": date,
-                "run_url": _text(run_url),
-                "image": _text(image),
-                "note": _text(note),
-            },
-            provenance_set,
-        )
-        metrics = tuple(stats)
-        if metrics not in fields_sets:
-            fields_sets[metrics] = {"config", *POINT_NUMBERS, "power", "provenance", *metrics}
-        isl_, osl_, concurrency_, throughput_, output_, input_, interactivity_, source_ = numbers
-        data = {  # BenchmarkPoint's fields in their order (tests/test_bulk_loading.py holds it)
-            "config": config,
-            "isl": isl_,
-            "osl": osl_,
-            "concurrency": concurrency_,
-            "throughput_per_gpu": throughput_,
-            "throughput_basis": "total",
-            "output_throughput_per_gpu": output_,
-            "input_throughput_per_gpu": input_,
-            "interactivity": interactivity_,
-            "interactivity_source": source_,
-            "ttft": stats.get("ttft"),
-            "tpot": stats.get("tpot"),
-            "itl": stats.get("itl"),
-            "e2el": stats.get("e2el"),
-            "power": power,
-            "provenance": provenance,
+    kept = np.flatnonzero(~table.flagged)
+    codes = _row_codes(identity_columns, kept)
+    first = np.unique(codes, return_index=True)[1]  # codes are 0, 1, …: a row of each
+    roles = {
+        role
+        for role in groups
+        for key in (*GROUP_KEYS, "dp_attention")
+        if table.present(f"{role}_{key}").any()
+    }
+    configurations = [
+        _configuration(_identity(text, flags, ints, groups, gpu_count, roles, int(kept[i]))) for i in first
+    ]
+    if any(c is None for c in configurations):  # a normalised name the identifier rule refuses
+        sound = np.array([c is not None for c in configurations])[codes]
+        kept, codes = kept[sound], codes[sound]
+    if len(kept) == 0:
+        return [None] * n
+    config_of = [configurations[c] for c in codes.tolist()]  # codes index `distinct`, 0..k-1
+
+    latencies = {metric: _latency_stats(by_stat, kept) for metric, by_stat in latency.items()}
+    with_stats = np.zeros(len(kept), dtype=np.int64)
+    for bit, metric in enumerate(LATENCY_METRICS):
+        if metric in latencies:
+            with_stats |= np.fromiter((s is not None for s in latencies[metric]), bool, len(kept)) << bit
+    fields_sets = {
+        pattern: {
+            "config",
+            *POINT_NUMBERS,
+            "power",
+            "provenance",
+            *(m for bit, m in enumerate(LATENCY_METRICS) if pattern >> bit & 1),
         }
-        points.append(_instance(BenchmarkPoint, data, fields_sets[metrics]))
+        for pattern in set(with_stats.tolist())
+    }
+    powers: Iterable[Power | None] = repeat(None)
+    if not np.isnan(watts[kept]).all():
+        powers = _powers(watts, joules, kept)
+    texts = {k: _texts(table.columns.get(k), kept) for k in ("run_url", "image", "note")}
+    provenance_set = set(Provenance.model_fields)
+    provenance_data = {
+        "dataset": dataset,
+        "source_file": source_file,
+        "record": "",
+        "client": None,
+        "date": None,
+        "run_url": None,
+        "image": None,
+        "note": None,
+    }
+    built: list[BenchmarkPoint] = []
+    add = built.append
+    rows = zip(
+        config_of,
+        isl[kept].astype(np.int64).tolist(),  # present and whole in every kept row
+        osl[kept].astype(np.int64).tolist(),
+        concurrency[kept].astype(np.int64).tolist(),
+        throughput[kept].tolist(),
+        _optional(output[kept]),
+        _optional(input_tput[kept]),
+        interactivity[kept].tolist(),
+        source[kept].tolist(),
+        *(latencies.get(metric, repeat(None)) for metric in LATENCY_METRICS),
+        powers,
+        with_stats.tolist(),
+        [labels[i] for i in kept.tolist()],
+        [dates[i] for i in kept.tolist()],
+        *texts.values(),
+        strict=False,  # `repeat` for a column no row has
+    )
+    for (
+        config,
+        isl_,
+        osl_,
+        concurrency_,
+        throughput_,
+        output_,
+        input_,
+        interactivity_,
+        source_,
+        ttft,
+        tpot_,
+        itl,
+        e2el,
+        power,
+        pattern,
+        label,
+        date,
+        run_url,
+        image,
+        note,
+    ) in rows:
+        data = provenance_data.copy()
+        data["record"] = label or "whole file"
+        data["date"] = date
+        data["run_url"] = run_url
+        data["image"] = image
+        data["note"] = note
+        provenance = _instance(Provenance, data, provenance_set)
+        point = _instance(
+            BenchmarkPoint,
+            {  # BenchmarkPoint's fields in their order (tests/test_bulk_loading.py holds it)
+                "config": config,
+                "isl": isl_,
+                "osl": osl_,
+                "concurrency": concurrency_,
+                "throughput_per_gpu": throughput_,
+                "throughput_basis": "total",
+                "output_throughput_per_gpu": output_,
+                "input_throughput_per_gpu": input_,
+                "interactivity": interactivity_,
+                "interactivity_source": source_,
+                "ttft": ttft,
+                "tpot": tpot_,
+                "itl": itl,
+                "e2el": e2el,
+                "power": power,
+                "provenance": provenance,
+            },
+            fields_sets[pattern],
+        )
+        add(point)
+    points: list[BenchmarkPoint | None] = [None] * n
+    for index, point in zip(kept.tolist(), built, strict=True):
+        points[index] = point
     return points
+
+
+def _row_codes(columns: Sequence[list[Any] | Floats], kept: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """For the `kept` rows, a code per row (0, 1, … in order of first appearance) that is equal
+    exactly where every column's value is equal (NaN and None are values here)."""
+    codes = np.zeros(len(kept), dtype=np.intp)
+    for values in columns:
+        if isinstance(values, np.ndarray):
+            picked = values[kept]
+            if np.isnan(picked).all():
+                continue  # a field no row gives: the same (absent) everywhere
+        elif values.count(None) == len(values):
+            continue
+        else:
+            picked = np.fromiter(values, dtype=object, count=len(values))[kept]
+        column_codes, distinct = pd.factorize(picked, use_na_sentinel=False)
+        if len(distinct) > 1:
+            codes = pd.factorize(codes * len(distinct) + column_codes)[0]
+    return codes
+
+
+def _identity(
+    text: Mapping[str, list[Any]],
+    flags: Mapping[str, list[Any]],
+    ints: Mapping[str, Floats],
+    groups: Mapping[str, tuple[dict[str, Floats], list[Any]]],
+    gpu_count: Floats,
+    roles: Set[str],
+    row: int,
+) -> tuple[Any, ...]:
+    """Row `row`'s configuration fields, as `_configuration` takes them."""
+
+    def group(role: str) -> tuple[tuple[tuple[str, int | None], ...], Any] | None:
+        if role not in roles:  # an aggregated deployment: no roles
+            return None
+        numbers, dpa = groups[role]
+        values = tuple((k, _whole(numbers[k][row])) for k in GROUP_KEYS)
+        flag = dpa[row]
+        return (values, flag) if flag is not None or any(v is not None for _, v in values) else None
+
+    return (
+        tuple(text[k][row] for k in TEXT_FIELDS),
+        tuple(flags[k][row] for k in ("disagg", "multinode", "dp_attention")),
+        tuple(_whole(ints[k][row]) for k in ("tp", "ep", "pp")),
+        (group("prefill"), group("decode")),
+        _whole(gpu_count[row]),
+    )
+
+
+def _whole(value: float) -> int | None:
+    return None if value != value else int(value)
+
+
+def _optional(values: Floats) -> Iterable[float | None]:
+    """Each value, None for NaN (a field the record lacks)."""
+    absent = np.isnan(values)
+    if absent.all():
+        return repeat(None)
+    out = values.astype(object)
+    out[absent] = None
+    return list(out.tolist())
+
+
+def _latency_stats(by_stat: Mapping[str, Floats], kept: npt.NDArray[np.intp]) -> list[LatencyStats | None]:
+    """One metric's statistics for each kept row (None where the row gives none of them)."""
+    given = np.zeros(len(kept), dtype=np.int64)
+    for bit, name in enumerate(_LATENCY_FIELDS):
+        if name in by_stat:
+            given |= (~np.isnan(by_stat[name][kept])).astype(np.int64) << bit
+    fields_sets = {
+        pattern: {name for bit, name in enumerate(_LATENCY_FIELDS) if pattern >> bit & 1}
+        for pattern in set(given.tolist())
+    }
+    columns = [
+        _optional(by_stat[name][kept]) if name in by_stat else repeat(None) for name in _LATENCY_FIELDS
+    ]
+    out: list[LatencyStats | None] = []
+    add = out.append
+    for pattern, mean, median, std, p90, p99, p99_9 in zip(given.tolist(), *columns, strict=False):
+        if not pattern:
+            add(None)
+            continue
+        data = {"mean": mean, "median": median, "std": std, "p90": p90, "p99": p99, "p99_9": p99_9}
+        add(_instance(LatencyStats, data, fields_sets[pattern]))
+    return out
+
+
+def _powers(watts: Floats, joules: Mapping[str, Floats], kept: npt.NDArray[np.intp]) -> list[Power | None]:
+    """The power measurement of each kept row (None without a wattage)."""
+    fields_set = set(Power.model_fields)  # all three given, as finish_point gives them
+    out: list[Power | None] = []
+    rows = zip(
+        _optional(watts[kept]),
+        _optional(joules["joules_per_total_token"][kept]),
+        _optional(joules["joules_per_output_token"][kept]),
+        strict=False,
+    )
+    for w, total, output in rows:
+        if w is None:
+            out.append(None)
+            continue
+        data = {"avg_watts_per_gpu": w, "joules_per_total_token": total, "joules_per_output_token": output}
+        out.append(_instance(Power, data, fields_set))
+    return out
+
+
+def _texts(values: list[Any] | None, kept: npt.NDArray[np.intp]) -> Iterable[str | None]:
+    """An optional text field of each kept row: None where absent or empty."""
+    if values is None:
+        return repeat(None)
+    return [_text(values[i]) for i in kept.tolist()]
+
+
+def _slot_setter(name: str) -> Callable[[BaseModel, Any], None]:
+    """A setter for one of pydantic's per-instance slots (its C descriptor where it has one)."""
+    descriptor = BaseModel.__dict__.get(name)
+    setter = getattr(descriptor, "__set__", None)
+    if setter is not None:
+        return cast(Callable[[BaseModel, Any], None], setter)
+    return lambda model, value: object.__setattr__(model, name, value)
+
+
+def _instance(cls: type[Model], data: dict[str, Any], fields_set: set[str]) -> Model:
+    """A model holding `data` (every field, in declaration order) as validated, made as
+    `model_construct` makes it without its per-call work; `fields_set` as pydantic records the
+    fields given (shared between instances: a frozen model never changes it)."""
+    model = object.__new__(cls)
+    _set_dict(model, data)
+    _set_fields(model, fields_set)
+    _set_extra(model, None)
+    _set_private(model, None)
+    return model
+
+
+_set_dict = _slot_setter("__dict__")
+_set_fields = _slot_setter("__pydantic_fields_set__")
+_set_extra = _slot_setter("__pydantic_extra__")
+_set_private = _slot_setter("__pydantic_private__")
+_LATENCY_FIELDS = tuple(LatencyStats.model_fields)
 
 
 def _configuration(identity: tuple[Any, ...]) -> Configuration | None:
