@@ -22,7 +22,7 @@ from site_builder.evaluations import EvalRun, metric_label, task_name
 from site_builder.kinds import KINDS, Words
 from site_builder.memo import IdentityMemo, SequenceMemo
 from site_builder.numbers import fixed, grouped, round_half_up_int, sequence_label
-from site_builder.points import BenchmarkPoint, Configuration, InteractivitySource
+from site_builder.points import BenchmarkPoint, Configuration, InteractivitySource, prevalidated
 from site_builder.sweeps import SweepRow
 
 SCHEMA_VERSION = 1
@@ -392,12 +392,7 @@ def _summary(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
         "client": provenance.client,
         "on_frontier": on_frontier,
     }
-    summary = PointSummary.__new__(PointSummary)
-    object.__setattr__(summary, "__dict__", values)
-    object.__setattr__(summary, "__pydantic_fields_set__", SUMMARY_FIELDS)
-    object.__setattr__(summary, "__pydantic_extra__", None)
-    object.__setattr__(summary, "__pydantic_private__", None)
-    return summary
+    return prevalidated(PointSummary, values, SUMMARY_FIELDS)
 
 
 def _on_frontier(point: BenchmarkPoint) -> PointSummary:

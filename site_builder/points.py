@@ -6,15 +6,44 @@ tok/s/user, power in watts per GPU.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from site_builder.inputs import Count, Identifier, NonNegativeNumber, PositiveNumber, Whole
 from site_builder.numbers import sequence_label
 
+Model = TypeVar("Model", bound=BaseModel)
 InteractivitySource = Literal["tpot", "stated", "derived"]
 ThroughputBasis = Literal["total", "output"]
+
+
+def _slot_setter(name: str) -> Callable[[BaseModel, Any], None]:
+    """A setter for one of pydantic's per-instance slots (its C descriptor where it has one)."""
+    descriptor = BaseModel.__dict__.get(name)
+    setter = getattr(descriptor, "__set__", None)
+    if setter is not None:
+        return cast(Callable[[BaseModel, Any], None], setter)
+    return lambda model, value: object.__setattr__(model, name, value)
+
+
+def prevalidated(cls: type[Model], data: dict[str, Any], fields_set: set[str]) -> Model:
+    """A model holding `data` (every field, in declaration order) as validated, made as
+    `model_construct` makes it without its per-call work; `fields_set` as pydantic records the
+    fields given (shared between instances: a frozen model never changes it)."""
+    model = object.__new__(cls)
+    _set_dict(model, data)
+    _set_fields(model, fields_set)
+    _set_extra(model, None)
+    _set_private(model, None)
+    return model
+
+
+_set_dict = _slot_setter("__dict__")
+_set_fields = _slot_setter("__pydantic_fields_set__")
+_set_extra = _slot_setter("__pydantic_extra__")
+_set_private = _slot_setter("__pydantic_private__")
 
 
 class Frozen(BaseModel):

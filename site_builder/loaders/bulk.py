@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from itertools import repeat
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from site_builder import inputs
 from site_builder.loaders.common import (
@@ -35,9 +35,9 @@ from site_builder.points import (
     Power,
     Provenance,
     WorkerGroup,
+    prevalidated,
 )
 
-Model = TypeVar("Model", bound=BaseModel)
 Mask = npt.NDArray[np.bool_]
 Floats = npt.NDArray[np.float64]
 TEXT_FIELDS = ("model", "hardware", "framework", "precision", "spec_method")
@@ -376,8 +376,8 @@ def native_points(
         data["run_url"] = run_url
         data["image"] = image
         data["note"] = note
-        provenance = _instance(Provenance, data, provenance_set)
-        point = _instance(
+        provenance = prevalidated(Provenance, data, provenance_set)
+        point = prevalidated(
             BenchmarkPoint,
             {  # BenchmarkPoint's fields in their order (tests/test_bulk_loading.py holds it)
                 "config": config,
@@ -487,7 +487,7 @@ def _latency_stats(by_stat: Mapping[str, Floats], kept: npt.NDArray[np.intp]) ->
             add(None)
             continue
         data = {"mean": mean, "median": median, "std": std, "p90": p90, "p99": p99, "p99_9": p99_9}
-        add(_instance(LatencyStats, data, fields_sets[pattern]))
+        add(prevalidated(LatencyStats, data, fields_sets[pattern]))
     return out
 
 
@@ -506,7 +506,7 @@ def _powers(watts: Floats, joules: Mapping[str, Floats], kept: npt.NDArray[np.in
             out.append(None)
             continue
         data = {"avg_watts_per_gpu": w, "joules_per_total_token": total, "joules_per_output_token": output}
-        out.append(_instance(Power, data, fields_set))
+        out.append(prevalidated(Power, data, fields_set))
     return out
 
 
@@ -517,31 +517,6 @@ def _texts(values: list[Any] | None, kept: npt.NDArray[np.intp]) -> Iterable[str
     return [_text(values[i]) for i in kept.tolist()]
 
 
-def _slot_setter(name: str) -> Callable[[BaseModel, Any], None]:
-    """A setter for one of pydantic's per-instance slots (its C descriptor where it has one)."""
-    descriptor = BaseModel.__dict__.get(name)
-    setter = getattr(descriptor, "__set__", None)
-    if setter is not None:
-        return cast(Callable[[BaseModel, Any], None], setter)
-    return lambda model, value: object.__setattr__(model, name, value)
-
-
-def _instance(cls: type[Model], data: dict[str, Any], fields_set: set[str]) -> Model:
-    """A model holding `data` (every field, in declaration order) as validated, made as
-    `model_construct` makes it without its per-call work; `fields_set` as pydantic records the
-    fields given (shared between instances: a frozen model never changes it)."""
-    model = object.__new__(cls)
-    _set_dict(model, data)
-    _set_fields(model, fields_set)
-    _set_extra(model, None)
-    _set_private(model, None)
-    return model
-
-
-_set_dict = _slot_setter("__dict__")
-_set_fields = _slot_setter("__pydantic_fields_set__")
-_set_extra = _slot_setter("__pydantic_extra__")
-_set_private = _slot_setter("__pydantic_private__")
 _LATENCY_FIELDS = tuple(LatencyStats.model_fields)
 
 
