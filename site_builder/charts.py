@@ -11,7 +11,9 @@ The accuracy and sweep charts are small and drawn as built (figures below).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
+from operator import attrgetter
 from typing import Any
 
 from site_builder import metrics
@@ -64,18 +66,29 @@ def marker_value(value: float | int | None) -> float | int | None:
 def point_row(point: PointSummary, quantities: list[str], strings: StringTable) -> list[Any]:
     """[interactivity, *curve quantities (page.quantities order), on frontier 0/1,
     configuration, date] — the two texts as indices into the page's string table."""
-    values = [marker_value(getattr(point, metrics.CURVE_QUANTITIES[q])) for q in quantities]
+    return _point_rows([point], quantities, strings)[0]
+
+
+def _point_rows(
+    points: Sequence[PointSummary], quantities: list[str], strings: StringTable
+) -> list[list[Any]]:
+    """point_row for many points at once (the attribute reads and the rounding done in bulk)."""
+    values = attrgetter("interactivity", *(metrics.CURVE_QUANTITIES[q] for q in quantities))
+    digits = f".{MARKER_DIGITS}g"
+    index = strings.index
     return [
-        marker_value(point.interactivity),
-        *values,
-        1 if point.on_frontier else 0,
-        strings.index(point.configuration),
-        strings.index(point.date),
+        [
+            *[float(format(v, digits)) if isinstance(v, float) else v for v in values(p)],
+            1 if p.on_frontier else 0,
+            index(p.configuration),
+            index(p.date),
+        ]
+        for p in points
     ]
 
 
 def sequence_points(sequence: SequenceResult, quantities: list[str], strings: StringTable) -> list[Any]:
-    return [[point_row(p, quantities, strings) for p in side.points] for side in sequence.sides]
+    return [_point_rows(side.points, quantities, strings) for side in sequence.sides]
 
 
 def trace_names(label: str) -> dict[str, str]:

@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -30,6 +31,7 @@ from jinja2 import (
     select_autoescape,
 )
 from markupsafe import Markup
+from pydantic import BaseModel
 
 from site_builder import __version__, metrics
 from site_builder.catalog import HardwareCatalog, hardware_name
@@ -51,7 +53,7 @@ from site_builder.inputs import Refused, read_bytes, read_bytes_checked, read_te
 from site_builder.kinds import KINDS
 from site_builder.metrics import Metric
 from site_builder.narrate import SPARSE_MARK, Narrative, interval_text, narrate, points_text, score_text
-from site_builder.numbers import fixed, grouped
+from site_builder.numbers import fixed, grouped, round_half_up_int
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.sections import page_sections
@@ -175,19 +177,47 @@ def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[dict[s
     ]
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet would run as a formula
+NUMBER_TYPES = {float, int, bool, float | None, int | None, bool | None}
+
+
 def _csv_text(value: Any) -> Any:
     """Text that a spreadsheet would run as a formula is quoted with a leading apostrophe."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
-    return "" if value is None else value
+    return value  # None is written empty by the csv module
 
 
-def _csv(rows: Sequence[Sequence[Any]]) -> bytes:
+def text_columns(model: type[BaseModel], columns: Sequence[str]) -> tuple[int, ...]:
+    """The positions of the columns that may hold text (the rest are numbers, never quoted)."""
+    return tuple(i for i, c in enumerate(columns) if model.model_fields[c].annotation not in NUMBER_TYPES)
+
+
+def _quoted_columns(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> list[Sequence[Any]]:
+    """Rows with the formula guard applied column by column: only to `text` columns when given
+    (a number never needs it), to any column holding text otherwise; rows untouched when no cell
+    needs it, the common case."""
+    if not rows:
+        return []
+    columns = list(zip(*rows, strict=True))
+    changed = False
+    for i in range(len(columns)) if text is None else text:
+        column = columns[i]
+        if any(isinstance(v, str) and v.startswith(FORMULA_STARTS) for v in set(column)):
+            columns[i] = tuple(_csv_text(v) for v in column)
+            changed = True
+    return list(zip(*columns, strict=True)) if changed else list(rows)
+
+
+def _csv(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> bytes:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    for row in rows:
-        writer.writerow([_csv_text(v) for v in row])
+    csv.writer(buffer, lineterminator="\n").writerows(_quoted_columns(rows, text))
     return buffer.getvalue().encode()
+
+
+def _shown_value(metric: Metric, raw: float | None) -> float | int | None:
+    """A metric's value as comparison.json lists it: a whole-number metric rounded half up."""
+    return round_half_up_int(raw) if metric.whole and raw is not None else raw
 
 
 def table_csv(comparison: ComparisonResult) -> bytes:
@@ -204,14 +234,13 @@ def table_csv(comparison: ComparisonResult) -> bytes:
     for sequence in comparison.sequences:
         for target in sequence.results:
             for side, m in zip(comparison.sides, target.sides, strict=True):
-                flat = m.model_dump()
                 rows.append(
                     [
                         sequence.sequence,
                         target.interactivity,
                         side.label,
                         m.measured,
-                        *(flat[metric.attribute] for metric in metrics.METRICS),
+                        *(_shown_value(metric, m.values.get(metric.attribute)) for metric in metrics.METRICS),
                         m.reason,
                     ]
                 )
@@ -324,15 +353,19 @@ def accuracy_csv(comparison: ComparisonResult) -> bytes | None:
 POINT_COLUMNS = tuple(f for f in PointSummary.model_fields if f not in ("configuration", "on_frontier"))
 
 
+_POINT_VALUES = attrgetter("on_frontier", *POINT_COLUMNS)
+_POINT_TEXT = tuple(i + 2 for i in text_columns(PointSummary, ("on_frontier", *POINT_COLUMNS)))
+
+
 def points_csv(comparison: ComparisonResult) -> bytes:
-    rows: list[list[Any]] = [["sequence", "side", "on_frontier", *POINT_COLUMNS]]
-    for sequence in comparison.sequences:
-        for side in sequence.sides:
-            for p in side.points:
-                rows.append(
-                    [sequence.sequence, side.label, p.on_frontier, *(getattr(p, c) for c in POINT_COLUMNS)]
-                )
-    return _csv(rows)
+    header = ("sequence", "side", "on_frontier", *POINT_COLUMNS)
+    rows: list[tuple[Any, ...]] = [
+        (sequence.sequence, side.label, *_POINT_VALUES(p))
+        for sequence in comparison.sequences
+        for side in sequence.sides
+        for p in side.points
+    ]
+    return _csv([header, *rows], (0, 1, *_POINT_TEXT))
 
 
 SWEEP_COLUMNS = tuple(SweepRowOut.model_fields)
@@ -342,9 +375,9 @@ def sweep_csv(comparison: ComparisonResult) -> bytes | None:
     """Every node-level sweep row of both sides, with per-GPU and derived values (marked)."""
     if comparison.sweep is None:
         return None
-    rows: list[list[Any]] = [list(SWEEP_COLUMNS)]
-    rows += [[getattr(r, c) for c in SWEEP_COLUMNS] for r in comparison.sweep.rows]
-    return _csv(rows)
+    values = attrgetter(*SWEEP_COLUMNS)
+    rows = [SWEEP_COLUMNS, *(values(r) for r in comparison.sweep.rows)]
+    return _csv(rows, text_columns(SweepRowOut, SWEEP_COLUMNS))
 
 
 # -- the site ---------------------------------------------------------------------------------
