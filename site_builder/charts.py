@@ -63,32 +63,47 @@ def marker_value(value: float | int | None) -> float | int | None:
     return value
 
 
-def point_row(point: PointSummary, quantities: list[str], strings: StringTable) -> list[Any]:
-    """[interactivity, *curve quantities (page.quantities order), on frontier 0/1,
-    configuration, date] — the two texts as indices into the page's string table."""
-    return _point_rows([point], quantities, strings)[0]
+QUANTITY_ATTRIBUTES = {"interactivity": "interactivity", "gpus": "gpu_count"}  # a point's other columns
 
 
-def _point_rows(
-    points: Sequence[PointSummary], quantities: list[str], strings: StringTable
-) -> list[list[Any]]:
-    """point_row for many points at once (the attribute reads and the rounding done in bulk)."""
-    values = attrgetter("interactivity", *(metrics.CURVE_QUANTITIES[q] for q in quantities))
-    digits = f".{MARKER_DIGITS}g"
+def _number(value: float | int | None) -> float | int | None:
+    """A marker value as short as JSON allows: a whole float written as an integer (the page
+    script reads both alike)."""
+    value = marker_value(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return int(value)
+    return value
+
+
+def point_columns(quantities: list[str]) -> list[str]:
+    """The columns an off-frontier point carries: interactivity and the curve quantities, except
+    concurrency per GPU, which is concurrency ÷ GPUs (points.py) and which the page script
+    divides out again from the point's GPU count: a column of a few GPU counts packs to almost
+    nothing, one of ratios does not."""
+    if "users_per_gpu" in quantities and "concurrency" in quantities:
+        return ["interactivity", *(q for q in quantities if q != "users_per_gpu"), "gpus"]
+    return ["interactivity", *quantities]
+
+
+def side_points(points: Sequence[PointSummary], columns: list[str], strings: StringTable) -> dict[str, Any]:
+    """One side's measured points, column by column (a column of similar numbers packs better):
+    per point in the side's order, on the frontier 0/1 and its configuration and date as indices
+    into the page's string table; the values (`columns`) only for the points off the frontier,
+    since those on it are the frontier's knots, in the same order (both sorted by
+    interactivity), which the page data already carries in full."""
+    values = attrgetter(*(QUANTITY_ATTRIBUTES.get(c) or metrics.CURVE_QUANTITIES[c] for c in columns))
     index = strings.index
-    return [
-        [
-            *[float(format(v, digits)) if isinstance(v, float) else v for v in values(p)],
-            1 if p.on_frontier else 0,
-            index(p.configuration),
-            index(p.date),
-        ]
-        for p in points
-    ]
+    off = [values(p) for p in points if not p.on_frontier]
+    return {
+        "frontier": [1 if p.on_frontier else 0 for p in points],
+        "configuration": [index(p.configuration) for p in points],
+        "date": [index(p.date) for p in points],
+        "off": [[_number(v) for v in column] for column in zip(*off, strict=True)] if off else [],
+    }
 
 
-def sequence_points(sequence: SequenceResult, quantities: list[str], strings: StringTable) -> list[Any]:
-    return [_point_rows(side.points, quantities, strings) for side in sequence.sides]
+def sequence_points(sequence: SequenceResult, columns: list[str], strings: StringTable) -> list[Any]:
+    return [side_points(side.points, columns, strings) for side in sequence.sides]
 
 
 def trace_names(label: str) -> dict[str, str]:
@@ -271,9 +286,9 @@ def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
 
 def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
     """Everything the page's charts need beyond the page data (knots, constants, targets, band)."""
-    quantities = metrics.shown_quantities()
+    columns = point_columns(metrics.shown_quantities())
     strings = StringTable()
-    points = {s.sequence: sequence_points(s, quantities, strings) for s in comparison.sequences}
+    points = {s.sequence: sequence_points(s, columns, strings) for s in comparison.sequences}
     return {
         "metrics": [
             {"key": m.key, "label": m.label, "axis": axis_title(m), "hover": value_hover(m)}
@@ -283,6 +298,7 @@ def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
         "x_hover": INTERACTIVITY_HOVER,
         "layout": base_layout(),
         "title": comparison.title,
+        "point_columns": columns,
         "points": points,
         "strings": strings.texts,
         "accuracy": accuracy_figure(comparison),
