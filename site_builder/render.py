@@ -127,9 +127,29 @@ def json_for_script(value: Any) -> Markup:
     return Markup(text)
 
 
-def metric_cells(
-    metric: Metric, sides: Sequence[MetricsAtTarget], labels: Sequence[str]
-) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class SideCell:
+    """One side's value in a table cell. A class, not a dict: templates read these by the
+    thousand, and Jinja tries an attribute before a key (a dict would fail over every time)."""
+
+    label: str
+    text: str
+    note: str
+    win: bool
+    value: float | None
+    measured: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """One metric's row of the matched table: per target, each side's cell."""
+
+    key: str
+    title: str
+    cells: list[list[SideCell]]
+
+
+def metric_cells(metric: Metric, sides: Sequence[MetricsAtTarget], labels: Sequence[str]) -> list[SideCell]:
     """One table cell: each side's formatted value, the better one marked (higher or lower wins)."""
     values = [m.value(metric.key) for m in sides]
     best = winner(values[0], values[1], metric.better) if all(m.measured for m in sides) else None
@@ -152,27 +172,14 @@ def metric_cells(
             if m.sparse and metric.key == "throughput":
                 text += f" ({SPARSE_MARK})"
                 note = "interpolated between two distant measured points (see the notes and the provenance)"
-        cells.append(
-            {
-                "label": label,
-                "text": text,
-                "note": note,
-                "win": best == i,
-                "value": value,
-                "measured": m.measured,
-            }
-        )
+        cells.append(SideCell(label, text, note, best == i, value, m.measured))
     return cells
 
 
-def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[dict[str, Any]]:
+def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[TableRow]:
     labels = [s.label for s in comparison.sides]
     return [
-        {
-            "key": m.key,
-            "title": m.row_title,
-            "cells": [metric_cells(m, target.sides, labels) for target in sequence.results],
-        }
+        TableRow(m.key, m.row_title, [metric_cells(m, target.sides, labels) for target in sequence.results])
         for m in metrics.SHOWN
     ]
 
