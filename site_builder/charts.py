@@ -66,13 +66,18 @@ def marker_value(value: float | int | None) -> float | int | None:
 QUANTITY_ATTRIBUTES = {"interactivity": "interactivity", "gpus": "gpu_count"}  # a point's other columns
 
 
-def _number(value: float | int | None) -> float | int | None:
-    """A marker value as short as JSON allows: a whole float written as an integer (the page
-    script reads both alike)."""
-    value = marker_value(value)
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return int(value)
-    return value
+def marker_column(values: Sequence[float | int | None]) -> list[float | int | None]:
+    """Marker values (marker_value) as short as JSON allows: a whole float written as an integer
+    (the page script reads both alike). One column at a time: this runs for every point."""
+    digits = f".{MARKER_DIGITS}g"
+    column: list[float | int | None] = []
+    for value in values:
+        if isinstance(value, float):
+            value = float(format(value, digits))
+            if value.is_integer() and abs(value) < 1e15:
+                value = int(value)
+        column.append(value)
+    return column
 
 
 def point_columns(quantities: list[str]) -> list[str]:
@@ -98,7 +103,7 @@ def side_points(points: Sequence[PointSummary], columns: list[str], strings: Str
         "frontier": [1 if p.on_frontier else 0 for p in points],
         "configuration": [index(p.configuration) for p in points],
         "date": [index(p.date) for p in points],
-        "off": [[_number(v) for v in column] for column in zip(*off, strict=True)] if off else [],
+        "off": [marker_column(column) for column in zip(*off, strict=True)] if off else [],
     }
 
 

@@ -216,10 +216,47 @@ def _quoted_columns(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = 
     return list(zip(*columns, strict=True)) if changed else list(rows)
 
 
-def _csv(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> bytes:
+def _csv_module_quotes(char: str) -> bool:
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(_quoted_columns(rows, text))
-    return buffer.getvalue().encode()
+    csv.writer(buffer, lineterminator="\n").writerow([char, ""])
+    return buffer.getvalue().startswith('"')
+
+
+# What makes the csv module quote a field (asked of this Python's csv module, once)
+CSV_QUOTED = re.compile("[" + re.escape("".join(c for c in ',"\r\n' if _csv_module_quotes(c))) + "]")
+
+
+def _csv_cells(column: Sequence[Any]) -> list[str]:
+    """One column's fields as the csv module writes them (minimal quoting): None empty, a float
+    by repr, anything else by str, quoted where needed. A column at a time, with the common
+    columns (all text, all floats, all whole numbers) converted without a Python call per cell."""
+    kinds = set(map(type, column))
+    cells: list[str]
+    if kinds <= {str}:
+        cells = list(column)
+    elif kinds <= {float}:
+        cells = list(map(float.__repr__, column))
+    elif kinds <= {int, bool}:
+        cells = list(map(str, column))
+    else:
+        cells = ["" if v is None else repr(v) if isinstance(v, float) else str(v) for v in column]
+    if CSV_QUOTED.search("".join(cells)):
+        cells = ['"' + c.replace('"', '""') + '"' if CSV_QUOTED.search(c) else c for c in cells]
+    return cells
+
+
+def _csv(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> bytes:
+    """Rows as CSV, byte for byte what csv.writer (lineterminator "\\n") writes, built column by
+    column: a page's points are thousands of cells, and this is about twice as fast."""
+    rows = _quoted_columns(rows, text)
+    if not rows:
+        return b""
+    if len(rows[0]) < 2:  # the csv module quotes a lone empty field: leave such rows to it
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(rows)
+        return buffer.getvalue().encode()
+    columns = [_csv_cells(column) for column in zip(*rows, strict=True)]
+    return ("\n".join(map(",".join, zip(*columns, strict=True))) + "\n").encode()
 
 
 def _shown_value(metric: Metric, raw: float | None) -> float | int | None:
