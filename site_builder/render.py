@@ -238,6 +238,10 @@ def _csv_cells(column: Sequence[Any]) -> list[str]:
         cells = list(map(float.__repr__, column))
     elif kinds <= {int, bool}:
         cells = list(map(str, column))
+    elif kinds == {type(None)}:
+        cells = [""] * len(column)
+    elif kinds <= {str, type(None)}:
+        cells = [v or "" for v in column]
     else:
         cells = ["" if v is None else repr(v) if isinstance(v, float) else str(v) for v in column]
     if CSV_QUOTED.search("".join(cells)):
