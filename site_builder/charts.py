@@ -11,7 +11,9 @@ The accuracy and sweep charts are small and drawn as built (figures below).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
+from operator import attrgetter
 from typing import Any
 
 from site_builder import metrics
@@ -61,21 +63,52 @@ def marker_value(value: float | int | None) -> float | int | None:
     return value
 
 
-def point_row(point: PointSummary, quantities: list[str], strings: StringTable) -> list[Any]:
-    """[interactivity, *curve quantities (page.quantities order), on frontier 0/1,
-    configuration, date] — the two texts as indices into the page's string table."""
-    values = [marker_value(getattr(point, metrics.CURVE_QUANTITIES[q])) for q in quantities]
-    return [
-        marker_value(point.interactivity),
-        *values,
-        1 if point.on_frontier else 0,
-        strings.index(point.configuration),
-        strings.index(point.date),
-    ]
+QUANTITY_ATTRIBUTES = {"interactivity": "interactivity", "gpus": "gpu_count"}  # a point's other columns
 
 
-def sequence_points(sequence: SequenceResult, quantities: list[str], strings: StringTable) -> list[Any]:
-    return [[point_row(p, quantities, strings) for p in side.points] for side in sequence.sides]
+def marker_column(values: Sequence[float | int | None]) -> list[float | int | None]:
+    """Marker values (marker_value) as short as JSON allows: a whole float written as an integer
+    (the page script reads both alike). One column at a time: this runs for every point."""
+    digits = f".{MARKER_DIGITS}g"
+    column: list[float | int | None] = []
+    for value in values:
+        if isinstance(value, float):
+            value = float(format(value, digits))
+            if value.is_integer() and abs(value) < 1e15:
+                value = int(value)
+        column.append(value)
+    return column
+
+
+def point_columns(quantities: list[str]) -> list[str]:
+    """The columns an off-frontier point carries: interactivity and the curve quantities, except
+    concurrency per GPU, which is concurrency ÷ GPUs (points.py) and which the page script
+    divides out again from the point's GPU count: a column of a few GPU counts packs to almost
+    nothing, one of ratios does not."""
+    if "users_per_gpu" in quantities and "concurrency" in quantities:
+        return ["interactivity", *(q for q in quantities if q != "users_per_gpu"), "gpus"]
+    return ["interactivity", *quantities]
+
+
+def side_points(points: Sequence[PointSummary], columns: list[str], strings: StringTable) -> dict[str, Any]:
+    """One side's measured points, column by column (a column of similar numbers packs better):
+    per point in the side's order, on the frontier 0/1 and its configuration and date as indices
+    into the page's string table; the values (`columns`) only for the points off the frontier,
+    since those on it are the frontier's knots, in the same order (both sorted by
+    interactivity), which the page data already carries in full."""
+    values = attrgetter(*(QUANTITY_ATTRIBUTES.get(c) or metrics.CURVE_QUANTITIES[c] for c in columns))
+    index = strings.index
+    off = [values(p) for p in points if not p.on_frontier]
+    return {
+        "frontier": [1 if p.on_frontier else 0 for p in points],
+        "configuration": [index(p.configuration) for p in points],
+        "date": [index(p.date) for p in points],
+        "off": [marker_column(column) for column in zip(*off, strict=True)] if off else [],
+    }
+
+
+def sequence_points(sequence: SequenceResult, columns: list[str], strings: StringTable) -> list[Any]:
+    return [side_points(side.points, columns, strings) for side in sequence.sides]
 
 
 def trace_names(label: str) -> dict[str, str]:
@@ -258,9 +291,9 @@ def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
 
 def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
     """Everything the page's charts need beyond the page data (knots, constants, targets, band)."""
-    quantities = metrics.shown_quantities()
+    columns = point_columns(metrics.shown_quantities())
     strings = StringTable()
-    points = {s.sequence: sequence_points(s, quantities, strings) for s in comparison.sequences}
+    points = {s.sequence: sequence_points(s, columns, strings) for s in comparison.sequences}
     return {
         "metrics": [
             {"key": m.key, "label": m.label, "axis": axis_title(m), "hover": value_hover(m)}
@@ -270,6 +303,7 @@ def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
         "x_hover": INTERACTIVITY_HOVER,
         "layout": base_layout(),
         "title": comparison.title,
+        "point_columns": columns,
         "points": points,
         "strings": strings.texts,
         "accuracy": accuracy_figure(comparison),

@@ -18,9 +18,12 @@ def round_half_up_int(value: float) -> int:
     return int(round_half_up(value, 0))
 
 
+QUANTA = {decimals: Decimal(1).scaleb(-decimals) for decimals in range(10)}  # made once: fixed is hot
+
+
 def fixed(value: float, decimals: int) -> str:
     """Half-up rounded, fixed-point text with thousands left unseparated (table style)."""
-    quantum = Decimal(1).scaleb(-decimals)
+    quantum = QUANTA.get(decimals) or Decimal(1).scaleb(-decimals)
     return str(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
 
 

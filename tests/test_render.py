@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import re
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from site_builder.cli import main
 from site_builder.linkcheck import broken_links
-from site_builder.render import PLOTLY_FOLDER, json_for_script, safe_markdown, safe_url
+from site_builder.render import PLOTLY_FOLDER, _csv, json_for_script, safe_markdown, safe_url
 from tests.conftest import SCORES_CSV
 from tests.htmlcheck import parse_strict
 
@@ -51,7 +56,9 @@ def test_hostile_model_label_and_body_render_as_inert_text(project: Path) -> Non
         for script in found.scripts:  # only our own scripts: data blocks and the assets
             assert script.get("type") in ("application/json", "application/ld+json") or (
                 script.get("src") or ""
-            ).endswith(("assets/plotly-basic.min.js", "assets/engine.js", "assets/site.js", "assets/theme.js")), script
+            ).endswith(
+                ("assets/plotly-basic.min.js", "assets/engine.js", "assets/site.js", "assets/theme.js")
+            ), script
         assert "<script>alert" not in html and "<img src=x" not in html and "javascript:" not in html
     text = (site / "h200-fp4-vs-fp8" / "index.html").read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text  # the model name, shown as text
@@ -86,7 +93,9 @@ def test_golden_output_of_a_small_site(project: Path) -> None:
     (project / "data" / "results" / "scores.csv").write_text(SCORES_CSV)
     assert main(["build", "--root", str(project), "-q", "--site-url", "https://example.org/"]) == 0
     built = project / "site"
-    assert (built / "assets" / "plotly-basic.min.js").read_bytes() == (PLOTLY_FOLDER / "plotly-basic.min.js").read_bytes()
+    assert (built / "assets" / "plotly-basic.min.js").read_bytes() == (
+        PLOTLY_FOLDER / "plotly-basic.min.js"
+    ).read_bytes()
     for name in ("site.css", "site.js", "favicon.svg"):
         assert (built / "assets" / name).read_bytes() == (ROOT / "templates" / "assets" / name).read_bytes()
     if os.environ.get("UPDATE_GOLDEN"):
@@ -99,3 +108,25 @@ def test_golden_output_of_a_small_site(project: Path) -> None:
     # and the golden site itself holds real numbers: FP4 beats FP8 at the middle target
     page = expected["h200-fp4-vs-fp8/index.html"].decode()
     assert re.search(r"FP4 delivers [\d.]+× the tok/s/GPU of FP8", page)
+
+
+CELLS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(alphabet=st.sampled_from(list("ab ,\"\r\n\t=+-@'é")), max_size=6),
+)
+
+
+@given(st.integers(2, 5).flatmap(lambda width: st.lists(st.lists(CELLS, min_size=width, max_size=width))))
+def test_csv_files_are_what_the_csv_module_writes(rows: list[list[object]]) -> None:
+    """render._csv builds CSV column by column; the bytes must be csv.writer's, with the formula
+    guard (a text starting = + - @ tab or CR gets a leading apostrophe) on text cells only."""
+    guarded = [
+        ["'" + v if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r") else v for v in row]
+        for row in rows
+    ]
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(guarded)
+    assert _csv(rows) == buffer.getvalue().encode()

@@ -112,9 +112,9 @@
   panels.forEach(function (panel) {
     Array.prototype.forEach.call(panel.querySelectorAll("tbody tr[data-metric]"), function (row) {
       Array.prototype.forEach.call(row.querySelectorAll(".side-value"), function (span) {
-        var value = span.querySelector(".value");
-        if (span.title && value && value.textContent === "n/a" && !/\bnot-measured\b/.test(span.className)) {
-          unavailableNotes[row.getAttribute("data-metric") + "|" + span.getAttribute("data-side")] = span.title;
+        var value = span.querySelector(".value"), side = /\bside-(\d)\b/.exec(span.className);
+        if (span.title && value && side && value.textContent === "n/a" && !/\bnot-measured\b/.test(span.className)) {
+          unavailableNotes[row.getAttribute("data-metric") + "|" + side[1]] = span.title;
         }
       });
     });
@@ -150,7 +150,6 @@
     results.forEach(function (m, i) {
       var span = document.createElement("span");
       span.className = "side-value side-" + i + (best === i ? " win" : "") + (m.measured ? "" : " not-measured");
-      span.setAttribute("data-side", String(i));
       var label = document.createElement("span");
       label.className = "side-label";
       label.textContent = page.labels[i] + ":";
@@ -412,7 +411,7 @@
     var metric = metricByKey[key], shown = chartMetricByKey[key];
     var colors = theme();
     var names = page.quantities;
-    var concurrencyColumn = names.indexOf("concurrency") + 1;
+    var hasConcurrency = names.indexOf("concurrency") >= 0;
     var traces = [];
     page.sequences[seq].sides.forEach(function (side, i) {
       var label = escapeHTML(page.labels[i]);
@@ -428,18 +427,34 @@
         });
       }
       var xs = [], ys = [], sizes = [], opacities = [], details = [];
-      (charts.points[seq][i] || []).forEach(function (row) {
-        var quantities = {};
-        names.forEach(function (name, q) { quantities[name] = row[q + 1]; });
-        var onFrontier = row[names.length + 1] === 1;
-        var date = row[names.length + 3];
-        xs.push(row[0]);
+      // a point on the frontier is the side's next knot; one off it, the next of the `off` columns
+      var measured = charts.points[seq][i], knots = side.knots || [], onKnot = 0, offPoint = 0;
+      (measured ? measured.frontier : []).forEach(function (flag, n) {
+        var onFrontier = flag === 1, x, quantities = {};
+        if (onFrontier) {
+          var knot = knots[onKnot];
+          onKnot += 1;
+          x = knot[0];
+          names.forEach(function (name, q) { quantities[name] = knot[q + 1]; });
+        } else {
+          var point = {};
+          charts.point_columns.forEach(function (name, c) { point[name] = measured.off[c][offPoint]; });
+          offPoint += 1;
+          x = point.interactivity;
+          names.forEach(function (name) { quantities[name] = name in point ? point[name] : null; });
+          if ("gpus" in point && names.indexOf("users_per_gpu") >= 0) {
+            // concurrency ÷ GPUs, as points.py defines it (charts.point_columns)
+            quantities.users_per_gpu = point.gpus ? point.concurrency / point.gpus : null;
+          }
+        }
+        var date = measured.date[n];
+        xs.push(x);
         ys.push(E.evaluate(metric.formula, E.knownValues(side, quantities)));
         sizes.push(onFrontier ? 9 : 7);
         opacities.push(onFrontier ? 1 : 0.35);
         details.push([
-          escapeHTML(charts.strings[row[names.length + 2]]),
-          (concurrencyColumn ? "concurrency " + row[concurrencyColumn].toLocaleString("en-US") : "") +
+          escapeHTML(charts.strings[measured.configuration[n]]),
+          (hasConcurrency ? "concurrency " + quantities.concurrency.toLocaleString("en-US") : "") +
             (date === null ? "" : " · " + escapeHTML(charts.strings[date])),
           onFrontier ? "" : "<br>(not on the frontier)"
         ]);

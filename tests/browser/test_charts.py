@@ -72,6 +72,24 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                     assert trace["x"] == sorted(set(trace["x"]))
 
 
+def test_each_measured_point_is_drawn_at_its_concurrency_per_gpu(page: Page, root_url: str, built_site: Path) -> None:
+    """A point off the frontier carries its GPU count, not the ratio (charts.point_columns): the
+    page divides it out again, to the value comparison.json lists (None without a GPU count)."""
+    slug = KINDS["precision"]
+    data = comparison(built_site, slug)
+    sequence = data["sequences"][0]
+    open_page(page, f"{root_url}{slug}/index.html?seq={sequence['sequence']}&metric=users_per_gpu")
+    page.wait_for_function("document.getElementById('chart').getAttribute('data-drawn').includes('|users_per_gpu|')")
+    drawn = [t for t in page.evaluate(TRACES) if t["role"] == "points"]
+    assert len(drawn) == 2
+    for trace in drawn:
+        points = sequence["sides"][trace["side"]]["points"]
+        assert any(not p["on_frontier"] for p in points)  # the case this test is for
+        # hand check: concurrency ÷ GPUs of each point, in the side's order
+        expected = [p["concurrency"] / p["gpu_count"] if p["gpu_count"] else None for p in points]
+        assert trace["y"] == expected
+
+
 def test_every_hover_states_its_unit_with_grouped_digits(page: Page, root_url: str) -> None:
     open_page(page, f"{root_url}{KINDS['precision']}/index.html")
     for metric in SHOWN:
