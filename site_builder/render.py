@@ -51,6 +51,7 @@ from site_builder.content import SiteConfig
 from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE, winner
 from site_builder.inputs import Refused, read_bytes, read_bytes_checked, read_text
 from site_builder.kinds import KINDS
+from site_builder.memo import SequenceMemo
 from site_builder.metrics import Metric
 from site_builder.narrate import SPARSE_MARK, Narrative, interval_text, narrate, points_text, score_text
 from site_builder.numbers import fixed, grouped, round_half_up_int
@@ -257,15 +258,23 @@ def _csv_cells(column: Sequence[Any]) -> list[str]:
 def _csv(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> bytes:
     """Rows as CSV, byte for byte what csv.writer (lineterminator "\\n") writes, built column by
     column: a page's points are thousands of cells, and this is about twice as fast."""
+    return "".join(_csv_lines(rows, text)).encode()
+
+
+def _csv_lines(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> list[str]:
+    """`_csv`'s rows, each its line (with its newline)."""
     rows = _quoted_columns(rows, text)
     if not rows:
-        return b""
+        return []
     if len(rows[0]) < 2:  # the csv module quotes a lone empty field: leave such rows to it
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerows(rows)
-        return buffer.getvalue().encode()
+        lines = []
+        for row in rows:
+            buffer = io.StringIO()
+            csv.writer(buffer, lineterminator="\n").writerow(row)
+            lines.append(buffer.getvalue())
+        return lines
     columns = [_csv_cells(column) for column in zip(*rows, strict=True)]
-    return ("\n".join(map(",".join, zip(*columns, strict=True))) + "\n").encode()
+    return [",".join(row) + "\n" for row in zip(*columns, strict=True)]
 
 
 def _shown_value(metric: Metric, raw: float | None) -> float | int | None:
@@ -407,18 +416,27 @@ POINT_COLUMNS = tuple(f for f in PointSummary.model_fields if f not in ("configu
 
 
 _POINT_VALUES = attrgetter("on_frontier", *POINT_COLUMNS)
-_POINT_TEXT = tuple(i + 2 for i in text_columns(PointSummary, ("on_frontier", *POINT_COLUMNS)))
+_POINT_TEXT = text_columns(PointSummary, ("on_frontier", *POINT_COLUMNS))
 
 
 def points_csv(comparison: ComparisonResult) -> bytes:
+    """Every point of both sides, every sequence. A side's rows are written once a process for
+    the very same points (pages share sides) and prefixed with the page's sequence and label."""
     header = ("sequence", "side", "on_frontier", *POINT_COLUMNS)
-    rows: list[tuple[Any, ...]] = [
-        (sequence.sequence, side.label, *_POINT_VALUES(p))
-        for sequence in comparison.sequences
-        for side in sequence.sides
-        for p in side.points
-    ]
-    return _csv([header, *rows], (0, 1, *_POINT_TEXT))
+    lines = _csv_lines([header])
+    for sequence in comparison.sequences:
+        for side in sequence.sides:
+            if side.points:
+                prefix = _csv_lines([(sequence.sequence, side.label, "")])[0][:-1]  # "seq,label,"
+                lines += [prefix + line for line in _POINT_LINES.get(side.points, _point_lines)]
+    return "".join(lines).encode()
+
+
+def _point_lines(points: Sequence[PointSummary]) -> list[str]:
+    return _csv_lines([_POINT_VALUES(p) for p in points], _POINT_TEXT)
+
+
+_POINT_LINES: SequenceMemo[PointSummary, list[str]] = SequenceMemo(256)  # ≈ 25 KB an entry
 
 
 SWEEP_COLUMNS = tuple(SweepRowOut.model_fields)
@@ -534,6 +552,7 @@ class SiteRenderer:
         self.log = log
         self.site_url = (config.site_url.rstrip("/") + "/") if config.site_url else None
         self.built = build_date()
+        self._common_at: dict[str, dict[str, Any]] = {}
         self.guides_by_name = self._read_guides()
 
     def _read_guides(self) -> dict[str, Guide]:
@@ -618,14 +637,19 @@ class SiteRenderer:
         return narrate(comparison, comparison.sequences[0], names, architectures)
 
     def _common(self, root: str) -> dict[str, Any]:
-        return {
-            "guides": self.guides(root),
-            "root": root,
-            "site": self.config,
-            "version": __version__,
-            "built": self.built,
-            "has_methodology": METHODOLOGY in self.guides_by_name,
-        }
+        """What every page's template is given, the same for every page at one depth (made once
+        a depth: guide titles read each guide's first line)."""
+        common = self._common_at.get(root)
+        if common is None:
+            common = self._common_at[root] = {
+                "guides": self.guides(root),
+                "root": root,
+                "site": self.config,
+                "version": __version__,
+                "built": self.built,
+                "has_methodology": METHODOLOGY in self.guides_by_name,
+            }
+        return common
 
     def _structured_data(
         self, comparison: ComparisonResult, narrative: Narrative, root: str

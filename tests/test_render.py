@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import shutil
@@ -130,3 +131,43 @@ def test_csv_files_are_what_the_csv_module_writes(rows: list[list[object]]) -> N
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows(guarded)
     assert _csv(rows) == buffer.getvalue().encode()
+
+
+HOSTILE_LABELS_STUB = """---
+kind: precision
+model: dsr1
+hardware: h200
+slug: h200-labels
+title: "H200: the same sides, other labels"
+sides:
+  - {label: '=FP4, "four"', precision: fp4, framework: sglang}
+  - {label: "FP8", precision: fp8, framework: sglang}
+---
+"""
+
+
+def test_points_csv_is_every_point_as_the_csv_module_writes_it(project: Path) -> None:
+    """points.csv, whose rows a process writes once for the same points and prefixes with each
+    page's sequence and label: per page, byte for byte csv.writer over the points comparison.json
+    lists (formula guard on text), also where two pages label the same points differently."""
+    from site_builder.pipeline import Pipeline
+    from site_builder.project import Project
+    from site_builder.render import POINT_COLUMNS
+
+    (project / "content" / "h200-labels.md").write_text(HOSTILE_LABELS_STUB)
+    site = Pipeline(Project.under(project)).run().files
+    pages = [name.split("/")[0] for name in site if name.endswith("/points.csv")]
+    assert sorted(pages) == ["h200-fp4-vs-fp8", "h200-labels"]
+    for page in pages:
+        comparison = json.loads(site[f"{page}/comparison.json"])
+        rows = [["sequence", "side", "on_frontier", *POINT_COLUMNS]]
+        for sequence in comparison["sequences"]:
+            for side in sequence["sides"]:
+                for point in side["points"]:
+                    values = [sequence["sequence"], side["label"], point["on_frontier"]]
+                    rows.append([*values, *(point[c] for c in POINT_COLUMNS)])
+        guarded = [["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in r] for r in rows]
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(guarded)
+        assert site[f"{page}/points.csv"] == buffer.getvalue().encode(), page
+    assert b"\"'=FP4, \"\"four\"\"\",True" in site["h200-labels/points.csv"]
