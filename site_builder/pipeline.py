@@ -408,11 +408,20 @@ class _Serial(Executor):
                 _WORK = previous
 
 
-def _pool(work: _Work, pages: int, workers: int | None) -> Executor:
-    count = workers or os.cpu_count() or 1
+def _forks(workers: int | None) -> bool:
+    """Whether pages are made in this process or in forked workers, which share what it holds."""
+    return (workers or os.cpu_count() or 1) <= 1 or _can_fork()
+
+
+def _can_fork() -> bool:
     # fork shares the loaded inputs for free; from a program with threads (serve) it is unsafe,
     # and spawn starts a fresh interpreter a worker and sends it the inputs: worth it for more pages
-    fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def _pool(work: _Work, pages: int, workers: int | None) -> Executor:
+    count = workers or os.cpu_count() or 1
+    fork = _can_fork()
     if count <= 1 or pages < (PARALLEL_FROM if fork else SPAWN_FROM):
         return _Serial(work)
     method = "fork" if fork else "spawn"
@@ -617,6 +626,10 @@ class Pipeline:
         nearby = sorted(todo, key=lambda slug: _locality(work.stubs[slug]))
         if lazy is not None and todo:
             self._load_points_for(work, lazy, todo)
+        if todo and inputs.catalog is not None and _forks(self.workers):
+            # the templates compiled once, here: forked workers share them (spawned ones compile)
+            work.renderer = SiteRenderer(self.project, inputs.config, inputs.catalog, ProblemLog())
+            work.renderer.compile_templates()
         with _pool(work, len(todo), self.workers) as pool:  # a pool only for enough pages to do
             for done, result in enumerate(_in_order(pool, _page, nearby), 1):
                 slug = result.slug

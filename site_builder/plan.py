@@ -84,8 +84,10 @@ def discover_pages(facts: PlanFacts, stubs: Sequence[Stub]) -> list[Stub]:
         found.append(stub)
 
     pairs: dict[tuple[str, str], dict[str, set[tuple[int, int]]]] = defaultdict(lambda: defaultdict(set))
-    for (model, hardware, precision, _spec), seqs in workloads.items():
+    by_method: dict[tuple[str, str, str], dict[str, set[tuple[int, int]]]] = defaultdict(dict)
+    for (model, hardware, precision, spec), seqs in workloads.items():
         pairs[(model, hardware)][precision] |= seqs
+        by_method[(model, hardware, precision)][spec] = seqs
     for (model, hardware), by_precision in sorted(pairs.items()):
         dataset = sorted(sources[(model, hardware)])
         for a, b in combinations(sorted(by_precision, key=_precision_rank), 2):
@@ -105,11 +107,7 @@ def discover_pages(facts: PlanFacts, stubs: Sequence[Stub]) -> list[Stub]:
                 ),
             )
         for precision in sorted(by_precision, key=_precision_rank):
-            methods = {
-                s: seqs
-                for (m, h, p, s), seqs in workloads.items()
-                if (m, h, p) == (model, hardware, precision)
-            }
+            methods = by_method.get((model, hardware, precision), {})
             if "none" not in methods:
                 continue
             for method in sorted(set(methods) - {"none", "unknown"}):

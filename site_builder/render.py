@@ -6,6 +6,7 @@ value a reader wrote (model names, labels, stub bodies) is escaped or sanitised.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -57,7 +58,7 @@ from site_builder.narrate import SPARSE_MARK, Narrative, interval_text, narrate,
 from site_builder.numbers import fixed, grouped, round_half_up_int
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
-from site_builder.sections import BY_KEY, page_sections
+from site_builder.sections import BY_KEY, SECTIONS, page_sections
 from site_builder.write import Owner
 
 METHODOLOGY = "methodology.md"  # the guide every number's page links to
@@ -562,6 +563,14 @@ class SiteRenderer:
             if text is not None:
                 guides[name] = Guide(path, text)
         return guides
+
+    def compile_templates(self) -> None:
+        """Compile a comparison page's templates now (each is compiled once an environment, on
+        first use): done before workers fork, they share the compiled code. A template that fails
+        is left to fail, and be reported, where a page renders it."""
+        for name in ("comparison.html", "base.html", "macros.html", *(s.template for s in SECTIONS)):
+            with contextlib.suppress(TemplateError, UnicodeDecodeError):
+                self.env.get_template(name)
 
     def render(self, template: str, context: Mapping[str, Any]) -> bytes | None:
         """A template rendered, or None with the problem logged: the template file and line where
