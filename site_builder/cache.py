@@ -195,35 +195,32 @@ class BuildCache:
         entry = self.pages.get(slug)
         if entry is None or entry.get("key") != key:
             return None
-        for name, size, mtime in entry["files"].values():
-            try:
-                info = (self.blobs / name).stat()
-            except OSError:
-                return None
-            if (info.st_size, info.st_mtime_ns) != (size, mtime):
-                return None
-        return entry
+        return entry if all(self._intact(stamp) for stamp in entry["files"].values()) else None
+
+    def _intact(self, stamp: list[Any]) -> bool:
+        """Whether a blob is as a page's entry stamped it (name, size, modification time)."""
+        name, size, mtime = stamp
+        try:
+            info = (self.blobs / name).stat()
+        except OSError:
+            return False
+        return (info.st_size, info.st_mtime_ns) == (size, mtime)
+
+    def _stamp(self, path: Path) -> list[Any]:
+        info = path.stat()
+        return [path.name, info.st_size, info.st_mtime_ns]
 
     def filled(self, slug: str, html: str, related: bytes) -> Path | None:
         """The page's HTML with these related links filled in, if kept (and still as written)."""
         kept = self.pages.get(slug, {}).get("filled")
         if kept is None or kept["key"] != digest(html, related.decode()):
             return None
-        name, size, mtime = kept["blob"]
-        try:
-            info = (self.blobs / name).stat()
-        except OSError:
-            return None
-        return self.blobs / name if (info.st_size, info.st_mtime_ns) == (size, mtime) else None
+        return self.blobs / kept["blob"][0] if self._intact(kept["blob"]) else None
 
     def store_filled(self, slug: str, html: str, related: bytes, content: bytes) -> Path:
         """Keep the page's HTML with its related links filled in; returns where it is."""
         path = self._keep(content)
-        info = path.stat()
-        self.pages[slug]["filled"] = {
-            "key": digest(html, related.decode()),
-            "blob": [path.name, info.st_size, info.st_mtime_ns],
-        }
+        self.pages[slug]["filled"] = {"key": digest(html, related.decode()), "blob": self._stamp(path)}
         return path
 
     def _keep(self, content: bytes) -> Path:
@@ -268,10 +265,8 @@ class BuildCache:
         stored: dict[str, list[Any]] = {}
         places = {}
         for relative, content in files.items():
-            path = self._keep(content)
-            info = path.stat()
-            stored[relative] = [path.name, info.st_size, info.st_mtime_ns]
-            places[relative] = path
+            path = places[relative] = self._keep(content)
+            stored[relative] = self._stamp(path)
         self.pages[slug] = {
             "key": key,
             "head": head,
@@ -303,8 +298,7 @@ class BuildCache:
 
         def now(name: str) -> list[Any]:
             if name not in stats:
-                info = (self.blobs / name).stat()
-                stats[name] = [name, info.st_size, info.st_mtime_ns]
+                stats[name] = self._stamp(self.blobs / name)
             return stats[name]
 
         for page in pages:

@@ -61,6 +61,7 @@ from site_builder.render import (
     PageSource,
     SiteRenderer,
     index_entry,
+    page_html,
     related_links,
     render_page,
     render_shared,
@@ -74,7 +75,6 @@ Progress = Callable[[str, int, int], None]  # (stage, pages done, pages in all)
 PARALLEL_FROM = 24  # pages to do: below this a process pool costs more than it saves
 SPAWN_FROM = 200  # the same where workers must be spawned rather than forked
 CHUNK = 4  # pages a worker takes at a time
-PAGE_HTML = "index.html"
 AHEAD = 16  # chunks in flight at most
 Stamp = tuple[tuple[str, int, int, int, int], ...]
 
@@ -618,7 +618,7 @@ class Pipeline:
                 entries[slug], page_paths[slug] = hit["entry"], sorted(hit["files"])
                 in_cache.add(slug)
                 for relative, (name, _, _) in sorted(hit["files"].items()):
-                    if relative != f"{slug}/{PAGE_HTML}":  # the HTML once its related links are in
+                    if relative != page_html(slug):  # the HTML once its related links are in
                         sink.put_file(relative, cache.blob(name))
         cpu = {"compute": 0.0, "render": 0.0}
         # pages on one model and GPU share their sides' points: made one after another, they land
@@ -648,7 +648,7 @@ class Pipeline:
                     )
                     in_cache.add(slug)
                     for relative, path in blobs.items():
-                        if relative != f"{slug}/{PAGE_HTML}":  # the HTML once its related links are in
+                        if relative != page_html(slug):  # the HTML once its related links are in
                             sink.put_file(relative, path)
                 else:
                     for relative, content in result.files.items():
@@ -667,7 +667,7 @@ class Pipeline:
         ordered = sorted((h for h in heads.values() if h is not None), key=lambda h: h.slug)
         renderer = SiteRenderer(self.project, inputs.config, inputs.catalog, log)
         for slug, links in related_links(ordered).items():
-            html = f"{slug}/{PAGE_HTML}"
+            html = page_html(slug)
             if html in page_paths[slug]:
                 related = renderer.related_section(links)
                 if cache is not None and slug in in_cache:  # kept filled: an unchanged page is a link

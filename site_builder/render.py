@@ -917,6 +917,11 @@ def index_entry(page: PageSource, narrative: Narrative, catalog: HardwareCatalog
     }
 
 
+def page_html(slug: str) -> str:
+    """Where a page's HTML is, (its related links filled in after every page is made: pipeline.py)."""
+    return f"{slug}/index.html"
+
+
 def render_page(renderer: SiteRenderer, page: PageSource) -> tuple[dict[str, bytes], Narrative]:
     """The files of one comparison page (the HTML missing if its template failed; its related
     section a slot)."""
@@ -936,7 +941,7 @@ def render_page(renderer: SiteRenderer, page: PageSource) -> tuple[dict[str, byt
         files[prefix + "sweep.csv"] = sweep
     html = renderer.comparison_page(page, narrative)
     if html is not None:
-        files[prefix + "index.html"] = html
+        files[page_html(comparison.slug)] = html
     return dict(sorted(files.items())), narrative
 
 
