@@ -121,7 +121,15 @@ def run_build(root: Path, out: Path, *, no_cache: bool = False, workers: int | N
     done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
     figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     figures["process_wall"] = time.perf_counter() - started
+    wait_for_old_site_removal(out)
     return figures
+
+
+def wait_for_old_site_removal(out: Path) -> None:
+    """The replaced site is deleted by a process of its own after the build exits
+    (write.remove_in_background): wait for it, so that what runs next is not measured with it."""
+    while any(out.parent.glob(f".{out.name}.previous-*")):
+        time.sleep(0.05)
 
 
 def page_sizes(out: Path) -> tuple[float, float]:
