@@ -50,7 +50,6 @@ from site_builder.comparison_json import comparison_result
 from site_builder.compute import compute_page
 from site_builder.content import SiteConfig, Stub, load_site_config, load_stubs
 from site_builder.evaluations import EvalRun
-from site_builder.loaders import load_results
 from site_builder.plan import PlanFacts, plan_pages
 from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
@@ -110,13 +109,23 @@ class Inputs:
     sweeps: list[SweepRow] = field(default_factory=list)
 
 
-def load_inputs(project: Project, site_url: str | None, skip: Callable[[str], bool] | None = None) -> Inputs:
-    """Load and validate: result files (but those `skip` refuses), catalogs and the site config,
-    every problem logged."""
+def load_inputs(
+    project: Project,
+    site_url: str | None,
+    skip: Callable[[str], bool] | None = None,
+    *,
+    results: bool = True,
+) -> Inputs:
+    """Load and validate: result files (but those `skip` refuses; none without `results`),
+    catalogs and the site config, every problem logged."""
     log = ProblemLog()
     config = load_site_config(project.content, log, site_url)
     catalog = load_hardware(project.catalog_file("hardware.yaml"), log)
     models = load_models(project.catalog_file("models.yaml"), log)
+    if not results:  # a rebuild that plans from the cache's summary: not even pandas is imported
+        return Inputs(config, catalog, models, [], [], {}, PointIndex([]), log.problems)
+    from site_builder.loaders import load_results
+
     loaded = load_results(project.data, log, exclude=config.exclude, skip=skip)
     points = validate_points(loaded.points, catalog, log)
     return Inputs(
@@ -542,7 +551,7 @@ class Pipeline:
         stored = cache.inputs(inputs_key) if cache is not None and self.lazy else None
         if stored is not None:  # the data did not change: its points are loaded for the pages made
             summary = InputsSummary.from_json(stored)
-            inputs = load_inputs(self.project, self.site_url, skip=lambda name: True)
+            inputs = load_inputs(self.project, self.site_url, results=False)
             inputs.problems = summary.problems
         else:
             inputs = self._inputs()

@@ -4,8 +4,11 @@ through the pipeline; the cache folder is safe to delete and never takes over a 
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -289,13 +292,13 @@ def test_a_rebuild_loads_only_the_points_of_the_pages_it_makes(
     first = _build(two_models, "site")
     loads = _models_loaded(monkeypatch)
     again = _build(two_models, "site")
-    assert loads == [set()] and again.recomputed == 0
+    assert loads == [] and again.recomputed == 0  # no result file read
     assert (again.point_count, again.problems) == (first.point_count, first.problems)
     stub = two_models / "content" / f"{STUB_PAGE}.md"
     stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
     loads.clear()
     edited = _build(two_models, "site")
-    assert loads == [set(), {"dsr1"}] and edited.rendered == [STUB_PAGE]
+    assert loads == [{"dsr1"}] and edited.rendered == [STUB_PAGE]
     assert edited.point_count == first.point_count == 11
     assert tree(two_models / "site") == _clean(two_models)
     csv = two_models / "data" / "results" / "other.csv"
@@ -329,3 +332,18 @@ def test_a_failing_page_names_what_the_whole_data_holds_on_a_rebuild(two_models:
     reasons = [p.reason for p in rebuilt.value.stopping]
     assert reasons == [p.reason for p in clean.value.stopping]
     assert any("available: dsr1, llama70b" in r for r in reasons)
+
+
+def test_a_rebuild_that_makes_no_page_imports_neither_pandas_nor_scipy(two_models: Path) -> None:
+    """Start-up is most of a rebuild: with nothing to make, the loaders (pandas) and the spline
+    (scipy) are never imported."""
+    _build(two_models, "site")
+    script = (
+        "import sys; from pathlib import Path; from site_builder.pipeline import build; "
+        "from site_builder.project import Project; "
+        f"out = build(Project.under(Path({str(two_models)!r}), Path({str(two_models / 'site')!r}))); "
+        "print(out.recomputed, 'pandas' in sys.modules, 'scipy' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.split() == ["0", "False", "False"]

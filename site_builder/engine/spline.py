@@ -12,9 +12,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.interpolate import CubicHermiteSpline
+
+if TYPE_CHECKING:  # scipy is imported where a spline is first built: a rebuild making no page needs none
+    from scipy.interpolate import CubicHermiteSpline
 
 
 def _sign(value: float) -> float:
@@ -45,6 +48,8 @@ def hermite_spline(xs: Sequence[float], ys: Sequence[float], tangents: Sequence[
     strictly increasing x): its coefficients computed as its constructor computes them, array
     operation for array operation (a test compares them bit for bit), without the input checks
     that cost most of its construction."""
+    from scipy.interpolate import CubicHermiteSpline
+
     x, y, slopes = np.array(xs, dtype=float), np.array(ys, dtype=float), np.array(tangents, dtype=float)
     if not np.all(np.isfinite(slopes)):  # scipy's constructor says why it refuses them
         return CubicHermiteSpline(x, y, slopes, extrapolate=False)
