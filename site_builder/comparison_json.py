@@ -29,7 +29,7 @@ SCHEMA_VERSION = 1
 
 
 class Out(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # schemas built on first use
 
 
 class PointSummary(Out):
