@@ -119,13 +119,11 @@ class PageKeys:
         self._theme = tree_digest(*theme)
 
     def _data_of(self, stub: Stub) -> Any:
-        """The digests of the data every side may select: its model's (a side may name another
-        model than the page; a list of models, or none, may select any)."""
-        models = [side.filters.get("model") for side in stub.sides]
-        if not all(isinstance(m, str) for m in models):
+        """The digests of the data the page's sides may select (Stub.models)."""
+        models = stub.models()
+        if models is None:
             return sorted(self._data.items())
-        lowered = {str(m).lower() for m in models}
-        return [self._data[m] for m in sorted(self._data) if m.lower() in lowered] or self._no_points
+        return [self._data[m] for m in sorted(self._data) if m.lower() in models] or self._no_points
 
     def page(self, stub: Stub) -> str:
         spec = stub.spec.model_dump(mode="json")
@@ -282,31 +280,12 @@ class BuildCache:
             return
         pages = {slug: self.pages[slug] for slug in sorted(self.used) if slug in self.pages}
         with contextlib.suppress(OSError):
-            self._restamp(pages.values())
             manifest = {"format": FORMAT, "pages": pages, "inputs": self.inputs_entry}
             _write_atomically(self.folder / MANIFEST, json.dumps(manifest).encode())
-            referenced = {f[0] for page in pages.values() for f in page.get("files", {}).values()}
-            referenced |= {page["filled"]["blob"][0] for page in pages.values() if "filled" in page}
+            referenced = {stamp[0] for page in pages.values() for stamp in _blob_stamps(page)}
             for blob in self.blobs.iterdir():
                 if blob.name not in referenced:
                     blob.unlink()
-
-    def _restamp(self, pages: Iterable[dict[str, Any]]) -> None:
-        """Each blob's size and time as it is now: two pages may share a blob (the same CSV), and
-        storing one page writes it anew, which must not make the other page a miss next time."""
-        stats: dict[str, list[Any]] = {}
-
-        def now(name: str) -> list[Any]:
-            if name not in stats:
-                stats[name] = self._stamp(self.blobs / name)
-            return stats[name]
-
-        for page in pages:
-            files = page.get("files", {})
-            for relative, (name, _, _) in files.items():
-                files[relative] = now(name)
-            if "filled" in page:
-                page["filled"]["blob"] = now(page["filled"]["blob"][0])
 
     def clear(self) -> None:
         """Forget everything (the folder stays, tagged)."""
@@ -315,6 +294,13 @@ class BuildCache:
             self.blobs.mkdir(parents=True, exist_ok=True)
             (self.folder / MANIFEST).unlink(missing_ok=True)
         self.pages, self.inputs_entry = {}, None
+
+
+def _blob_stamps(page: Mapping[str, Any]) -> list[list[Any]]:
+    """The stamps (name, size, time) of every blob a page entry refers to: its files, and its
+    HTML with the related links filled in."""
+    stamps = list(page.get("files", {}).values())
+    return [*stamps, page["filled"]["blob"]] if "filled" in page else stamps
 
 
 def _write_atomically(path: Path, content: bytes) -> None:

@@ -234,6 +234,15 @@ class Stub:
     def sequence(self) -> tuple[int, int]:
         return parse_sequence_label(self.spec.sequence)
 
+    def models(self) -> set[str] | None:
+        """The models (lower case) its sides may select points of: each side's own (a side may
+        name another model than the page); None when a side names a list of models, or none,
+        and so may select any."""
+        named = [side.filters.get("model") for side in self.sides]
+        if not all(isinstance(m, str) for m in named):
+            return None
+        return {str(m).lower() for m in named}
+
     def identity(self) -> tuple[object, ...]:
         """What the page compares, whatever its labels or datasets: a stub with the same identity
         as a generated page takes that page over."""

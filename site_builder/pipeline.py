@@ -183,13 +183,10 @@ class InputsSummary:
         """The data files with points that these pages may select (None: any of them may)."""
         wanted: set[str] = set()
         for stub in stubs:
-            for side in stub.sides:
-                model = side.filters.get("model")
-                if not isinstance(model, str):
-                    return None
-                wanted |= {
-                    f for m, files in self.files_of_model.items() if m.lower() == model.lower() for f in files
-                }
+            models = stub.models()
+            if models is None:
+                return None
+            wanted |= {f for m, files in self.files_of_model.items() if m.lower() in models for f in files}
         return wanted
 
 
@@ -208,7 +205,8 @@ class SiteOutput:
     rendered: list[str] = field(default_factory=list)  # slugs whose files were rendered this run
     recomputed: int = 0
     seconds: float = 0.0
-    stages: dict[str, float] = field(default_factory=dict)  # seconds: load, compute, render, finish
+    # seconds: load, pages, related, finish; and the CPU seconds workers spent computing and rendering
+    stages: dict[str, float] = field(default_factory=dict)
 
     @property
     def warnings(self) -> list[Problem]:
