@@ -5,7 +5,10 @@ this tool's code, the theme and the guides; its key is a digest of exactly those
 (`PageKeys`): a key that matches the cache's gives the page's files without redoing it. The
 files are kept as content-addressed blobs that the output folder hard-links, so reusing a page
 costs a link. (The related links, which depend on every other page, are not part of a page's
-key: the build fills them into each page's HTML afterwards.)
+key: the build fills them into each page's HTML afterwards.) A written stub's page also keeps its
+numbers (the pipeline's pickle of its comparison result) under the key of what they are computed
+from, its key without the prose and the theme: editing a stub's prose renders the page again
+without loading a point or computing anything.
 
 The cache is one folder (`.site-builder-cache/` beside content/) tagged with CACHEDIR.TAG;
 deleting it is always safe (the next build is a clean one, byte for byte the same), and a
@@ -42,7 +45,8 @@ TAG_TEXT = (
     "# This file is a cache directory tag created by site-builder (build cache; safe to delete).\n"
 )
 MANIFEST = "manifest.json"
-FORMAT = 3  # 2: one key a page (was one to compute and one to render); 3: what loading found
+FORMAT = 4  # 2: one key a page (was one to compute and one to render); 3: what loading found;
+# 4: a written stub's numbers
 
 
 def digest(*parts: Any) -> str:
@@ -126,16 +130,14 @@ class PageKeys:
         return [self._data[m] for m in sorted(self._data) if m.lower() in models] or self._no_points
 
     def page(self, stub: Stub) -> str:
+        return digest(self.numbers(stub), self._theme, stub.body)
+
+    def numbers(self, stub: Stub) -> str:
+        """The digest of what the page's numbers are computed from: its key without the prose
+        and the theme (the stub's lines stay in, as its problems name them)."""
         spec = stub.spec.model_dump(mode="json")
         return digest(
-            self._shared,
-            self._theme,
-            self._data_of(stub),
-            stub.path,
-            stub.slug,
-            spec,
-            stub.body,
-            [list(line) for line in stub.lines],
+            self._shared, self._data_of(stub), stub.path, stub.slug, spec, [list(line) for line in stub.lines]
         )
 
 
@@ -238,6 +240,17 @@ class BuildCache:
     def blob(self, name: str) -> Path:
         return self.blobs / name
 
+    def numbers(self, slug: str, key: str) -> bytes | None:
+        """The page's numbers as the last run that computed them from exactly these inputs kept
+        them (pickled by the pipeline), if still as written."""
+        kept = self.pages.get(slug, {}).get("numbers")
+        if kept is None or kept["key"] != key or not self._intact(kept["blob"]):
+            return None
+        try:
+            return (self.blobs / str(kept["blob"][0])).read_bytes()
+        except OSError:
+            return None
+
     def inputs(self, key: str) -> dict[str, Any] | None:
         """What the last run that loaded exactly these inputs kept of them (pipeline.InputsSummary)."""
         stored = self.inputs_entry
@@ -256,9 +269,10 @@ class BuildCache:
         entry: dict[str, Any] | None,
         problems: Sequence[Problem],
         files: Mapping[str, bytes],
+        numbers: tuple[str, bytes] | None = None,
     ) -> dict[str, Path]:
-        """Keep the page (its files as blobs; head None: a page not published); returns where
-        each file is."""
+        """Keep the page (its files as blobs; head None: a page not published), and with
+        `numbers` (their key and bytes) what its numbers were; returns where each file is."""
         self.used.add(slug)
         stored: dict[str, list[Any]] = {}
         places = {}
@@ -272,6 +286,9 @@ class BuildCache:
             "problems": problems_out(problems),
             "files": stored,
         }
+        if numbers is not None:
+            numbers_key, content = numbers
+            self.pages[slug]["numbers"] = {"key": numbers_key, "blob": self._stamp(self._keep(content))}
         return places
 
     def save(self) -> None:
@@ -297,10 +314,10 @@ class BuildCache:
 
 
 def _blob_stamps(page: Mapping[str, Any]) -> list[list[Any]]:
-    """The stamps (name, size, time) of every blob a page entry refers to: its files, and its
-    HTML with the related links filled in."""
+    """The stamps (name, size, time) of every blob a page entry refers to: its files, its HTML
+    with the related links filled in, and its numbers."""
     stamps = list(page.get("files", {}).values())
-    return [*stamps, page["filled"]["blob"]] if "filled" in page else stamps
+    return stamps + [page[extra]["blob"] for extra in ("filled", "numbers") if extra in page]
 
 
 def _write_atomically(path: Path, content: bytes) -> None:

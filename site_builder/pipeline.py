@@ -24,6 +24,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import pickle
 import threading
 import time
 from collections import deque
@@ -46,7 +47,7 @@ from site_builder.cache import (
     problems_out,
 )
 from site_builder.catalog import HardwareCatalog, ModelInfo, load_hardware, load_models
-from site_builder.comparison_json import comparison_result
+from site_builder.comparison_json import ComparisonResult, comparison_result
 from site_builder.compute import compute_page
 from site_builder.content import SiteConfig, Stub, load_site_config, load_stubs
 from site_builder.evaluations import EvalRun
@@ -76,6 +77,7 @@ SPAWN_FROM = 200  # the same where workers must be spawned rather than forked
 CHUNK = 4  # pages a worker takes at a time
 AHEAD = 16  # chunks in flight at most
 Stamp = tuple[tuple[str, int, int, int, int], ...]
+Numbers = tuple[ComparisonResult, list[Problem]]  # a page's numbers and the problems computing found
 
 
 def stamp(*places: Path) -> Stamp:
@@ -321,6 +323,10 @@ class _Work:
     stubs: dict[str, Stub]
     keep_pages: bool  # return each PageSource to the caller (a run into memory)
     renderer: SiteRenderer | None = None
+    # pages whose numbers the cache kept (a written stub whose prose alone changed): rendered
+    # from them, with the problems computing them found, without computing again
+    known: dict[str, Numbers] = field(default_factory=dict)
+    keep_numbers: bool = False  # hand back a written stub's numbers, pickled, for the cache
 
 
 _WORK: _Work | None = None
@@ -346,6 +352,7 @@ class _PageDone:
     page: PageSource | None
     compute_seconds: float
     render_seconds: float
+    numbers: bytes | None = None  # pickled Numbers: a written stub's, for the cache
 
 
 def _page(slug: str) -> _PageDone:
@@ -354,7 +361,13 @@ def _page(slug: str) -> _PageDone:
     work = _WORK
     assert work is not None
     started = time.process_time()
-    page, problems = compute_one(work.stubs[slug], work.inputs)
+    stub = work.stubs[slug]
+    known = work.known.get(slug)
+    page: PageSource | None
+    if known is not None:
+        page, problems = PageSource(known[0], stub.body, stub.generated), known[1]
+    else:
+        page, problems = compute_one(stub, work.inputs)
     computed = time.process_time()
     if page is None or work.inputs.catalog is None:
         return _PageDone(slug, None, {}, None, problems, None, computed - started, 0.0)
@@ -366,10 +379,25 @@ def _page(slug: str) -> _PageDone:
     entry = index_entry(page, narrative, work.inputs.catalog)
     head = PageHead.of(page.comparison)
     kept = page if work.keep_pages else None
+    numbers = None
+    if work.keep_numbers and known is None and stub.path is not None and not _errors(problems):
+        numbers = pickle.dumps((page.comparison, problems), protocol=pickle.HIGHEST_PROTOCOL)
     rendered = time.process_time()
     return _PageDone(
-        slug, head, files, entry, [*problems, *log.problems], kept, computed - started, rendered - computed
+        slug,
+        head,
+        files,
+        entry,
+        [*problems, *log.problems],
+        kept,
+        computed - started,
+        rendered - computed,
+        numbers,
     )
+
+
+def _errors(problems: Iterable[Problem]) -> bool:
+    return any(p.severity == Severity.ERROR for p in problems)
 
 
 def compute_one(stub: Stub, inputs: Inputs) -> tuple[PageSource | None, list[Problem]]:
@@ -578,7 +606,7 @@ class Pipeline:
         a failing page's problems are found again with every point loaded (the build stops)."""
         inputs = load_inputs(self.project, self.site_url)
         for slug in slugs:
-            if any(p.severity == Severity.ERROR for p in page_problems[slug]):
+            if _errors(page_problems[slug]):
                 page_problems[slug] = compute_one(work.stubs[slug], inputs)[1]
 
     def _load_points_for(self, work: _Work, summary: InputsSummary, slugs: list[str]) -> None:
@@ -631,8 +659,13 @@ class Pipeline:
         # pages on one model and GPU share their sides' points: made one after another, they land
         # on one worker in one chunk, where what they share is still in its caches
         nearby = sorted(todo, key=lambda slug: _locality(work.stubs[slug]))
-        if lazy is not None and todo:
-            self._load_points_for(work, lazy, todo)
+        numbers_keys = {s: keys.numbers(work.stubs[s]) for s in todo if work.stubs[s].path} if keys else {}
+        if cache is not None:
+            work.known = _known_numbers(cache, numbers_keys)
+            work.keep_numbers = True
+        to_compute = [s for s in todo if s not in work.known]
+        if lazy is not None and to_compute:
+            self._load_points_for(work, lazy, to_compute)
         if todo and inputs.catalog is not None and _forks(self.workers):
             # the templates compiled once, here: forked workers share them (spawned ones compile)
             work.renderer = SiteRenderer(self.project, inputs.config, inputs.catalog, ProblemLog())
@@ -647,11 +680,11 @@ class Pipeline:
                     pages.append(result.page)
                 if result.head is not None and result.entry is not None:
                     entries[slug], page_paths[slug] = result.entry, sorted(result.files)
-                errors = any(p.severity == Severity.ERROR for p in result.problems)
-                if cache is not None and not errors:
+                if cache is not None and not _errors(result.problems):
                     head = asdict(result.head) if result.head is not None else None
+                    numbers = (numbers_keys[slug], result.numbers) if result.numbers is not None else None
                     blobs = cache.store_page(
-                        slug, page_keys[slug], head, result.entry, result.problems, result.files
+                        slug, page_keys[slug], head, result.entry, result.problems, result.files, numbers
                     )
                     in_cache.add(slug)
                     for relative, path in blobs.items():
@@ -662,7 +695,7 @@ class Pipeline:
                         sink.put(relative, content)
                 if progress:
                     progress("building pages", done, len(todo))
-        if lazy is not None and any(p.severity == Severity.ERROR for s in todo for p in page_problems[s]):
+        if lazy is not None and any(_errors(page_problems[s]) for s in todo):
             self._problems_from_all_points(work, todo, page_problems)
         for stub in planned:
             log.problems.extend(page_problems[stub.slug])
@@ -721,6 +754,20 @@ class Pipeline:
             recomputed=len(todo),
             stages=dict(self._stages),
         )
+
+
+def _known_numbers(cache: BuildCache, numbers_keys: dict[str, str]) -> dict[str, Numbers]:
+    """The numbers the cache kept for these pages' keys (a written stub whose prose alone changed)."""
+    known: dict[str, Numbers] = {}
+    for slug, key in numbers_keys.items():
+        kept = cache.numbers(slug, key)
+        if kept is None:
+            continue
+        try:
+            known[slug] = pickle.loads(kept)  # our own file, stamped when written: as trusted as the code
+        except Exception:  # damaged beyond its stamp (or made by older code): compute it again
+            continue
+    return known
 
 
 def _locality(stub: Stub) -> tuple[str, str, str]:

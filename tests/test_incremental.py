@@ -4,6 +4,7 @@ through the pipeline; the cache folder is safe to delete and never takes over a 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -295,7 +296,7 @@ def test_a_rebuild_loads_only_the_points_of_the_pages_it_makes(
     assert loads == [] and again.recomputed == 0  # no result file read
     assert (again.point_count, again.problems) == (first.point_count, first.problems)
     stub = two_models / "content" / f"{STUB_PAGE}.md"
-    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
+    stub.write_text(stub.read_text().replace("label: FP8", "label: FP8 (E4M3)"))  # its numbers change
     loads.clear()
     edited = _build(two_models, "site")
     assert loads == [{"dsr1"}] and edited.rendered == [STUB_PAGE]
@@ -347,3 +348,47 @@ def test_a_rebuild_that_makes_no_page_imports_neither_pandas_nor_scipy(two_model
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     assert done.stdout.split() == ["0", "False", "False"]
+
+
+def test_a_stub_whose_prose_alone_changed_is_rendered_from_its_kept_numbers(
+    two_models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Editing a written stub's prose loads no point and computes nothing: the numbers computed
+    from exactly the same front matter and data are kept; the site is as a clean build's. An edit
+    to the front matter computes them again, and a damaged kept copy is computed again too."""
+    _build(two_models, "site")
+    stub = two_models / "content" / f"{STUB_PAGE}.md"
+    computed: list[str] = []
+    compute = pipeline.compute_one
+
+    def counting(stub, inputs):  # type: ignore[no-untyped-def]
+        computed.append(stub.slug)
+        return compute(stub, inputs)
+
+    monkeypatch.setattr(pipeline, "compute_one", counting)
+    loads = _models_loaded(monkeypatch)
+    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited *prose*."))
+    edited = _build(two_models, "site")
+    assert (edited.rendered, computed, loads) == ([STUB_PAGE], [], [])
+    assert b"Edited <em>prose</em>." in (two_models / "site" / STUB_PAGE / "index.html").read_bytes()
+    assert tree(two_models / "site") == _clean(two_models)
+
+    computed.clear()
+    stub.write_text(stub.read_text().replace("label: FP4", "label: NVFP4"))  # the numbers' labels change
+    _build(two_models, "site")
+    assert computed == [STUB_PAGE] and b"NVFP4" in (two_models / "site" / STUB_PAGE / "comparison.json").read_bytes()
+    assert tree(two_models / "site") == _clean(two_models)
+
+    cache = two_models / FOLDER
+    manifest = json.loads((cache / "manifest.json").read_text())
+    kept = cache / "blobs" / manifest["pages"][STUB_PAGE]["numbers"]["blob"][0]
+    generated = next(slug for slug in manifest["pages"] if slug != STUB_PAGE)
+    assert "numbers" not in manifest["pages"][generated]  # a generated page has no prose to edit
+    stamp = kept.stat()
+    kept.write_bytes(b"\x00" * stamp.st_size)  # damaged, with its size and time kept
+    os.utime(kept, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    computed.clear()
+    stub.write_text(stub.read_text().replace("Edited *prose*.", "Edited again."))
+    _build(two_models, "site")
+    assert computed == [STUB_PAGE]
+    assert tree(two_models / "site") == _clean(two_models)
