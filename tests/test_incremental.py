@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from jinja2 import Environment
 
 from site_builder import pipeline
 from site_builder.cache import FOLDER, TAG
@@ -392,3 +393,29 @@ def test_a_stub_whose_prose_alone_changed_is_rendered_from_its_kept_numbers(
     _build(two_models, "site")
     assert computed == [STUB_PAGE]
     assert tree(two_models / "site") == _clean(two_models)
+
+
+def test_a_rebuild_loads_the_theme_compiled_and_a_changed_template_anew(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Jinja keeps the compiled theme in the cache folder: a rebuild that renders a page compiles
+    no template; an edited template is compiled again (its source's checksum changed)."""
+    _build(project, "site")
+    assert list((project / FOLDER / "templates").glob("__jinja2_*.cache"))
+    compiled: list[str | None] = []
+    compile_template = Environment.compile
+
+    def counting(self, source, name=None, filename=None, raw=False, defer_init=False):  # type: ignore[no-untyped-def]
+        compiled.append(name)
+        return compile_template(self, source, name, filename, raw, defer_init)
+
+    monkeypatch.setattr(Environment, "compile", counting)
+    stub = project / "content" / f"{STUB_PAGE}.md"
+    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
+    assert _build(project, "site").rendered == [STUB_PAGE] and compiled == []
+    notes = project / "templates" / "sections" / "notes.html"
+    notes.write_text(notes.read_text().replace("</section>", "<p>Theme edit.</p></section>", 1))
+    _build(project, "site")
+    assert compiled == ["sections/notes.html"]
+    assert b"Theme edit." in (project / "site" / STUB_PAGE / "index.html").read_bytes()
+    assert tree(project / "site") == _clean(project)
