@@ -229,6 +229,8 @@ class BuildCache:
         a blob an edit of an output file reached through its link)."""
         name = hashlib.sha256(content).hexdigest()
         path = self.blobs / name
+        if _write_new(path, content):  # nothing links a blob just made: no need to write it aside
+            return path
         try:
             if hashlib.sha256(path.read_bytes()).hexdigest() == name:
                 return path
@@ -329,6 +331,24 @@ def _blob_stamps(page: Mapping[str, Any]) -> list[list[Any]]:
     with the related links filled in, and its numbers."""
     stamps = list(page.get("files", {}).values())
     return stamps + [page[extra]["blob"] for extra in ("filled", "numbers") if extra in page]
+
+
+def _write_new(path: Path, content: bytes) -> bool:
+    """Write a file that does not exist yet; False if it does (or cannot be made). A write cut
+    short leaves a blob whose content is not its name: the next `_keep` finds it and replaces it,
+    and no manifest stamped it (the manifest is saved when a build ends)."""
+    try:
+        out = open(path, "xb")  # noqa: SIM115 - closed below, removed if the write fails
+    except OSError:
+        return False
+    try:
+        with out:
+            out.write(content)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
+    return True
 
 
 def _write_atomically(path: Path, content: bytes) -> None:

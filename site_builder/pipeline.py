@@ -30,7 +30,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -687,7 +687,7 @@ class Pipeline:
                 if result.head is not None and result.entry is not None:
                     entries[slug], page_paths[slug] = result.entry, sorted(result.files)
                 if cache is not None and not _errors(result.problems):
-                    head = asdict(result.head) if result.head is not None else None
+                    head = _head_out(result.head) if result.head is not None else None
                     numbers = (numbers_keys[slug], result.numbers) if result.numbers is not None else None
                     blobs = cache.store_page(
                         slug, page_keys[slug], head, result.entry, result.problems, result.files, numbers
@@ -788,6 +788,17 @@ def _filled_from_cache(cache: BuildCache, slug: str, html: str, related: bytes) 
         return found
     page = filled(cache.blob(name).read_bytes(), RELATED_SLOT, related)
     return cache.store_filled(slug, name, related, page)
+
+
+def _head_out(head: PageHead) -> dict[str, Any]:
+    """The head as the cache keeps it (`_head` reads it back): `asdict` without its deep copy."""
+    return {
+        "slug": head.slug,
+        "title": head.title,
+        "model": head.model,
+        "hardware": list(head.hardware),
+        "sequences": list(head.sequences),
+    }
 
 
 def _head(stored: dict[str, Any] | None) -> PageHead | None:

@@ -4,6 +4,7 @@ through the pipeline; the cache folder is safe to delete and never takes over a 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -14,6 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from jinja2 import Environment
 
 from site_builder import pipeline
@@ -21,7 +24,7 @@ from site_builder.cache import FOLDER, TAG
 from site_builder.pipeline import Pipeline, SiteOutput, StagingSink, build, filled
 from site_builder.problems import InputError
 from site_builder.project import Project
-from site_builder.render import RELATED_SLOT
+from site_builder.render import RELATED_SLOT, PageHead
 from tests.factories import SHARED_EDITS, edit_shared_input
 
 # a second model on another GPU: the build discovers its fp4-vs-fp8 page from the data
@@ -336,19 +339,23 @@ def test_a_failing_page_names_what_the_whole_data_holds_on_a_rebuild(two_models:
     assert any("available: dsr1, llama70b" in r for r in reasons)
 
 
-def test_a_rebuild_that_makes_no_page_imports_neither_pandas_nor_scipy(two_models: Path) -> None:
-    """Start-up is most of a rebuild: with nothing to make, the loaders (pandas) and the spline
-    (scipy) are never imported."""
+def test_a_rebuild_that_computes_nothing_imports_neither_pandas_nor_scipy(two_models: Path) -> None:
+    """Start-up is most of a rebuild: with nothing to make, or only a stub's prose to render
+    again, the loaders (pandas) and the spline (scipy) are never imported."""
     _build(two_models, "site")
     script = (
         "import sys; from pathlib import Path; from site_builder.pipeline import build; "
         "from site_builder.project import Project; "
         f"out = build(Project.under(Path({str(two_models)!r}), Path({str(two_models / 'site')!r}))); "
-        "print(out.recomputed, 'pandas' in sys.modules, 'scipy' in sys.modules)"
+        "print(len(out.rendered), 'pandas' in sys.modules, 'scipy' in sys.modules)"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     assert done.stdout.split() == ["0", "False", "False"]
+    stub = two_models / "content" / f"{STUB_PAGE}.md"
+    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.split() == ["1", "False", "False"]
 
 
 def test_a_stub_whose_prose_alone_changed_is_rendered_from_its_kept_numbers(
@@ -419,3 +426,21 @@ def test_a_rebuild_loads_the_theme_compiled_and_a_changed_template_anew(
     assert compiled == ["sections/notes.html"]
     assert b"Theme edit." in (project / "site" / STUB_PAGE / "index.html").read_bytes()
     assert tree(project / "site") == _clean(project)
+
+
+@given(
+    st.text(),
+    st.text(),
+    st.text(),
+    st.lists(st.text(), max_size=3).map(tuple),
+    st.lists(st.text(), max_size=3).map(tuple),
+)
+def test_a_page_head_comes_back_from_the_cache_as_it_went_in(
+    slug: str, title: str, model: str, hardware: tuple[str, ...], sequences: tuple[str, ...]
+) -> None:
+    head = PageHead(slug, title, model, hardware, sequences)
+    stored = json.loads(json.dumps(pipeline._head_out(head)))  # the manifest is JSON
+    assert pipeline._head(stored) == head and stored == dataclasses.asdict(head) | {
+        "hardware": list(hardware),
+        "sequences": list(sequences),
+    }

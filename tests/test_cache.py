@@ -1,0 +1,31 @@
+"""The build cache's blobs (cache.py): content-addressed, never changed through a link, a blob
+whose content is not its name (a write cut short, an edit through the output folder) replaced."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from site_builder.cache import BuildCache
+
+
+def test_a_new_blob_is_named_by_its_content(tmp_path: Path) -> None:
+    cache = BuildCache(tmp_path / "cache")
+    path = cache._keep(b"<p>page</p>")
+    assert path.name == hashlib.sha256(b"<p>page</p>").hexdigest() and path.read_bytes() == b"<p>page</p>"
+    assert cache._keep(b"<p>page</p>") == path  # kept, not written again
+    assert [p.name for p in cache.blobs.iterdir()] == [path.name]  # nothing written aside
+
+
+def test_a_blob_cut_short_is_written_again_aside_of_what_links_it(tmp_path: Path) -> None:
+    cache = BuildCache(tmp_path / "cache")
+    content = b"<p>a whole page</p>" * 100
+    blob = cache.blobs / hashlib.sha256(content).hexdigest()
+    blob.write_bytes(content[:50])  # a killed build's partial blob
+    linked = tmp_path / "site-index.html"
+    os.link(blob, linked)  # the old site links it
+    path = cache._keep(content)
+    assert path == blob and path.read_bytes() == content
+    assert linked.read_bytes() == content[:50]  # the old site's file is not changed through its link
+    assert path.stat().st_ino != linked.stat().st_ino
