@@ -5,6 +5,7 @@ through the pipeline; the cache folder is safe to delete and never takes over a 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import re
@@ -250,7 +251,7 @@ def test_the_related_slot_filled_is_the_last_one() -> None:
 
 
 def test_pages_in_flight_are_bounded() -> None:
-    """At most AHEAD chunks of pages wait for the writer, however many pages the site has."""
+    """At most AHEAD pages (and one chunk) wait for the writer, however many pages the site has."""
     in_flight: list[int] = []
 
     class Counting(ThreadPoolExecutor):
@@ -258,18 +259,32 @@ def test_pages_in_flight_are_bounded() -> None:
         taken = 0
 
         def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
-            Counting.submitted += 1
+            Counting.submitted += len(args[1])  # _chunk(fn, slugs)
             in_flight.append(Counting.submitted - Counting.taken)
             return super().submit(fn, *args, **kwargs)
 
-    slugs = [f"page-{n}" for n in range(pipeline.CHUNK * pipeline.AHEAD * 5 + 3)]
+    slugs = [f"page-{n}" for n in range(pipeline.AHEAD * 5 + 3)]
+    chunks = pipeline._chunks(slugs, lambda slug: int(slug.split("-")[1]) // 10)  # groups of 10
     made: list[str] = []
     with Counting(2) as pool:
-        for n, done in enumerate(pipeline._in_order(pool, _fake_page, slugs), 1):
+        for n, done in enumerate(pipeline._in_order(pool, _fake_page, chunks), 1):
             made.append(done.slug)
-            Counting.taken = n // pipeline.CHUNK
+            Counting.taken = n
     assert made == slugs  # in order, every one
-    assert max(in_flight) == pipeline.AHEAD
+    assert pipeline.AHEAD - 10 < max(in_flight) <= pipeline.AHEAD
+
+
+@given(st.lists(st.integers(0, 5), max_size=80))
+def test_a_groups_pages_go_to_one_worker_together(groups: list[int]) -> None:
+    """Chunks keep the pages' order; a group's consecutive pages share a chunk, up to CHUNK_MAX;
+    a chunk holds CHUNK pages at least unless it is the last."""
+    slugs = [f"{group}-{n}" for n, group in enumerate(groups)]
+    chunks = pipeline._chunks(slugs, lambda slug: slug.split("-")[0])
+    assert [slug for chunk in chunks for slug in chunk] == slugs
+    assert all(pipeline.CHUNK <= len(chunk) <= pipeline.CHUNK_MAX for chunk in chunks[:-1])
+    for before, after in itertools.pairwise(chunks):  # a cut inside a group only at CHUNK_MAX
+        if before[-1].split("-")[0] == after[0].split("-")[0]:
+            assert len(before) == pipeline.CHUNK_MAX
 
 
 def _fake_page(slug: str) -> pipeline._PageDone:
