@@ -11,13 +11,17 @@ The accuracy and sweep charts are small and drawn as built (figures below).
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
 from operator import attrgetter
 from typing import Any
 
 from site_builder import metrics
 from site_builder.comparison_json import ComparisonResult, PointSummary, SequenceResult
+from site_builder.memo import SequenceMemo
 from site_builder.metrics import Metric
 from site_builder.numbers import fixed, grouped
 
@@ -90,24 +94,89 @@ def point_columns(quantities: list[str]) -> list[str]:
     return ["interactivity", *quantities]
 
 
-def side_points(points: Sequence[PointSummary], columns: list[str], strings: StringTable) -> dict[str, Any]:
+class EncodedJSON(dict[str, Any]):
+    """A JSON object whose text is already known (`text`, as `script_json_text` writes the
+    dict): the page script's data is built from fragments made once a process for the sides
+    that pages share, and written without encoding them again. Still a dict, for templates."""
+
+    text: str
+
+    def __init__(self, items: Sequence[tuple[str, Any, str | None]]) -> None:
+        """From (key, value, that value's JSON text or None: made here)."""
+        super().__init__((key, value) for key, value, _ in items)
+        self.text = (
+            "{"
+            + ",".join(
+                _key_text(key) + (_dumps(value) if text is None else text)
+                for key, value, text in items
+            )
+            + "}"
+        )
+
+
+def script_json_text(value: Any) -> str:
+    """Compact JSON as the page's scripts receive it (before `render.json_for_script` makes it
+    safe inside <script>): an EncodedJSON's known text used, at the top level or as a value of
+    a top-level dict (where the fragments are)."""
+    if isinstance(value, EncodedJSON):
+        return value.text
+    if type(value) is dict and any(isinstance(v, EncodedJSON) for v in value.values()):
+        return "{" + ",".join(_dumps(k) + ":" + script_json_text(v) for k, v in value.items()) + "}"
+    return _dumps(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_text(key: str) -> str:
+    return _dumps(key) + ":"
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False, allow_nan=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SideMarkers:
+    """What a side's chart points are, whatever page shows them: the on-frontier flags and the
+    off-frontier values (side_points), and their JSON."""
+
+    frontier: list[int]
+    off: list[list[float | int | None]]
+    frontier_json: str
+    off_json: str
+
+
+def side_markers(points: Sequence[PointSummary], columns: Sequence[str]) -> SideMarkers:
+    values = attrgetter(*(QUANTITY_ATTRIBUTES.get(c) or metrics.CURVE_QUANTITIES[c] for c in columns))
+    off = [values(p) for p in points if not p.on_frontier]
+    frontier = [1 if p.on_frontier else 0 for p in points]
+    off_columns = [marker_column(column) for column in zip(*off, strict=True)] if off else []
+    return SideMarkers(frontier, off_columns, _dumps(frontier), _dumps(off_columns))
+
+
+# A side's markers, once a process for the very same summaries in the same order (pages share
+# sides) and the same columns; ≈ 10 KB an entry
+_SIDE_MARKERS: SequenceMemo[Any, SideMarkers] = SequenceMemo(512)
+
+
+def side_points(points: Sequence[PointSummary], columns: list[str], strings: StringTable) -> EncodedJSON:
     """One side's measured points, column by column (a column of similar numbers packs better):
     per point in the side's order, on the frontier 0/1 and its configuration and date as indices
     into the page's string table; the values (`columns`) only for the points off the frontier,
     since those on it are the frontier's knots, in the same order (both sorted by
     interactivity), which the page data already carries in full."""
-    values = attrgetter(*(QUANTITY_ATTRIBUTES.get(c) or metrics.CURVE_QUANTITIES[c] for c in columns))
+    markers = _SIDE_MARKERS.get([*columns, *points], lambda _: side_markers(points, columns))
     index = strings.index
-    off = [values(p) for p in points if not p.on_frontier]
-    return {
-        "frontier": [1 if p.on_frontier else 0 for p in points],
-        "configuration": [index(p.configuration) for p in points],
-        "date": [index(p.date) for p in points],
-        "off": [marker_column(column) for column in zip(*off, strict=True)] if off else [],
-    }
+    return EncodedJSON(
+        [
+            ("frontier", markers.frontier, markers.frontier_json),
+            ("configuration", [index(p.configuration) for p in points], None),
+            ("date", [index(p.date) for p in points], None),
+            ("off", markers.off, markers.off_json),
+        ]
+    )
 
 
-def sequence_points(sequence: SequenceResult, columns: list[str], strings: StringTable) -> list[Any]:
+def sequence_points(sequence: SequenceResult, columns: list[str], strings: StringTable) -> list[EncodedJSON]:
     return [side_points(side.points, columns, strings) for side in sequence.sides]
 
 
@@ -293,7 +362,13 @@ def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
     """Everything the page's charts need beyond the page data (knots, constants, targets, band)."""
     columns = point_columns(metrics.shown_quantities())
     strings = StringTable()
-    points = {s.sequence: sequence_points(s, columns, strings) for s in comparison.sequences}
+    points = EncodedJSON(
+        [
+            (s.sequence, sides, "[" + ",".join(side.text for side in sides) + "]")
+            for s in comparison.sequences
+            for sides in [sequence_points(s, columns, strings)]
+        ]
+    )
     return {
         "metrics": [
             {"key": m.key, "label": m.label, "axis": axis_title(m), "hover": value_hover(m)}

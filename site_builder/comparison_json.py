@@ -7,10 +7,18 @@ measured at this interactivity: …") are words, made from the engine's structur
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    model_serializer,
+)
 
 from site_builder import metrics
 from site_builder.catalog import AppliedConstants, CostTier, HardwareCatalog, hardware_name
@@ -76,10 +84,10 @@ class MetricsAtTarget(Out):
     def value(self, key: str) -> float | None:
         return self.values.get(metrics.BY_KEY[key].attribute)
 
-    @model_serializer(mode="wrap")
-    def _flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        flat: dict[str, Any] = {"measured": data["measured"], "reason": data["reason"]}
+    def flat_values(self) -> dict[str, float | int | None]:
+        """The values as the JSON lists them: flat, in registry order, a whole-number metric
+        rounded half up with its raw value beside it."""
+        flat: dict[str, float | int | None] = {}
         for metric in metrics.METRICS:
             raw = self.values.get(metric.attribute)
             if metric.whole:
@@ -87,10 +95,19 @@ class MetricsAtTarget(Out):
                 flat[f"{metric.attribute}_interpolated"] = raw
             else:
                 flat[metric.attribute] = raw
-        flat["unavailable"] = data["unavailable"]
-        flat["brackets"] = data["brackets"]
-        flat["sparse"] = data["sparse"]
         return flat
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {
+            "measured": data["measured"],
+            "reason": data["reason"],
+            **self.flat_values(),
+            "unavailable": data["unavailable"],
+            "brackets": data["brackets"],
+            "sparse": data["sparse"],
+        }
 
 
 class TargetComparison(Out):
@@ -867,4 +884,91 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
 
 
 def comparison_json(result: ComparisonResult) -> bytes:
-    return result.model_dump_json().encode() + b"\n"  # compact: read by programs, not people
+    """The page's `comparison.json`, compact (read by programs, not people): byte for byte
+    `result.model_dump_json()`, with each side's points and frontier and each target's brackets
+    serialised once a process (pages share a side's summaries: `side_result`), not once a page."""
+    sequences = b",".join(map(_sequence_json, result.sequences))
+    return _object_json(result, {"sequences": b"[" + sequences + b"]"}) + b"\n"
+
+
+def _sequence_json(sequence: SequenceResult) -> bytes:
+    results = b",".join(
+        _object_json(target, {"sides": b"[" + b",".join(map(_at_target_json, target.sides)) + b"]"})
+        for target in sequence.results
+    )
+    sides = b",".join(
+        _object_json(
+            side, {"frontier": _summaries_json(side.frontier), "points": _summaries_json(side.points)}
+        )
+        for side in sequence.sides
+    )
+    return _object_json(sequence, {"results": b"[" + results + b"]", "sides": b"[" + sides + b"]"})
+
+
+def _at_target_json(at: MetricsAtTarget) -> bytes:
+    """`MetricsAtTarget._flat`'s JSON, its brackets made once a process."""
+    head = {"measured": at.measured, "reason": at.reason, **at.flat_values(), "unavailable": at.unavailable}
+    text: bytes = _json_adapters()[1].dump_json(head)
+    sparse = b"true" if at.sparse else b"false"
+    brackets = b",".join(_SUMMARY_JSON.get(s, _summary_json) for s in at.brackets)
+    return text[:-1] + b',"brackets":[' + brackets + b'],"sparse":' + sparse + b"}"
+
+
+def _summaries_json(summaries: Sequence[PointSummary]) -> bytes:
+    return _SUMMARIES_JSON.get(summaries, lambda held: _json_adapters()[0].dump_json(list(held)))
+
+
+def _summary_json(summary: PointSummary) -> bytes:
+    return summary.__pydantic_serializer__.to_json(summary)
+
+
+@functools.cache
+def _json_adapters() -> tuple[TypeAdapter[list[PointSummary]], TypeAdapter[dict[str, Any]]]:
+    """Serialisers of a list of summaries and of a flat dict as the models' own write them (made
+    on first use, like the models' schemas, which they need built)."""
+    PointSummary.model_rebuild(force=True)
+    return TypeAdapter(list[PointSummary]), TypeAdapter(dict[str, Any])
+
+
+def _object_json(model: BaseModel, given: Mapping[str, bytes]) -> bytes:
+    """`model.model_dump_json()` as bytes, the fields in `given` written as given (their JSON,
+    made elsewhere) and the rest by the model's serialiser, in the model's field order."""
+    parts: list[bytes] = []
+    for names, name in _field_runs(type(model), frozenset(given)):
+        if names:
+            text: bytes = model.__pydantic_serializer__.to_json(model, include=names)
+            parts.append(text[1:-1])
+        if name is not None:
+            parts.append(b'"' + name.encode() + b'":' + given[name])
+    return b"{" + b",".join(parts) + b"}"
+
+
+_RUNS: dict[tuple[type[BaseModel], frozenset[str]], list[tuple[set[str], str | None]]] = {}
+
+
+def _field_runs(model: type[BaseModel], given: frozenset[str]) -> list[tuple[set[str], str | None]]:
+    """A model's serialised fields in order, as runs of fields its serialiser writes, each run
+    followed by one field written as given (None after the last run); made once a model."""
+    runs = _RUNS.get((model, given))
+    if runs is None:
+        runs = []
+        run: set[str] = set()
+        for name, field in model.model_fields.items():
+            if field.exclude:
+                continue
+            if name in given:
+                assert field.alias is None and field.serialization_alias is None, name
+                runs.append((run, name))
+                run = set()
+            else:
+                run.add(name)
+        runs.append((run, None))
+        _RUNS[(model, given)] = runs
+    return runs
+
+
+# A side's frontier or points as JSON, keyed by its summaries (the very objects, in order: pages
+# that show the same side share them, each holding its own list); ≈ 30 KB an entry at most
+_SUMMARIES_JSON: SequenceMemo[PointSummary, bytes] = SequenceMemo(2 * SIDES_KEPT)
+# A bracketing point's summary as JSON (a frontier point brackets targets on several pages)
+_SUMMARY_JSON: IdentityMemo[PointSummary, bytes] = IdentityMemo(SUMMARIES_KEPT)

@@ -21,10 +21,28 @@ def round_half_up_int(value: float) -> int:
 QUANTA = {decimals: Decimal(1).scaleb(-decimals) for decimals in range(10)}  # made once: fixed is hot
 
 
+# Decimal writes a value quantized to more than 6 places in exponent form (0E-7): those go to it
+FORMATS = {decimals: f".{decimals}f" for decimals in range(7)}
+
+
 def fixed(value: float, decimals: int) -> str:
-    """Half-up rounded, fixed-point text with thousands left unseparated (table style)."""
+    """Half-up rounded, fixed-point text with thousands left unseparated (table style).
+
+    Rounds the shortest repr (what a reader sees of the number). Without Decimal where that is
+    plain: a repr with no more digits than asked is padded, and one whose first dropped digit is
+    not 5 is what correctly rounded formatting writes (the float lies on the same side of the
+    halfway point as its repr, or a shorter repr would exist). A 5 there (a tie in the repr,
+    which formatting would round by the binary value, half to even), an exponent, or inf/nan
+    go to Decimal."""
+    text = repr(value)
+    if "e" not in text and "n" not in text and decimals in FORMATS:
+        whole, _, fraction = text.partition(".")
+        if len(fraction) <= decimals:
+            return whole + "." + fraction.ljust(decimals, "0") if decimals else whole
+        if fraction[decimals] != "5":
+            return format(value, FORMATS[decimals])
     quantum = QUANTA.get(decimals) or Decimal(1).scaleb(-decimals)
-    return str(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
+    return str(Decimal(text).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
 def grouped(text: str) -> str:

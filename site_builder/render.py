@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import json
 import os
 import re
 import traceback
@@ -37,7 +36,7 @@ from pydantic import BaseModel
 
 from site_builder import __version__, metrics
 from site_builder.catalog import HardwareCatalog, hardware_name
-from site_builder.charts import chart_data
+from site_builder.charts import EncodedJSON, chart_data, script_json_text
 from site_builder.comparison_json import (
     AccuracyRun,
     AccuracyTask,
@@ -45,6 +44,7 @@ from site_builder.comparison_json import (
     MetricsAtTarget,
     PointSummary,
     SequenceResult,
+    SideResult,
     SweepRowOut,
     comparison_json,
     deployment_text,
@@ -130,7 +130,7 @@ def safe_url(value: str | None) -> str | None:
 
 def json_for_script(value: Any) -> Markup:
     """JSON safe inside <script>: no '</script>', no HTML comment openers."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False, allow_nan=False)
+    text = script_json_text(value)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return Markup(text)
 
@@ -842,26 +842,54 @@ def page_data(comparison: ComparisonResult) -> dict[str, Any]:
         "metrics": metrics.page_table(metrics.SHOWN),
         "quantities": quantities,
         "default_sequence": comparison.default_sequence,
-        "sequences": {
-            s.sequence: {
-                "targets": s.targets,
-                "band": [s.band.lo, s.band.hi] if s.band.overlap else None,
-                "sides": [
-                    {
-                        "knots": [
-                            [k.interactivity, *(getattr(k, metrics.CURVE_QUANTITIES[q]) for q in quantities)]
-                            for k in side.frontier
-                        ],
-                        "joins": side.concurrency_joins,
-                        "gpus": [k.gpu_count for k in side.frontier],
-                        **side.constants.values(),
-                    }
-                    for side in s.sides
-                ],
-            }
-            for s in comparison.sequences
-        },
+        "sequences": EncodedJSON(
+            [
+                (s.sequence, seq, seq.text)
+                for s in comparison.sequences
+                for seq in [_sequence_data(s, quantities)]
+            ]
+        ),
     }
+
+
+def _sequence_data(sequence: SequenceResult, quantities: list[str]) -> EncodedJSON:
+    sides = [_side_data(side, quantities) for side in sequence.sides]
+    return EncodedJSON(
+        [
+            ("targets", sequence.targets, None),
+            ("band", [sequence.band.lo, sequence.band.hi] if sequence.band.overlap else None, None),
+            ("sides", sides, "[" + ",".join(side.text for side in sides) + "]"),
+        ]
+    )
+
+
+def _side_data(side: SideResult, quantities: list[str]) -> EncodedJSON:
+    """A side's knots (interactivity, then the curve quantities the shown metrics read), whether
+    each stretch is one deployment, the knots' GPU counts and the side's constants."""
+    knots, knots_json, gpus, gpus_json = _KNOTS.get(
+        [*quantities, *side.frontier], lambda _: _knots(side.frontier, quantities)
+    )
+    return EncodedJSON(
+        [
+            ("knots", knots, knots_json),
+            ("joins", side.concurrency_joins, None),
+            ("gpus", gpus, gpus_json),
+            *((key, value, None) for key, value in side.constants.values().items()),
+        ]
+    )
+
+
+def _knots(
+    frontier: Sequence[PointSummary], quantities: list[str]
+) -> tuple[list[list[float]], str, list[int | None], str]:
+    attributes = [metrics.CURVE_QUANTITIES[q] for q in quantities]
+    knots = [[k.interactivity, *(getattr(k, a) for a in attributes)] for k in frontier]
+    gpus = [k.gpu_count for k in frontier]
+    return knots, script_json_text(knots), gpus, script_json_text(gpus)
+
+
+# A side's knots and GPU counts with their JSON, once a process for the very same frontier
+_KNOTS: SequenceMemo[Any, tuple[list[list[float]], str, list[int | None], str]] = SequenceMemo(512)
 
 
 @dataclass(frozen=True)

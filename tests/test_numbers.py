@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from site_builder.numbers import fixed, parse_sequence_label, round_half_up, round_half_up_int, sequence_label
 
@@ -27,6 +31,33 @@ def test_round_half_up_int_and_fixed() -> None:
     assert fixed(1064.05, 1) == "1064.1"
     assert fixed(0.3865, 3) == "0.387"
     assert fixed(401520.4, 0) == "401520"
+
+
+def test_fixed_rounds_the_shown_digits_half_up() -> None:
+    """Ties in the repr round up although the binary value lies below them (2.675 is stored as
+    2.67499999…, which plain formatting rounds down); short reprs are padded."""
+    assert [fixed(2.675, 2), fixed(0.125, 2), fixed(-2.5, 0), fixed(1.005, 2)] == [
+        "2.68",
+        "0.13",
+        "-3",
+        "1.01",
+    ]
+    assert [fixed(3.0, 0), fixed(3.0, 2), fixed(42, 1), fixed(-0.0, 1)] == ["3", "3.00", "42.0", "-0.0"]
+    assert [fixed(0.1249, 2), fixed(1e-7, 3), fixed(1e16, 0)] == ["0.12", "0.000", "10000000000000000"]
+    assert [fixed(0.0, 7), fixed(1234.5, -2)] == ["0E-7", "1.2E+3"]  # as Decimal writes them
+
+
+@given(
+    st.one_of(
+        st.floats(min_value=-1e15, max_value=1e15),
+        st.integers(-(10**9), 10**9),
+        st.decimals(min_value=-10000, max_value=10000, places=4).map(float),  # many exact ties
+    ),
+    st.integers(-3, 10),
+)
+def test_fixed_equals_decimal_half_up_of_the_repr(value: float, decimals: int) -> None:
+    expected = str(Decimal(repr(value)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
+    assert fixed(value, decimals) == expected
 
 
 def test_round_rejects_non_finite() -> None:
