@@ -361,37 +361,48 @@ def _labels(config: Configuration) -> tuple[str, str]:
 _CONFIG_LABELS: IdentityMemo[Configuration, tuple[str, str]] = IdentityMemo(CONFIGURATIONS_KEPT)
 
 
+def _template(config: Configuration) -> dict[str, Any]:
+    """A summary's values as far as its configuration gives them, in field order; the point's
+    own fields are filled into a copy (`_summary`)."""
+    parallelism, configuration = _CONFIG_LABELS.get(config, _labels)
+    values: dict[str, Any] = dict.fromkeys(PointSummary.model_fields)
+    values.update(
+        gpu_count=config.gpu_count,
+        model=config.model,
+        hardware=config.hardware,
+        precision=config.precision,
+        framework=config.framework,
+        spec_method=config.spec_method,
+        disagg=config.disagg,
+        parallelism=parallelism,
+        configuration=configuration,
+    )
+    return values
+
+
+_TEMPLATES: IdentityMemo[Configuration, dict[str, Any]] = IdentityMemo(CONFIGURATIONS_KEPT)
+
+
 def _summary(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
     """Built without validation: every value comes from a validated point. Equal to
     `PointSummary.model_construct(**values)` (a test checks), without its per-field alias and
-    default handling, as every field is given."""
-    c = point.config
+    default handling, as every field is given; the configuration's values are copied from a
+    template made once a configuration (the points of one share it)."""
     provenance = point.provenance
-    parallelism, configuration = _CONFIG_LABELS.get(c, _labels)
-    values = {
-        "interactivity": point.interactivity,
-        "interactivity_source": point.interactivity_source,
-        "throughput_per_gpu": point.throughput_per_gpu,
-        "output_throughput_per_gpu": point.output_throughput_per_gpu,
-        "concurrency": point.concurrency,
-        "gpu_count": c.gpu_count,
-        "users_per_gpu": point.users_per_gpu,
-        "model": c.model,
-        "hardware": c.hardware,
-        "precision": c.precision,
-        "framework": c.framework,
-        "spec_method": c.spec_method,
-        "disagg": c.disagg,
-        "parallelism": parallelism,
-        "configuration": configuration,
-        "date": provenance.date,
-        "run_url": provenance.run_url,
-        "dataset": provenance.dataset,
-        "source_file": provenance.source_file,
-        "record": provenance.record,
-        "client": provenance.client,
-        "on_frontier": on_frontier,
-    }
+    values = _TEMPLATES.get(point.config, _template).copy()
+    values["interactivity"] = point.interactivity
+    values["interactivity_source"] = point.interactivity_source
+    values["throughput_per_gpu"] = point.throughput_per_gpu
+    values["output_throughput_per_gpu"] = point.output_throughput_per_gpu
+    values["concurrency"] = point.concurrency
+    values["users_per_gpu"] = point.users_per_gpu
+    values["date"] = provenance.date
+    values["run_url"] = provenance.run_url
+    values["dataset"] = provenance.dataset
+    values["source_file"] = provenance.source_file
+    values["record"] = provenance.record
+    values["client"] = provenance.client
+    values["on_frontier"] = on_frontier
     return prevalidated(PointSummary, values, SUMMARY_FIELDS)
 
 
@@ -443,7 +454,9 @@ def constant_reason(constant: str, constants: AppliedConstants, at: AtTarget | N
     if constant == "deployment" and at is not None and len(at.brackets) == 2:
         low, high = at.brackets
         same = (
-            "the same deployment, whose concurrency rises" if low.config == high.config else "two deployments"
+            "the same deployment, whose concurrency rises"
+            if low.config is high.config or low.config == high.config
+            else "two deployments"
         )
         measured = [
             f"{grouped(str(k.concurrency))} on {_CONFIG_LABELS.get(k.config, _labels)[1]} "
@@ -484,8 +497,12 @@ def pooling(side: ComputedSide) -> str:
 
 def _side_summaries(numbers: tuple[tuple[BenchmarkPoint, ...], ...]) -> tuple[list[PointSummary], ...]:
     points, frontier = numbers
-    on_frontier = {id(p) for p in frontier}
-    return [summarize(p, True) for p in frontier], [summarize(p, id(p) in on_frontier) for p in points]
+    knots = _SUMMARIES[1].get_each(frontier, _on_frontier)
+    on_frontier = {id(p): summary for p, summary in zip(frontier, knots, strict=True)}
+    off_frontier = iter(
+        _SUMMARIES[0].get_each((p for p in points if id(p) not in on_frontier), _off_frontier)
+    )
+    return knots, [on_frontier[id(p)] if id(p) in on_frontier else next(off_frontier) for p in points]
 
 
 # The summaries of a side's frontier and points, once a process for the very same tuples (the
