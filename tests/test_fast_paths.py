@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from site_builder import metrics
-from site_builder.comparison_json import PointSummary, summarize
-from site_builder.engine.compare import SPARSE_RATIO, Constants, SideCurves, metrics_at
+from site_builder.comparison_json import MetricsAtTarget, PointSummary, SideResult, summarize
+from site_builder.comparison_json import metrics_at as output_metrics_at
+from site_builder.engine.compare import SPARSE_RATIO, AtTarget, Constants, SideCurves, metrics_at
 from site_builder.engine.spline import (
     MonotoneCurves,
     MonotoneSpline,
@@ -26,6 +27,7 @@ from site_builder.engine.spline import (
     steffen_tangents,
 )
 from site_builder.points import BenchmarkPoint, Configuration, Provenance
+from tests.factories import SideInput, compare_sequence, constants, point
 
 
 def bits(value: float | None) -> bytes | None:
@@ -286,3 +288,55 @@ def test_summaries_of_points_sharing_a_configuration_are_each_their_own_validate
         assert summary == validated
         assert summary.model_dump_json() == validated.model_dump_json()
         assert list(summary.__dict__) == list(PointSummary.model_fields)  # field order kept
+
+
+# -- output models made without validation are what validation makes ------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(side_points(), side_points(), st.sampled_from([None, 1.5]), st.sampled_from([None, 900.0]))
+def test_a_sides_and_a_targets_results_are_what_validating_the_same_fields_makes(
+    a: list[BenchmarkPoint], b: list[BenchmarkPoint], usd: float | None, watts: float | None
+) -> None:
+    sides = [
+        SideInput(
+            "A",
+            {"precision": "fp8", "framework": ["f0", "f1"]},
+            "best available",
+            "gpu",
+            constants(usd, watts),
+            a,
+        ),
+        SideInput(
+            "B",
+            {"precision": "fp4", "disagg": False},
+            "narrowed: framework=f0",
+            "gpu",
+            constants(usd, watts),
+            b,
+        ),
+    ]
+    result = compare_sequence(1024, 1024, "1k/1k", sides, [5.0, 12.5, 30.0, 100.0])
+    for side in result.sides:
+        validated = SideResult(**side.__dict__)
+        assert side == validated and side.model_dump_json() == validated.model_dump_json()
+        assert side.model_fields_set == validated.model_fields_set
+        assert side.filters is not sides[0].filters and side.filters is not sides[1].filters
+    for target in result.results:
+        for at in target.sides:
+            given_fields = {k: v for k, v in at.__dict__.items() if k in at.model_fields_set}
+            validated_at = MetricsAtTarget(**given_fields)
+            assert at == validated_at and at.model_dump_json() == validated_at.model_dump_json()
+            assert at.model_fields_set == validated_at.model_fields_set
+
+
+def test_a_metric_value_that_is_not_a_float_goes_through_validation() -> None:
+    # an engine value that is an int (a registry formula reading a constant alone could give one)
+    # is made a float by validation, as before; a float-only result is made without it
+    knots = (point(20.0, 2000.0, 64), point(40.0, 1000.0, 16))
+    at = AtTarget(measured=True, values={"throughput": 1500.0, "concurrency": 40}, brackets=knots)
+    made = output_metrics_at(at, "A", constants())
+    assert made.values == {"throughput_per_gpu": 1500.0, "concurrency": 40.0}
+    assert type(made.values["concurrency"]) is float
+    assert [k.interactivity for k in made.brackets] == [20.0, 40.0]
+    assert all(k.on_frontier for k in made.brackets)

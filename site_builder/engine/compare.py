@@ -74,7 +74,7 @@ class SideCurves:
         # (the index keeps points that tie in input order, as a stable sort does)
         order = [(p.interactivity, -p.throughput_per_gpu, p.concurrency, i) for i, p in enumerate(points)]
         order.sort()
-        self.points = tuple(points[i] for *_, i in order)
+        self.points = tuple([points[key[-1]] for key in order])
         self._xs = [p.interactivity for p in self.frontier]
         knots = [knot_quantities(p) for p in self.frontier]
         # the quantities every knot has are splined (all in one MonotoneCurves); the others have

@@ -90,12 +90,14 @@ def hermite_columns(
     return spline
 
 
-def _checked_knots(xs: Sequence[float], ys: Sequence[float]) -> None:
-    if len(xs) != len(ys):
+def _checked_knots(xs: Sequence[float], ys: Sequence[float] | None) -> None:
+    """Knots a spline accepts: as many ys as xs (ys None: the xs alone), strictly rising x,
+    all finite."""
+    if ys is not None and len(xs) != len(ys):
         raise ValueError("xs and ys differ in length")
     if any(b <= a for a, b in itertools.pairwise(xs)):
         raise ValueError("knots must have strictly increasing x")
-    if not all(math.isfinite(v) for v in (*xs, *ys)):
+    if not all(map(math.isfinite, xs)) or not all(map(math.isfinite, () if ys is None else ys)):
         raise ValueError("knots must be finite")
 
 
@@ -159,8 +161,12 @@ class MonotoneCurves:
     (hermite_columns), built when first evaluated between knots; None outside the knots."""
 
     def __init__(self, xs: Sequence[float], columns: Sequence[Sequence[float]]) -> None:
+        _checked_knots(xs, None)  # the knots once, then each curve's values
         for ys in columns:
-            _checked_knots(xs, ys)
+            if len(ys) != len(xs):
+                raise ValueError("xs and ys differ in length")
+            if not all(map(math.isfinite, ys)):
+                raise ValueError("knots must be finite")
         self.xs = [float(x) for x in xs]
         self.columns = [[float(y) for y in ys] for ys in columns]
         self.tangents = [steffen_tangents(self.xs, ys) for ys in self.columns]
