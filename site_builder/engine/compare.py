@@ -50,15 +50,6 @@ class Constants:
         return {name: getattr(self, name) for name in metrics.CONSTANTS}
 
 
-def knot_quantities(point: BenchmarkPoint) -> dict[str, float | None]:
-    """A measured point's values of the curve quantities (metrics.CURVE_QUANTITIES)."""
-    values: dict[str, float | None] = {}
-    for name, attribute in metrics.CURVE_QUANTITIES.items():
-        value = getattr(point, attribute)
-        values[name] = None if value is None else float(value)
-    return values
-
-
 class SideCurves:
     """A side's frontier and one spline per curve quantity, all on the same knots.
 
@@ -76,20 +67,18 @@ class SideCurves:
         order.sort()
         self.points = tuple([points[key[-1]] for key in order])
         self._xs = [p.interactivity for p in self.frontier]
-        knots = [knot_quantities(p) for p in self.frontier]
         # the quantities every knot has are splined (all in one MonotoneCurves); the others have
         # no curve
         columns: dict[str, list[float]] = {}
-        for name in metrics.CURVE_QUANTITIES:
-            ys = [k[name] for k in knots]
-            complete = [float(y) for y in ys if y is not None]
-            if self._xs and len(complete) == len(self._xs):
-                columns[name] = complete
+        for name, attribute in metrics.CURVE_QUANTITIES.items():
+            ys = [getattr(p, attribute) for p in self.frontier]
+            if ys and None not in ys:
+                columns[name] = [float(y) for y in ys]
         self.splined = tuple(columns)
         self.curves = MonotoneCurves(self._xs, list(columns.values()))
         # per stretch between knot i and i+1: whether one deployment's concurrency falls across it
         self.one_deployment = [
-            (a.config is b.config or a.config == b.config) and a.concurrency >= b.concurrency
+            a.concurrency >= b.concurrency and (a.config is b.config or a.config == b.config)
             for a, b in zip(self.frontier, self.frontier[1:], strict=False)
         ]
 
@@ -233,17 +222,15 @@ def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTar
     stretch = curves.stretch(target)
     gaps = curves._gaps(stretch)
     known = {**curves._quantities(values_there, gaps), **constants.as_values()}
+    # the names a metric can lack here: a quantity with a gap, a constant without a value
+    unknown = gaps.keys() | {name for name in metrics.CONSTANTS if known[name] is None}
     values: dict[str, float | None] = {}
     missing: dict[str, tuple[str, ...]] = {}
     for metric, formula, names in metrics.compiled():
         values[metric.key] = formula(known)
-        lacking = tuple(
-            gaps.get(name, name)
-            for name in names
-            if name in gaps or (name in metrics.CONSTANTS and known[name] is None)
-        )
-        if lacking:
-            missing[metric.key] = lacking
+        if unknown.isdisjoint(names):
+            continue
+        missing[metric.key] = tuple(gaps.get(name, name) for name in names if name in unknown)
     brackets = curves._brackets(target, stretch)
     return AtTarget(
         measured=True,
