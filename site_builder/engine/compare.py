@@ -51,7 +51,8 @@ class Constants:
 
 
 class SideCurves:
-    """A side's frontier and one spline per curve quantity, all on the same knots.
+    """A side's frontier and a spline per curve quantity its knots all have, on those knots
+    (read together: MonotoneCurves).
 
     Concurrency is the whole deployment's, so it is interpolated only between two knots of the
     same deployment (configuration) where it falls as interactivity rises; between different
