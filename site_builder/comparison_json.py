@@ -378,37 +378,48 @@ def _labels(config: Configuration) -> tuple[str, str]:
 _CONFIG_LABELS: IdentityMemo[Configuration, tuple[str, str]] = IdentityMemo(CONFIGURATIONS_KEPT)
 
 
+def _template(config: Configuration) -> dict[str, Any]:
+    """A summary's values as far as its configuration gives them, in field order; the point's
+    own fields are filled into a copy (`_summary`)."""
+    parallelism, configuration = _CONFIG_LABELS.get(config, _labels)
+    values: dict[str, Any] = dict.fromkeys(PointSummary.model_fields)
+    values.update(
+        gpu_count=config.gpu_count,
+        model=config.model,
+        hardware=config.hardware,
+        precision=config.precision,
+        framework=config.framework,
+        spec_method=config.spec_method,
+        disagg=config.disagg,
+        parallelism=parallelism,
+        configuration=configuration,
+    )
+    return values
+
+
+_TEMPLATES: IdentityMemo[Configuration, dict[str, Any]] = IdentityMemo(CONFIGURATIONS_KEPT)
+
+
 def _summary(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
     """Built without validation: every value comes from a validated point. Equal to
     `PointSummary.model_construct(**values)` (a test checks), without its per-field alias and
-    default handling, as every field is given."""
-    c = point.config
+    default handling, as every field is given; the configuration's values are copied from a
+    template made once a configuration (the points of one share it)."""
     provenance = point.provenance
-    parallelism, configuration = _CONFIG_LABELS.get(c, _labels)
-    values = {
-        "interactivity": point.interactivity,
-        "interactivity_source": point.interactivity_source,
-        "throughput_per_gpu": point.throughput_per_gpu,
-        "output_throughput_per_gpu": point.output_throughput_per_gpu,
-        "concurrency": point.concurrency,
-        "gpu_count": c.gpu_count,
-        "users_per_gpu": point.users_per_gpu,
-        "model": c.model,
-        "hardware": c.hardware,
-        "precision": c.precision,
-        "framework": c.framework,
-        "spec_method": c.spec_method,
-        "disagg": c.disagg,
-        "parallelism": parallelism,
-        "configuration": configuration,
-        "date": provenance.date,
-        "run_url": provenance.run_url,
-        "dataset": provenance.dataset,
-        "source_file": provenance.source_file,
-        "record": provenance.record,
-        "client": provenance.client,
-        "on_frontier": on_frontier,
-    }
+    values = _TEMPLATES.get(point.config, _template).copy()
+    values["interactivity"] = point.interactivity
+    values["interactivity_source"] = point.interactivity_source
+    values["throughput_per_gpu"] = point.throughput_per_gpu
+    values["output_throughput_per_gpu"] = point.output_throughput_per_gpu
+    values["concurrency"] = point.concurrency
+    values["users_per_gpu"] = point.users_per_gpu
+    values["date"] = provenance.date
+    values["run_url"] = provenance.run_url
+    values["dataset"] = provenance.dataset
+    values["source_file"] = provenance.source_file
+    values["record"] = provenance.record
+    values["client"] = provenance.client
+    values["on_frontier"] = on_frontier
     return prevalidated(PointSummary, values, SUMMARY_FIELDS)
 
 
@@ -458,20 +469,31 @@ def constant_reason(constant: str, constants: AppliedConstants, at: AtTarget | N
     if constant == "gpu_count":
         return "a measured point on this frontier has no GPU count, so there is no per-GPU concurrency"
     if constant == "deployment" and at is not None and len(at.brackets) == 2:
-        low, high = at.brackets
-        same = (
-            "the same deployment, whose concurrency rises" if low.config == high.config else "two deployments"
-        )
-        measured = [
-            f"{grouped(str(k.concurrency))} on {_CONFIG_LABELS.get(k.config, _labels)[1]} "
-            f"at {fixed(k.interactivity, 1)}"
-            for k in (low, high)
-        ]
-        return (
-            f"between {same}: measured concurrency {measured[0]} and {measured[1]} tok/s/user; "
-            "no deployment ran a concurrency in between"
-        )
+        return _BETWEEN_DEPLOYMENTS.get(at.brackets, _between_deployments)
     return f"no all-in power per GPU for {constants.hardware_name}"
+
+
+def _between_deployments(knots: tuple[BenchmarkPoint, ...]) -> str:
+    low, high = knots
+    same = (
+        "the same deployment, whose concurrency rises"
+        if low.config is high.config or low.config == high.config
+        else "two deployments"
+    )
+    measured = [
+        f"{grouped(str(k.concurrency))} on {_CONFIG_LABELS.get(k.config, _labels)[1]} "
+        f"at {fixed(k.interactivity, 1)}"
+        for k in (low, high)
+    ]
+    return (
+        f"between {same}: measured concurrency {measured[0]} and {measured[1]} tok/s/user; "
+        "no deployment ran a concurrency in between"
+    )
+
+
+# The words for a target between two knots, once a process for the same two knots (a side's
+# stretch is read at many targets, on several pages)
+_BETWEEN_DEPLOYMENTS: SequenceMemo[BenchmarkPoint, str] = SequenceMemo(SUMMARIES_KEPT)
 
 
 def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> MetricsAtTarget:
@@ -480,15 +502,26 @@ def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> Metrics
     reasons = {lacking[0]: "" for lacking in at.missing.values()}  # each worded once
     for constant in reasons:
         reasons[constant] = constant_reason(constant, constants, at)
-    return MetricsAtTarget(
-        measured=True,
-        values={metrics.BY_KEY[key].attribute: value for key, value in at.values.items()},
-        unavailable={
+    values = {metrics.BY_KEY[key].attribute: value for key, value in at.values.items()}
+    fields = {
+        "measured": True,
+        "reason": None,
+        "values": values,
+        "unavailable": {
             metrics.BY_KEY[key].attribute: reasons[lacking[0]] for key, lacking in at.missing.items()
         },
-        brackets=[summarize(knot, on_frontier=True) for knot in at.brackets],
-        sparse=at.sparse,
-    )
+        "brackets": _SUMMARIES[1].get_each(at.brackets, _on_frontier),
+        "sparse": at.sparse,
+    }
+    if all(value is None or type(value) is float for value in values.values()):
+        # every field as validation would leave it (it would turn an int into a float)
+        return prevalidated(MetricsAtTarget, fields, MEASURED_FIELDS)
+    del fields["reason"]
+    return MetricsAtTarget(**fields)
+
+
+# the fields a measured MetricsAtTarget is given (all but its reason)
+MEASURED_FIELDS = {"measured", "values", "unavailable", "brackets", "sparse"}
 
 
 def pooling(side: ComputedSide) -> str:
@@ -501,8 +534,12 @@ def pooling(side: ComputedSide) -> str:
 
 def _side_summaries(numbers: tuple[tuple[BenchmarkPoint, ...], ...]) -> tuple[list[PointSummary], ...]:
     points, frontier = numbers
-    on_frontier = {id(p) for p in frontier}
-    return [summarize(p, True) for p in frontier], [summarize(p, id(p) in on_frontier) for p in points]
+    knots = _SUMMARIES[1].get_each(frontier, _on_frontier)
+    on_frontier = {id(p): summary for p, summary in zip(frontier, knots, strict=True)}
+    off_frontier = iter(
+        _SUMMARIES[0].get_each((p for p in points if id(p) not in on_frontier), _off_frontier)
+    )
+    return knots, [on_frontier[id(p)] if id(p) in on_frontier else next(off_frontier) for p in points]
 
 
 # The summaries of a side's frontier and points, once a process for the very same tuples (the
@@ -516,25 +553,33 @@ def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
     frontier = numbers.frontier
     frontier_summaries, point_summaries = _SIDE_SUMMARIES.get((numbers.points, frontier), _side_summaries)
     dates = sorted(p.provenance.date for p in frontier if p.provenance.date)
-    return SideResult(
-        label=side.label,
-        filters=side.filters,
-        pooling=pooling(side),
-        narrowed=bool(side.narrowed_by),
-        hardware=side.hardware,
-        constants=side.constants,
-        interactivity_range=numbers.range,
-        engines=sorted({p.config.framework for p in frontier}),
-        spec_methods=sorted({p.config.spec_method for p in frontier}),
-        modes=sorted({"disagg" if p.config.disagg else "agg" for p in frontier}),
-        parallelisms=sorted({_CONFIG_LABELS.get(p.config, _labels)[0] for p in frontier}),
-        precisions=sorted({p.config.precision for p in frontier}),
-        unknown_gpu_counts=sum(1 for p in frontier if not p.config.gpu_count),
-        concurrency_joins=list(numbers.one_deployment),
-        dates=(dates[0], dates[-1]) if dates else None,
-        frontier=frontier_summaries,
-        points=point_summaries,
-    )
+    fields = {
+        "label": side.label,
+        # a copy, as validation makes: a page's result shares no container with another's
+        "filters": {k: list(v) if isinstance(v, list) else v for k, v in side.filters.items()},
+        "pooling": pooling(side),
+        "narrowed": bool(side.narrowed_by),
+        "hardware": side.hardware,
+        "constants": side.constants,
+        "interactivity_range": numbers.range,
+        "engines": sorted({p.config.framework for p in frontier}),
+        "spec_methods": sorted({p.config.spec_method for p in frontier}),
+        "modes": sorted({"disagg" if p.config.disagg else "agg" for p in frontier}),
+        "parallelisms": sorted({_CONFIG_LABELS.get(p.config, _labels)[0] for p in frontier}),
+        "precisions": sorted({p.config.precision for p in frontier}),
+        "unknown_gpu_counts": sum(1 for p in frontier if not p.config.gpu_count),
+        "concurrency_joins": list(numbers.one_deployment),
+        "dates": (dates[0], dates[-1]) if dates else None,
+        "frontier": list(frontier_summaries),
+        "points": list(point_summaries),
+    }
+    if numbers.range is None or all(type(v) is float for v in numbers.range):
+        # every field as validation would leave it (it would turn an int into a float)
+        return prevalidated(SideResult, fields, SIDE_FIELDS)
+    return SideResult(**fields)
+
+
+SIDE_FIELDS = set(SideResult.model_fields)
 
 
 def sequence_result(sides: Sequence[ComputedSide], numbers: SequenceNumbers) -> SequenceResult:

@@ -150,8 +150,8 @@ class SideFacts:
 def _side_facts(points: Sequence[BenchmarkPoint]) -> SideFacts:
     return SideFacts(
         workloads=by_sequence(points),
-        output_only=any(p.throughput_basis == "output" for p in points),
-        derived_interactivity=any(p.interactivity_source == "derived" for p in points),
+        output_only="output" in {p.throughput_basis for p in points},
+        derived_interactivity="derived" in {p.interactivity_source for p in points},
         datasets=frozenset(p.provenance.dataset for p in points),
         precisions=sorted({p.config.precision for p in points}),
         spec_methods=sorted({p.config.spec_method for p in points}),

@@ -8,7 +8,7 @@ cleared when it is full, so its memory stays bounded however many pages a proces
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Generic, TypeVar
 
 Key = TypeVar("Key")
@@ -31,6 +31,21 @@ class IdentityMemo(Generic[Key, Value]):
             self._entries.clear()
         self._entries[id(obj)] = (obj, value)
         return value
+
+    def get_each(self, objs: Iterable[Key], make: Callable[[Key], Value]) -> list[Value]:
+        """`get` for each object in turn, in one call (a side summarises a hundred points)."""
+        entries, found = self._entries, []
+        for obj in objs:
+            entry = entries.get(id(obj))
+            if entry is not None and entry[0] is obj:
+                found.append(entry[1])
+                continue
+            value = make(obj)
+            if len(entries) >= self.limit:
+                entries.clear()
+            entries[id(obj)] = (obj, value)
+            found.append(value)
+        return found
 
     def clear(self) -> None:
         self._entries.clear()

@@ -50,6 +50,7 @@ from site_builder.catalog import HardwareCatalog, ModelInfo, load_hardware, load
 from site_builder.comparison_json import ComparisonResult, comparison_result
 from site_builder.compute import compute_page
 from site_builder.content import SiteConfig, Stub, load_site_config, load_stubs
+from site_builder.engine.spline import load_scipy
 from site_builder.evaluations import EvalRun
 from site_builder.plan import PlanFacts, plan_pages
 from site_builder.points import BenchmarkPoint, DatasetInfo
@@ -701,6 +702,7 @@ class Pipeline:
             # the templates compiled once, here: forked workers share them (spawned ones compile)
             work.renderer = work.new_renderer(ProblemLog())
             work.renderer.compile_templates()
+            load_scipy()  # the engine's scipy, imported once here for the forked workers
         with _pool(work, len(todo), self.workers) as pool:  # a pool only for enough pages to do
             chunks = _chunks(nearby, lambda slug: _locality(work.stubs[slug])[:2])
             for done, result in enumerate(_in_order(pool, _page, chunks), 1):

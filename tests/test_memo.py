@@ -45,6 +45,25 @@ def test_identity_memo_makes_once_per_object_and_stays_bounded() -> None:
     assert memo.get(a, make) == 4  # a was dropped with the rest: made again
 
 
+def test_identity_memo_get_each_gives_each_object_its_own_value_in_order() -> None:
+    made: list[Thing] = []
+
+    def make(thing: Thing) -> int:
+        made.append(thing)
+        return len(made)
+
+    memo: IdentityMemo[Thing, int] = IdentityMemo(limit=8)
+    a, b, c = Thing(), Thing(), Thing()
+    assert memo.get(b, make) == 1
+    # a and c made (in order), b held; equal things are never each other's entry
+    assert memo.get_each([a, b, c, a], make) == [2, 1, 3, 2]
+    assert made == [b, a, c]
+    assert memo.get_each(iter([c, b]), make) == [3, 1] and len(made) == 3
+    full: IdentityMemo[Thing, int] = IdentityMemo(limit=2)
+    assert full.get_each([a, b, c], make) == [4, 5, 6]  # full before c: cleared, c kept
+    assert list(full._entries) == [id(c)]
+
+
 def test_sequence_memo_keys_on_the_same_objects_in_the_same_order() -> None:
     calls: list[tuple[Thing, ...]] = []
 

@@ -7,14 +7,15 @@ metric lacks) that the presentation side words.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from site_builder import metrics
 from site_builder.engine.frontier import pareto_frontier
-from site_builder.engine.spline import MonotoneSpline
-from site_builder.memo import IdentityMemo, SequenceMemo
+from site_builder.engine.spline import MonotoneCurves
+from site_builder.memo import SequenceMemo
 from site_builder.numbers import round_half_up_int
 from site_builder.points import BenchmarkPoint
 
@@ -49,17 +50,9 @@ class Constants:
         return {name: getattr(self, name) for name in metrics.CONSTANTS}
 
 
-def knot_quantities(point: BenchmarkPoint) -> dict[str, float | None]:
-    """A measured point's values of the curve quantities (metrics.CURVE_QUANTITIES)."""
-    values: dict[str, float | None] = {}
-    for name, attribute in metrics.CURVE_QUANTITIES.items():
-        value = getattr(point, attribute)
-        values[name] = None if value is None else float(value)
-    return values
-
-
 class SideCurves:
-    """A side's frontier and one spline per curve quantity, all on the same knots.
+    """A side's frontier and a spline per curve quantity its knots all have, on those knots
+    (read together: MonotoneCurves).
 
     Concurrency is the whole deployment's, so it is interpolated only between two knots of the
     same deployment (configuration) where it falls as interactivity rises; between different
@@ -70,19 +63,23 @@ class SideCurves:
         self.frontier = pareto_frontier(points)
         self.knots = tuple(self.frontier)  # the frontier as every page using these curves holds it
         # every point by rising interactivity (the order the table and the chart list them in)
-        self.points = tuple(
-            sorted(points, key=lambda p: (p.interactivity, -p.throughput_per_gpu, p.concurrency))
-        )
-        xs = [p.interactivity for p in self.frontier]
-        knots = [knot_quantities(p) for p in self.frontier]
-        self.splines: dict[str, MonotoneSpline | None] = {}
-        for name in metrics.CURVE_QUANTITIES:
-            ys = [k[name] for k in knots]
-            complete = [float(y) for y in ys if y is not None]
-            self.splines[name] = MonotoneSpline(xs, complete) if xs and len(complete) == len(xs) else None
+        # (the index keeps points that tie in input order, as a stable sort does)
+        order = [(p.interactivity, -p.throughput_per_gpu, p.concurrency, i) for i, p in enumerate(points)]
+        order.sort()
+        self.points = tuple([points[key[-1]] for key in order])
+        self._xs = [p.interactivity for p in self.frontier]
+        # the quantities every knot has are splined (all in one MonotoneCurves); the others have
+        # no curve
+        columns: dict[str, list[float]] = {}
+        for name, attribute in metrics.CURVE_QUANTITIES.items():
+            ys = [getattr(p, attribute) for p in self.frontier]
+            if ys and None not in ys:
+                columns[name] = [float(y) for y in ys]
+        self.splined = tuple(columns)
+        self.curves = MonotoneCurves(self._xs, list(columns.values()))
         # per stretch between knot i and i+1: whether one deployment's concurrency falls across it
         self.one_deployment = [
-            a.config == b.config and a.concurrency >= b.concurrency
+            a.concurrency >= b.concurrency and (a.config is b.config or a.config == b.config)
             for a, b in zip(self.frontier, self.frontier[1:], strict=False)
         ]
 
@@ -94,43 +91,46 @@ class SideCurves:
 
     def quantities(self, x: float) -> dict[str, float | None] | None:
         """Every curve quantity at x, or None outside the measured range."""
-        throughput = self.splines["throughput"]
-        if throughput is None or throughput.value(x) is None:
+        if "throughput" not in self.splined:
             return None
-        gaps = self.gaps(x)
-        return {
-            name: spline.value(x) if spline and name not in gaps else None
-            for name, spline in self.splines.items()
-        }
+        values = self.curves.at(x)
+        if values is None:
+            return None
+        return self._quantities(values, self._gaps(self.stretch(x)))
+
+    def _quantities(self, values: list[float], gaps: Mapping[str, str]) -> dict[str, float | None]:
+        found = dict(zip(self.splined, values, strict=True))
+        return {name: None if name in gaps else found.get(name) for name in metrics.CURVE_QUANTITIES}
 
     def prepare(self, targets: Sequence[float]) -> None:
-        """Evaluate every curve at the targets in one vectorised call a curve (the values are the
-        ones `quantities` then reads, bit for bit: a spline remembers them)."""
-        for spline in self.splines.values():
-            if spline is not None:
-                spline.values(targets)
+        """Evaluate every curve at the targets in one vectorised call (the values are the ones
+        `quantities` then reads, bit for bit: the curves remember them)."""
+        self.curves.prepare(targets)
 
     def gaps(self, x: float) -> dict[str, str]:
         """Why a curve quantity has no value at x inside the measured range (metrics.QUANTITY_GAPS):
         a knot lacks it, or x lies between two deployments' concurrencies."""
-        found = {"users_per_gpu": "gpu_count"} if self.splines["users_per_gpu"] is None else {}
-        stretch = self.stretch(x)
+        return self._gaps(self.stretch(x))
+
+    def _gaps(self, stretch: int | None) -> dict[str, str]:
+        found = {"users_per_gpu": "gpu_count"} if "users_per_gpu" not in self.splined else {}
         if stretch is not None and not self.one_deployment[stretch]:
             found["concurrency"] = "deployment"
         return found
 
     def stretch(self, x: float) -> int | None:
         """i where knot i < x < knot i+1; None at a knot or outside the frontier."""
-        for i, knot in enumerate(self.frontier):
-            if knot.interactivity == x:
-                return None
-            if knot.interactivity > x:
-                return i - 1 if i > 0 else None
-        return None
+        xs = self._xs
+        i = bisect.bisect_left(xs, x)  # the first knot at or above x (knots rise strictly)
+        if i == len(xs) or xs[i] == x or i == 0:
+            return None
+        return i - 1
 
     def sparse(self, x: float) -> bool:
         """Whether the value at x is interpolated over a sparse stretch (SPARSE_RATIO)."""
-        brackets = self.brackets(x)
+        return self._sparse(self._brackets(x, self.stretch(x)))
+
+    def _sparse(self, brackets: Sequence[BenchmarkPoint]) -> bool:
         if len(brackets) != 2:
             return False
         low, high = sorted(k.throughput_per_gpu for k in brackets)
@@ -138,10 +138,13 @@ class SideCurves:
 
     def brackets(self, target: float) -> list[BenchmarkPoint]:
         """The knots on either side of the target, or the one knot it sits on."""
-        stretch = self.stretch(target)
+        return self._brackets(target, self.stretch(target))
+
+    def _brackets(self, target: float, stretch: int | None) -> list[BenchmarkPoint]:
         if stretch is not None:
             return [self.frontier[stretch], self.frontier[stretch + 1]]
-        return [k for k in self.frontier if k.interactivity == target][:1]
+        knot = self.curves.knot(target)
+        return [] if knot is None else [self.frontier[knot]]
 
 
 # Sides of the pages one process builds (a side's points are on several pages: the same points,
@@ -212,39 +215,31 @@ class AtTarget:
     sparse: bool = False  # interpolated over a sparse stretch of frontier (SideCurves.sparse)
 
 
-def _formula_names(metric: metrics.Metric) -> list[str]:
-    return metrics.variables(metric.formula)
-
-
-_FORMULA_NAMES: IdentityMemo[metrics.Metric, list[str]] = IdentityMemo(256)  # a registry's metrics
-
-
 def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTarget:
     """Every registered metric at the target, derived from the interpolated curve quantities."""
-    quantities = curves.quantities(target)
-    if quantities is None:
+    values_there = curves.curves.at(target) if "throughput" in curves.splined else None
+    if values_there is None:
         return AtTarget(measured=False, measured_range=curves.range)
-    known = {**quantities, **constants.as_values()}
-    gaps = curves.gaps(target)
+    stretch = curves.stretch(target)
+    gaps = curves._gaps(stretch)
+    known = {**curves._quantities(values_there, gaps), **constants.as_values()}
+    # the names a metric can lack here: a quantity with a gap, a constant without a value
+    unknown = gaps.keys() | {name for name in metrics.CONSTANTS if known[name] is None}
     values: dict[str, float | None] = {}
     missing: dict[str, tuple[str, ...]] = {}
-    for metric in metrics.METRICS:
-        values[metric.key] = metrics.evaluate(metric.formula, known)
-        names = _FORMULA_NAMES.get(metric, _formula_names)
-        lacking = tuple(
-            gaps.get(name, name)
-            for name in names
-            if name in gaps or (name in metrics.CONSTANTS and known[name] is None)
-        )
-        if lacking:
-            missing[metric.key] = lacking
+    for metric, formula, names in metrics.compiled():
+        values[metric.key] = formula(known)
+        if unknown.isdisjoint(names):
+            continue
+        missing[metric.key] = tuple(gaps.get(name, name) for name in names if name in unknown)
+    brackets = curves._brackets(target, stretch)
     return AtTarget(
         measured=True,
         values=values,
         missing=missing,
         measured_range=curves.range,
-        brackets=tuple(curves.brackets(target)),
-        sparse=curves.sparse(target),
+        brackets=tuple(brackets),
+        sparse=curves._sparse(brackets),
     )
 
 

@@ -14,13 +14,11 @@ def pareto_frontier(points: Sequence[BenchmarkPoint]) -> list[BenchmarkPoint]:
     throughput. Of points at equal interactivity only the highest throughput can survive; of
     exact duplicates only the first (input order) does, so the result is deterministic.
     """
-    order = sorted(
-        range(len(points)),
-        key=lambda i: (-points[i].interactivity, -points[i].throughput_per_gpu, i),
-    )
+    order = [(-p.interactivity, -p.throughput_per_gpu, i) for i, p in enumerate(points)]
+    order.sort()
     kept: list[BenchmarkPoint] = []
     best_throughput = float("-inf")
-    for i in order:
+    for _, _, i in order:
         point = points[i]
         if point.throughput_per_gpu > best_throughput:
             kept.append(point)

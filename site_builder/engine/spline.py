@@ -43,6 +43,12 @@ def steffen_tangents(xs: Sequence[float], ys: Sequence[float]) -> list[float]:
     return tangents
 
 
+def load_scipy() -> None:
+    """Import scipy's interpolation now: a build imports it before it forks its workers, which
+    then share it rather than each importing it (about 0.6 s of CPU a worker)."""
+    import scipy.interpolate  # noqa: F401
+
+
 def hermite_spline(xs: Sequence[float], ys: Sequence[float], tangents: Sequence[float]) -> CubicHermiteSpline:
     """scipy's CubicHermiteSpline through knots MonotoneSpline has checked (at least two, finite,
     strictly increasing x): its coefficients computed as its constructor computes them, array
@@ -61,16 +67,45 @@ def hermite_spline(xs: Sequence[float], ys: Sequence[float], tangents: Sequence[
     return spline
 
 
+def hermite_columns(
+    xs: Sequence[float], columns: Sequence[Sequence[float]], tangents: Sequence[Sequence[float]]
+) -> CubicHermiteSpline:
+    """One scipy spline through several curves on the same knots (a column each): its
+    coefficients, column by column, are `hermite_spline`'s of that curve, array operation for
+    array operation, and scipy evaluates each column with its own arithmetic, so every value is
+    the one curve's own spline would give, bit for bit (a test compares them); built and
+    evaluated once for all the columns rather than once a curve."""
+    from scipy.interpolate import CubicHermiteSpline
+
+    x = np.array(xs, dtype=float)
+    y = np.array(columns, dtype=float).T  # knot by column
+    slopes = np.array(tangents, dtype=float).T
+    if not np.all(np.isfinite(slopes)):  # scipy's constructor says why it refuses them
+        return CubicHermiteSpline(x, y, slopes, extrapolate=False)
+    dx = np.diff(x)[:, np.newaxis]
+    slope = np.diff(y, axis=0) / dx
+    t = (slopes[:-1] + slopes[1:] - 2 * slope) / dx
+    c = np.stack((t / dx, (slope - slopes[:-1]) / dx - t, slopes[:-1], y[:-1]))
+    spline: CubicHermiteSpline = CubicHermiteSpline.construct_fast(c, x, extrapolate=False)
+    return spline
+
+
+def _checked_knots(xs: Sequence[float], ys: Sequence[float] | None) -> None:
+    """Knots a spline accepts: as many ys as xs (ys None: the xs alone), strictly rising x,
+    all finite."""
+    if ys is not None and len(xs) != len(ys):
+        raise ValueError("xs and ys differ in length")
+    if any(b <= a for a, b in itertools.pairwise(xs)):
+        raise ValueError("knots must have strictly increasing x")
+    if not all(map(math.isfinite, xs)) or not all(map(math.isfinite, () if ys is None else ys)):
+        raise ValueError("knots must be finite")
+
+
 class MonotoneSpline:
     """y(x) through the knots; `value` returns None outside [x_first, x_last]."""
 
     def __init__(self, xs: Sequence[float], ys: Sequence[float]) -> None:
-        if len(xs) != len(ys):
-            raise ValueError("xs and ys differ in length")
-        if any(b <= a for a, b in itertools.pairwise(xs)):
-            raise ValueError("knots must have strictly increasing x")
-        if not all(math.isfinite(v) for v in (*xs, *ys)):
-            raise ValueError("knots must be finite")
+        _checked_knots(xs, ys)
         self.xs = [float(x) for x in xs]
         self.ys = [float(y) for y in ys]
         self.tangents = steffen_tangents(self.xs, self.ys)
@@ -118,3 +153,54 @@ class MonotoneSpline:
             else self._exact.get(x, self.ys[0] if len(self.xs) < 2 else self._between.get(x))
             for x in xs
         ]
+
+
+class MonotoneCurves:
+    """Several MonotoneSplines on the same knots (a side's curve quantities), read together:
+    `at(x)` is each curve's `value(x)`, bit for bit, from one scipy spline for all of them
+    (hermite_columns), built when first evaluated between knots; None outside the knots."""
+
+    def __init__(self, xs: Sequence[float], columns: Sequence[Sequence[float]]) -> None:
+        _checked_knots(xs, None)  # the knots once, then each curve's values
+        for ys in columns:
+            if len(ys) != len(xs):
+                raise ValueError("xs and ys differ in length")
+            if not all(map(math.isfinite, ys)):
+                raise ValueError("knots must be finite")
+        self.xs = [float(x) for x in xs]
+        self.columns = [[float(y) for y in ys] for ys in columns]
+        self.tangents = [steffen_tangents(self.xs, ys) for ys in self.columns]
+        self._knot = {x: i for i, x in enumerate(self.xs)}
+        self._built: CubicHermiteSpline | None = None
+        self._between: dict[float, list[float]] = {}  # every curve's value between knots, so far
+
+    def covers(self, x: float) -> bool:
+        return bool(self.xs) and self.xs[0] <= x <= self.xs[-1]
+
+    def knot(self, x: float) -> int | None:
+        """The index of the knot at exactly x, if one is."""
+        return self._knot.get(x)
+
+    def at(self, x: float) -> list[float] | None:
+        """Each curve's value at x (exact at a knot), or None outside the knots."""
+        if not self.covers(x):
+            return None
+        knot = self._knot.get(x)
+        if knot is not None:  # exact at knots, whatever floating point makes of the polynomial
+            return [ys[knot] for ys in self.columns]
+        known = self._between.get(x)
+        if known is None:
+            self.prepare([x])
+            known = self._between[x]
+        return known
+
+    def prepare(self, xs: Sequence[float]) -> None:
+        """Evaluate every curve between knots at these xs in one vectorised call; remembered,
+        as a page asks for the same targets again."""
+        between = [x for x in xs if self.covers(x) and x not in self._knot and x not in self._between]
+        if not between or not self.columns:
+            return
+        if self._built is None:
+            self._built = hermite_columns(self.xs, self.columns, self.tangents)
+        rows = self._built(np.asarray(between, dtype=float)).tolist()
+        self._between.update(zip(between, rows, strict=True))
