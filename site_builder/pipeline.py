@@ -702,7 +702,8 @@ class Pipeline:
             # the templates compiled once, here: forked workers share them (spawned ones compile)
             work.renderer = work.new_renderer(ProblemLog())
             work.renderer.compile_templates()
-            load_scipy()  # the engine's scipy, imported once here for the forked workers
+            if to_compute:  # the engine's scipy, imported once here for the forked workers
+                load_scipy()
         with _pool(work, len(todo), self.workers) as pool:  # a pool only for enough pages to do
             chunks = _chunks(nearby, lambda slug: _locality(work.stubs[slug])[:2])
             for done, result in enumerate(_in_order(pool, _page, chunks), 1):
