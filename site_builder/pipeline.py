@@ -207,7 +207,7 @@ class SiteOutput:
     site_url: str | None = None
     keep: list[str] = field(default_factory=list)  # the output folder's files a build carries over
     rendered: list[str] = field(default_factory=list)  # slugs whose files were rendered this run
-    recomputed: int = 0
+    recomputed: int = 0  # pages whose numbers were computed (not kept by the cache)
     seconds: float = 0.0
     # seconds: load, pages, related, finish; and the CPU seconds workers spent computing and rendering
     stages: dict[str, float] = field(default_factory=dict)
@@ -786,7 +786,7 @@ class Pipeline:
             site_url=inputs.config.site_url,
             keep=inputs.config.keep,
             rendered=[s for s in todo if heads[s] is not None],
-            recomputed=len(todo),
+            recomputed=len(to_compute),
             stages=dict(self._stages),
         )
 
