@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import pickle
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -198,3 +199,30 @@ def test_loading_validating_planning_and_indexing_make_no_point_and_a_side_makes
     assert [p.provenance.record for p in side] == ["line 2", "line 4", "line 6"]
     index.selection({"model": "dsr1", "hardware": "h100"})  # both precisions: the fp4 rows only are new
     assert made == [0, 2, 4, 1, 3, 5]
+
+
+def test_a_pool_is_a_sequence_of_points_and_travels_to_a_spawned_worker(tmp_path: Path) -> None:
+    table = [
+        {
+            "model": "dsr1",
+            "hardware": "h100",
+            "framework": "sglang",
+            "precision": "fp8",
+            "isl": "1024",
+            "osl": "1024",
+            "concurrency": str(concurrency),
+            "throughput_per_gpu": str(concurrency * 10),
+            "median_tpot_ms": "20",
+            "avg_power_w": "700" if concurrency == 2 else "",
+        }
+        for concurrency in (1, 2, 3)
+    ]
+    write_csv(tmp_path / "data", "lab.csv", table)
+    pool = load_results(tmp_path / "data", ProblemLog()).points
+    assert len(pool) == 3 and pool[-1].concurrency == 3 and [p.concurrency for p in pool[1:]] == [2, 3]
+    assert pool[1].power is not None and pool[1].power.avg_watts_per_gpu == 700.0 and pool[0].power is None
+    assert pool[0].interactivity == 1000 / 20  # 1 / median TPOT in seconds
+    with pytest.raises(IndexError):
+        pool[3]
+    copied = pickle.loads(pickle.dumps(pool))  # as spawned workers receive the inputs
+    assert copied == pool and copied == list(pool) and PointPool.of([]) == []
