@@ -53,7 +53,8 @@ from site_builder.content import SiteConfig, Stub, load_site_config, load_stubs
 from site_builder.engine.spline import load_scipy
 from site_builder.evaluations import EvalRun
 from site_builder.plan import PlanFacts, plan_pages
-from site_builder.points import BenchmarkPoint, DatasetInfo
+from site_builder.points import DatasetInfo
+from site_builder.pool import PointPool
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
 from site_builder.render import (
@@ -105,7 +106,7 @@ class Inputs:
     config: SiteConfig
     catalog: HardwareCatalog | None
     models: dict[str, ModelInfo]
-    points: list[BenchmarkPoint]
+    points: PointPool  # a point made when first read (pool.py): in a worker, as its pages select it
     evaluations: list[EvalRun]
     datasets: dict[str, DatasetInfo]
     index: PointIndex
@@ -127,7 +128,7 @@ def load_inputs(
     catalog = load_hardware(project.catalog_file("hardware.yaml"), log)
     models = load_models(project.catalog_file("models.yaml"), log)
     if not results:  # a rebuild that plans from the cache's summary: not even pandas is imported
-        return Inputs(config, catalog, models, [], [], {}, PointIndex([]), log.problems)
+        return Inputs(config, catalog, models, PointPool.of([]), [], {}, PointIndex([]), log.problems)
     from site_builder.loaders import load_results
 
     loaded = load_results(project.data, log, exclude=config.exclude, skip=skip)
@@ -162,7 +163,7 @@ class InputsSummary:
         return cls(
             inputs.problems,
             PlanFacts.of(inputs.points, inputs.datasets),
-            files_of_model(inputs.points),
+            files_of_model(inputs.points.representatives()),  # a point per configuration and file
             len(inputs.points),
         )
 

@@ -16,6 +16,7 @@ from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_s
 from site_builder.kinds import KINDS
 from site_builder.numbers import sequence_label
 from site_builder.points import BenchmarkPoint, DatasetInfo
+from site_builder.pool import PointPool
 
 PRECISION_ORDER = ("fp4", "int4", "fp8", "bf16", "fp16")
 
@@ -46,12 +47,17 @@ class PlanFacts:
     def of(cls, points: Sequence[BenchmarkPoint], datasets: Mapping[str, DatasetInfo]) -> PlanFacts:
         workloads: dict[tuple[str, str, str, str], set[Workload]] = defaultdict(set)
         sources: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for p in points:
-            if datasets[p.provenance.dataset].published_values:
+        pool = PointPool.of(points)  # read as columns: no point is made
+        measured = [not datasets[name].published_values for name in pool.datasets]
+        columns = (pool.config_of, pool.dataset_of, pool.isl, pool.osl)
+        found = pool.first_of(*columns)
+        keys = [(c.model, c.hardware, c.precision, c.spec_method) for c in pool.configs]
+        for config_code, dataset_code, isl, osl in zip(*(c[found].tolist() for c in columns), strict=True):
+            if not measured[dataset_code]:
                 continue
-            c = p.config
-            workloads[(c.model, c.hardware, c.precision, c.spec_method)].add((p.isl, p.osl))
-            sources[(c.model, c.hardware)].add(p.provenance.dataset)
+            key = keys[config_code]
+            workloads[key].add((isl, osl))
+            sources[key[:2]].add(pool.datasets[dataset_code])
         return cls(dict(workloads), dict(sources))
 
     def to_json(self) -> dict[str, Any]:

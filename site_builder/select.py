@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+import numpy as np
+
 from site_builder.content import FilterValue
-from site_builder.points import BenchmarkPoint
+from site_builder.points import BenchmarkPoint, Configuration
+from site_builder.pool import PointPool
 
 NARROWING_KEYS = ("framework", "disagg", "spec_method")
 SELECTIONS_KEPT = 4096  # sides a PointIndex remembers (a side's tuple is its points' pointers)
 
 
 def value_of(point: BenchmarkPoint, key: str) -> str | bool:
+    return config_value(point.config, point.provenance.dataset, key)
+
+
+def config_value(config: Configuration, dataset: str, key: str) -> str | bool:
+    """What a filter on `key` reads of a point: its dataset or a field of its configuration."""
     if key == "dataset":
-        return point.provenance.dataset
-    value: str | bool = getattr(point.config, key)
+        return dataset
+    value: str | bool = getattr(config, key)
     return value
 
 
@@ -46,27 +53,25 @@ class PointIndex:
     """The pool, grouped so a side's selection tests a few groups, not every point.
 
     Points that share a Configuration object and a dataset answer every filter alike (`value_of`
-    reads nothing else), so they form one cell; cells are bucketed by (model, hardware) and
-    (model, hardware, precision). A selection tests one point of each cell in its bucket with
-    `matches` itself and returns the accepted cells' points in the pool's order: the same list
-    as `select(self.points, filters)`.
+    reads nothing else), so they form one cell, found from the pool's columns without making a
+    point; cells are bucketed by (model, hardware) and (model, hardware, precision). A selection
+    tests each cell in its bucket with the filters' own rules and returns the accepted cells'
+    points in the pool's order, made then (pool.py): the same list as
+    `select(self.points, filters)`.
     """
 
     def __init__(self, points: Sequence[BenchmarkPoint]) -> None:
-        self.points = list(points)
-        cells: dict[tuple[int, str], list[int]] = {}
-        for position, point in enumerate(self.points):
-            found = (id(point.config), point.provenance.dataset)
-            cell = cells.get(found)
-            if cell is None:
-                cells[found] = [position]
-            else:
-                cell.append(position)
-        self._cells = list(cells.values())  # positions in the pool, each cell in pool order
+        self.points = PointPool.of(points)  # its points made as sides select them
+        pool = self.points
+        self._cells = pool.cells()  # positions in the pool, each cell in pool order
+        # what a filter reads of a cell's points: its configuration and dataset
+        self._cell_of = [
+            (pool.configs[pool.config_of[cell[0]]], pool.datasets[pool.dataset_of[cell[0]]])
+            for cell in self._cells
+        ]
         self._buckets: dict[tuple[str, ...], list[int]] = defaultdict(list)  # cell numbers
         self._selections: dict[tuple[tuple[str, object], ...], tuple[BenchmarkPoint, ...]] = {}
-        for number, cell in enumerate(self._cells):
-            c = self.points[cell[0]].config
+        for number, (c, _) in enumerate(self._cell_of):
             key = (c.model.lower(), c.hardware.lower())
             self._buckets[key].append(number)
             self._buckets[(*key, c.precision.lower())].append(number)
@@ -93,10 +98,14 @@ class PointIndex:
             if isinstance(precision, str):
                 key = (*key, precision.lower())
             candidates = self._buckets.get(key, [])
-        accepted = [self._cells[n] for n in candidates if matches(self.points[self._cells[n][0]], filters)]
+        accepted = [self._cells[n] for n in candidates if self._cell_matches(n, filters)]
         if len(accepted) == 1:
-            return [self.points[i] for i in accepted[0]]
-        return [self.points[i] for i in sorted(itertools.chain.from_iterable(accepted))]
+            return self.points.take(accepted[0])
+        return self.points.take(np.sort(np.concatenate(accepted)) if accepted else [])
+
+    def _cell_matches(self, number: int, filters: Mapping[str, FilterValue]) -> bool:
+        config, dataset = self._cell_of[number]
+        return matches_filters(lambda key: config_value(config, dataset, key), filters)
 
 
 def by_sequence(points: Sequence[BenchmarkPoint]) -> dict[tuple[int, int], list[BenchmarkPoint]]:

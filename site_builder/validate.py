@@ -8,34 +8,49 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from site_builder.catalog import HardwareCatalog
 from site_builder.points import BenchmarkPoint, Configuration
+from site_builder.pool import PointPool
 from site_builder.problems import ProblemLog, Severity
 
 
-def drop_duplicates(points: Sequence[BenchmarkPoint], log: ProblemLog) -> list[BenchmarkPoint]:
-    """One point per (configuration, workload, concurrency): the newest; ties go to the later file."""
-    kept: dict[tuple[int, int, int, int], BenchmarkPoint] = {}
-    # a number per distinct configuration, found once per configuration object (a file's points
-    # share theirs) rather than hashing every point's; `points` keeps every object, so every id
+def drop_duplicates(points: Sequence[BenchmarkPoint], log: ProblemLog) -> PointPool:
+    """One point per (configuration, workload, concurrency): the newest; ties go to the later file.
+
+    Judged on the pool's columns: only the points of a key that repeats are made (to word the
+    warning), and the kept points come in the order their keys first appear."""
+    pool = PointPool.of(points)
+    if len(pool) == 0:
+        return pool
+    # a number per distinct configuration (equal objects alike), found once per object
     numbers: dict[Configuration, int] = {}
-    by_object: dict[int, int] = {}
-    for point in points:
-        config = point.config
-        number = by_object.get(id(config))
-        if number is None:
-            number = by_object[id(config)] = numbers.setdefault(config, len(numbers))
-        key = (number, point.isl, point.osl, point.concurrency)
-        previous = kept.get(key)
-        if previous is None:
-            kept[key] = point
-            continue
-        newer, older = (
-            (point, previous)
-            if (point.provenance.date or "") >= (previous.provenance.date or "")
-            else (previous, point)
-        )
-        kept[key] = newer
+    number_of = np.array([numbers.setdefault(c, len(numbers)) for c in pool.configs], dtype=np.int64)
+    keys = (number_of[pool.config_of], pool.isl, pool.osl, pool.concurrency)
+    order = np.lexsort(keys[::-1])  # by key, and within a key in pool order
+    ordered = np.stack([k[order] for k in keys])
+    starts = np.flatnonzero(np.r_[True, (ordered[:, 1:] != ordered[:, :-1]).any(axis=0)])
+    sizes = np.diff(np.r_[starts, len(order)])
+    if (sizes == 1).all():
+        return pool
+    chosen = order[starts]  # each key's first position, for now its point
+    warnings: list[tuple[int, BenchmarkPoint, BenchmarkPoint, BenchmarkPoint]] = []
+    for group in np.flatnonzero(sizes > 1).tolist():
+        at = order[starts[group] : starts[group] + sizes[group]]
+        made = pool.take(at)
+        kept, previous = int(at[0]), made[0]
+        for position, point in zip(at[1:].tolist(), made[1:], strict=True):
+            newer, older = (
+                (point, previous)
+                if (point.provenance.date or "") >= (previous.provenance.date or "")
+                else (previous, point)
+            )
+            if newer is point:
+                kept, previous = position, point
+            warnings.append((position, point, newer, older))
+        chosen[group] = kept
+    for _, point, newer, older in sorted(warnings, key=lambda found: found[0]):  # in pool order
         log.add(
             older.provenance.source_file,
             older.provenance.record,
@@ -45,23 +60,21 @@ def drop_duplicates(points: Sequence[BenchmarkPoint], log: ProblemLog) -> list[B
             f"{newer.provenance.record} (date {newer.provenance.date or 'unknown'})",
             Severity.WARNING,
         )
-    return list(kept.values())
+    first = order[starts]
+    return pool.subset(chosen[np.argsort(first, kind="stable")])
 
 
 def unknown_hardware(points: Sequence[BenchmarkPoint], catalog: HardwareCatalog, log: ProblemLog) -> None:
     """One warning per GPU key the catalog lacks, naming the files that use it and how to add it."""
-    files: dict[str, dict[str, BenchmarkPoint]] = {}
-    seen: set[tuple[int, str]] = set()
-    for point in points:
-        marker = (id(point.config), point.provenance.source_file)  # the config outlives the loop
-        if marker in seen:
-            continue
-        seen.add(marker)
-        files.setdefault(point.config.hardware, {}).setdefault(point.provenance.source_file, point)
+    pool = PointPool.of(points)
+    files: dict[str, dict[int, int]] = {}  # GPU → file → the first position with both
+    for position in pool.first_of(pool.config_of, pool.file_of).tolist():
+        config = pool.configs[pool.config_of[position]]
+        files.setdefault(config.hardware, {}).setdefault(int(pool.file_of[position]), position)
     for key, used in sorted(files.items()):
         if key in catalog.gpus:
             continue
-        first = next(iter(used.values()))
+        first = pool[next(iter(used.values()))]
         others = len(used) - 1
         also = f" (and {others} other file{'s' if others > 1 else ''})" if others else ""
         log.add(
@@ -78,7 +91,7 @@ def unknown_hardware(points: Sequence[BenchmarkPoint], catalog: HardwareCatalog,
 
 def validate_points(
     points: Sequence[BenchmarkPoint], catalog: HardwareCatalog | None, log: ProblemLog
-) -> list[BenchmarkPoint]:
+) -> PointPool:
     """The points to build from, with every cross-point problem logged."""
     kept = drop_duplicates(points, log)
     if catalog is not None:

@@ -9,6 +9,7 @@ import csv
 import json
 import math
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ def _fresh(tmp_path: Path, name: str) -> Path:
     return folder / name
 
 
-def assert_points_sane(points: list[BenchmarkPoint]) -> None:
+def assert_points_sane(points: Sequence[BenchmarkPoint]) -> None:
     for p in points:
         for value in (
             p.throughput_per_gpu,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from pydantic import ValidationError
 
@@ -29,7 +30,8 @@ from site_builder.loaders import bulk, evals, formats, native, serving
 from site_builder.loaders.common import PointDraft, RecordContext, date_from_stamp, finish_point
 from site_builder.loaders.formats import InputFormat, Source
 from site_builder.loaders.sweeps import looks_sweep, read_row
-from site_builder.points import BenchmarkPoint, DatasetInfo, Provenance
+from site_builder.points import DatasetInfo, Provenance
+from site_builder.pool import PointPool, PoolBuilder
 from site_builder.problems import Loc, ProblemLog, Severity, add_validation_errors, suggest
 from site_builder.sweeps import SweepRow
 
@@ -42,7 +44,7 @@ MAX_LINE_ERRORS = 10  # of one JSON Lines file; then a count
 
 @dataclass
 class LoadResult:
-    points: list[BenchmarkPoint] = field(default_factory=list)
+    found: PoolBuilder = field(default_factory=PoolBuilder)  # the points, in order (`points`)
     evaluations: list[EvalRun] = field(default_factory=list)
     sweeps: list[SweepRow] = field(default_factory=list)  # node-level sweep rows (sweeps.py)
     datasets: dict[str, DatasetInfo] = field(default_factory=dict)
@@ -50,6 +52,11 @@ class LoadResult:
     # evaluation runs before their samples logs are attached: (run, file date stamp, folder)
     pending_runs: list[tuple[EvalRun, str, Path]] = field(default_factory=list)
     sample_logs: list[evals.SampleLog] = field(default_factory=list)
+
+    @property
+    def points(self) -> PointPool:
+        """Every point loaded, in order: those read in bulk made when first read (pool.py)."""
+        return self.found.pool()
 
     def attach_samples(self) -> None:
         """Give each evaluation run the per-question scores its samples log holds (loaders/evals.py)."""
@@ -337,14 +344,36 @@ class _FileLoader:
         unknown = np.zeros(size, dtype=bool)
         for name in set(columns) - set(native.COLUMNS):
             unknown |= np.fromiter((v is not None and v != "" for v in columns[name]), dtype=bool, count=size)
-        points = bulk.native_points(columns, unknown, labels, dataset.id, self.display)
-        for index, point in enumerate(points):
-            if point is not None:
-                self.result.points.append(point)
-                continue
+        in_bulk = bulk.native_points(columns, unknown, labels, dataset.id, self.display)
+
+        def read_one(index: int) -> None:
             row = record({name: values[index] for name, values in columns.items()})
             if row:
                 self._record((labels[index], row), True, dataset)
+
+        self._bulk_and_each(in_bulk, None, size, read_one)
+
+    def _bulk_and_each(
+        self,
+        in_bulk: bulk.NativeRows | None,
+        records_of_rows: npt.NDArray[np.intp] | None,
+        size: int,
+        read_one: Callable[[int], None],
+    ) -> None:
+        """The file's points in record order: the rows read in bulk (each row's record among the
+        `size` is `records_of_rows`, or the row's `kept`), every other record by `read_one`."""
+        if in_bulk is None:
+            for index in range(size):
+                read_one(index)
+            return
+        kept = in_bulk.kept if records_of_rows is None else records_of_rows
+        start = 0
+        for index in np.setdiff1d(np.arange(size), kept, assume_unique=True).tolist():
+            upto = int(np.searchsorted(kept, index))
+            self.result.found.add_rows(in_bulk, np.arange(start, upto, dtype=np.intp))
+            start = upto
+            read_one(index)
+        self.result.found.add_rows(in_bulk, np.arange(start, len(kept), dtype=np.intp))
 
     # -- evaluation results --------------------------------------------------------------------
 
@@ -387,7 +416,7 @@ class _FileLoader:
                 self.result.sweeps.append(found)
                 point = found.to_point()
                 if point is not None:
-                    self.result.points.append(point)
+                    self.result.found.append(point)
 
     # -- records -----------------------------------------------------------------------------
 
@@ -395,13 +424,11 @@ class _FileLoader:
         dataset = self._accepted_dataset()
         if dataset is None:
             return
-        in_bulk = self._native_in_bulk(records, forced, dataset.id)
-        for index, record in enumerate(records):
-            point = in_bulk[index]
-            if point is not None:
-                self.result.points.append(point)
-            else:
-                self._record(record, forced, dataset)
+        found = self._native_in_bulk(records, forced, dataset.id)
+        in_bulk, records_of_rows = found if found is not None else (None, None)
+        self._bulk_and_each(
+            in_bulk, records_of_rows, len(records), lambda i: self._record(records[i], forced, dataset)
+        )
 
     def _accepted_dataset(self) -> DatasetInfo | None:
         """The file's dataset, unless another file attributes the same id differently (logged)."""
@@ -422,10 +449,9 @@ class _FileLoader:
 
     def _native_in_bulk(
         self, records: list[tuple[str, Any]], forced: bool, dataset: str
-    ) -> list[BenchmarkPoint | None]:
-        """The points of the native records that pass every check column by column (bulk.py);
-        None for every other record, which `_record` reads one at a time."""
-        found: list[BenchmarkPoint | None] = [None] * len(records)
+    ) -> tuple[bulk.NativeRows, npt.NDArray[np.intp]] | None:
+        """The native records that pass every check column by column (bulk.py), and the index
+        of each one's record; every other record is for `_record` to read one at a time."""
         formats_by_keys: dict[frozenset[str], InputFormat | None] = {}
         chosen: list[int] = []
         for index, (_, row) in enumerate(records):
@@ -439,12 +465,12 @@ class _FileLoader:
                     continue
             chosen.append(index)
         if len(chosen) < sum(isinstance(row, Mapping) for _, row in records):
-            return found  # a file that mixes formats may load a metadata file midway: one at a time
+            return None  # a file that mixes formats may load a metadata file midway: one at a time
         columns, flagged = bulk.rows_to_columns([records[i][1] for i in chosen])
-        points = bulk.native_points(columns, flagged, [records[i][0] for i in chosen], dataset, self.display)
-        for index, point in zip(chosen, points, strict=True):
-            found[index] = point
-        return found
+        in_bulk = bulk.native_points(columns, flagged, [records[i][0] for i in chosen], dataset, self.display)
+        if in_bulk is None:
+            return None
+        return in_bulk, np.asarray(chosen, dtype=np.intp)[in_bulk.kept]
 
     def _record(self, record: tuple[str, Any], forced: bool, dataset: DatasetInfo) -> None:
         """One record read on its own: every problem named by file, record and field."""
@@ -477,7 +503,7 @@ class _FileLoader:
                 continue
             point = finish_point(draft, ctx, self._provenance(dataset, label, row, kind))
             if point is not None and len(self.log.errors) == errors_before:
-                self.result.points.append(point)
+                self.result.found.append(point)
 
     def _detected(
         self, records: list[tuple[str, Any]], forced: bool

@@ -1,11 +1,13 @@
 """Native records in bulk: the rules of `common.finish_point`, a column at a time.
 
 A result file of native records is checked column by column (numbers parsed by numpy with
-Python's own `float`, text and flags judged once per distinct value), and every record that
-passes every check becomes a point without per-point validation. A record that any check
+Python's own `float`, text and flags judged once per distinct value), and the records that
+pass every check are kept as columns (`NativeRows`, a part of the pool: pool.py), each made
+into a point without per-point validation when it is first read. A record that any check
 flags is left to the per-record path (`common.finish_point`), which names the file, record and
 field exactly as it always has: this module only decides which records are plainly sound, and
-never words a problem itself. The two paths build equal points (tests/test_bulk_loading.py).
+never words a problem itself. The two paths build equal points (tests/test_bulk_loading.py,
+tests/test_pool.py).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from site_builder.points import (
     WorkerGroup,
     prevalidated,
 )
+from site_builder.pool import made_without_collection
 
 Mask = npt.NDArray[np.bool_]
 Floats = npt.NDArray[np.float64]
@@ -82,9 +85,9 @@ class _Columns:
             self._present[key] = np.zeros(self.size, dtype=bool)
         if key not in self._present:
             values = self.values(key)
-            if self.is_text(key):
-                self._present[key] = np.fromiter(
-                    map(bool, map(str.strip, values)), dtype=bool, count=self.size
+            if self.is_text(key):  # not blank: neither empty nor only whitespace (what strip removes)
+                self._present[key] = (np.asarray(values, dtype=object) != "") & ~np.fromiter(
+                    map(str.isspace, values), dtype=bool, count=self.size
                 )
             else:
                 self._present[key] = np.fromiter(
@@ -217,12 +220,13 @@ def rows_to_columns(rows: Sequence[Mapping[str, Any]]) -> tuple[dict[str, list[A
 
 def native_points(
     columns: Mapping[str, list[Any]], flagged: Mask, labels: Sequence[str], dataset: str, source_file: str
-) -> list[BenchmarkPoint | None]:
-    """The point of each native record that passes every check in bulk; None for a record the
-    per-record path must read (`flagged` ones, and any with a problem to report)."""
+) -> NativeRows | None:
+    """The native records that pass every check in bulk, as rows whose points are made on
+    demand (None if none does); every other record (`flagged` ones, and any with a problem to
+    report) is for the per-record path to read."""
     n = len(labels)
     if n == 0:
-        return []
+        return None
     table = _Columns(columns, n, flagged)
     for key in REQUIRED:
         table.flagged |= ~table.present(key)
@@ -265,9 +269,6 @@ def native_points(
     with np.errstate(invalid="ignore"):
         table.flagged |= ~(np.isfinite(interactivity) & (interactivity > 0) & (interactivity <= inputs.LIMIT))
     source = np.where(has_tpot, "tpot", np.where(has_stated, "stated", "derived"))
-    written = table.values("date")
-    stamps = {v: date_from_stamp(v) for v in {v for v in written if isinstance(v, str)}}
-    dates = [stamps[v] if isinstance(v, str) else None for v in written]
 
     # The identity of each row's configuration, as codes: one Configuration per distinct one.
     identity_columns: list[list[Any] | Floats] = [
@@ -294,116 +295,178 @@ def native_points(
     if any(c is None for c in configurations):  # a normalised name the identifier rule refuses
         sound = np.array([c is not None for c in configurations])[codes]
         kept, codes = kept[sound], codes[sound]
+        made = [i for i, c in enumerate(configurations) if c is not None]
+        renumbered = np.zeros(len(configurations), dtype=np.intp)
+        renumbered[made] = np.arange(len(made))
+        codes = renumbered[codes]
+    sound_configurations = [c for c in configurations if c is not None]
     if len(kept) == 0:
-        return [None] * n
-    config_of = [configurations[c] for c in codes.tolist()]  # codes index `distinct`, 0..k-1
-
-    latencies = {metric: _latency_stats(by_stat, kept) for metric, by_stat in latency.items()}
-    with_stats = np.zeros(len(kept), dtype=np.int64)
-    for bit, metric in enumerate(LATENCY_METRICS):
-        if metric in latencies:
-            with_stats |= np.fromiter((s is not None for s in latencies[metric]), bool, len(kept)) << bit
-    fields_sets = {
-        pattern: {
-            "config",
-            *POINT_NUMBERS,
-            "power",
-            "provenance",
-            *(m for bit, m in enumerate(LATENCY_METRICS) if pattern >> bit & 1),
-        }
-        for pattern in set(with_stats.tolist())
-    }
-    powers: Iterable[Power | None] = repeat(None)
-    if not np.isnan(watts[kept]).all():
-        powers = _powers(watts, joules, kept)
-    texts = {k: _texts(table.columns.get(k), kept) for k in ("run_url", "image", "note")}
-    provenance_set = set(Provenance.model_fields)
-    provenance_data = {
-        "dataset": dataset,
-        "source_file": source_file,
-        "record": "",
-        "client": None,
-        "date": None,
-        "run_url": None,
-        "image": None,
-        "note": None,
-    }
-    built: list[BenchmarkPoint] = []
-    add = built.append
-    rows = zip(
-        config_of,
-        isl[kept].astype(np.int64).tolist(),  # present and whole in every kept row
-        osl[kept].astype(np.int64).tolist(),
-        concurrency[kept].astype(np.int64).tolist(),
-        throughput[kept].tolist(),
-        _optional(output[kept]),
-        _optional(input_tput[kept]),
-        interactivity[kept].tolist(),
-        source[kept].tolist(),
-        *(latencies.get(metric, repeat(None)) for metric in LATENCY_METRICS),
-        powers,
-        with_stats.tolist(),
-        [labels[i] for i in kept.tolist()],
-        [dates[i] for i in kept.tolist()],
-        *texts.values(),
-        strict=False,  # `repeat` for a column no row has
+        return None
+    return NativeRows(
+        configs=sound_configurations,
+        config_codes=codes,
+        kept=kept,
+        dataset=dataset,
+        source_file=source_file,
+        counts=(isl[kept], osl[kept], concurrency[kept]),
+        measured=(throughput[kept], output[kept], input_tput[kept], interactivity[kept]),
+        sources=source[kept],
+        latency={m: {stat: v[kept] for stat, v in by_stat.items()} for m, by_stat in latency.items()},
+        power=None if np.isnan(watts[kept]).all() else (watts[kept], {k: v[kept] for k, v in joules.items()}),
+        labels=[labels[i] for i in kept.tolist()],
+        dates=_dates(table, kept),
+        texts={k: _texts(table.columns.get(k), kept) for k in ("run_url", "image", "note")},
     )
-    for (
-        config,
-        isl_,
-        osl_,
-        concurrency_,
-        throughput_,
-        output_,
-        input_,
-        interactivity_,
-        source_,
-        ttft,
-        tpot_,
-        itl,
-        e2el,
-        power,
-        pattern,
-        label,
-        date,
-        run_url,
-        image,
-        note,
-    ) in rows:
-        data = provenance_data.copy()
-        data["record"] = label or "whole file"
-        data["date"] = date
-        data["run_url"] = run_url
-        data["image"] = image
-        data["note"] = note
-        provenance = prevalidated(Provenance, data, provenance_set)
-        point = prevalidated(
-            BenchmarkPoint,
-            {  # BenchmarkPoint's fields in their order (tests/test_bulk_loading.py holds it)
-                "config": config,
-                "isl": isl_,
-                "osl": osl_,
-                "concurrency": concurrency_,
-                "throughput_per_gpu": throughput_,
-                "throughput_basis": "total",
-                "output_throughput_per_gpu": output_,
-                "input_throughput_per_gpu": input_,
-                "interactivity": interactivity_,
-                "interactivity_source": source_,
-                "ttft": ttft,
-                "tpot": tpot_,
-                "itl": itl,
-                "e2el": e2el,
-                "power": power,
-                "provenance": provenance,
-            },
-            fields_sets[pattern],
+
+
+class NativeRows:
+    """The records of one file that passed every check, as columns (a `pool.Part`): their
+    points are made when first read, each exactly as `finish_point` would make it, the rows'
+    Configuration objects shared. `kept` gives each row's record among the file's."""
+
+    def __init__(
+        self,
+        *,
+        configs: list[Configuration],
+        config_codes: npt.NDArray[np.intp],
+        kept: npt.NDArray[np.intp],
+        dataset: str,
+        source_file: str,
+        counts: tuple[Floats, Floats, Floats],
+        measured: tuple[Floats, Floats, Floats, Floats],
+        sources: npt.NDArray[np.str_],
+        latency: dict[str, dict[str, Floats]],
+        power: tuple[Floats, dict[str, Floats]] | None,
+        labels: list[str],
+        dates: list[str | None],
+        texts: dict[str, list[str | None] | None],
+    ) -> None:
+        self.configs, self.config_codes, self.kept = configs, config_codes, kept
+        self.datasets, self.files = [dataset], [source_file]
+        self.dataset_codes = self.file_codes = np.zeros(len(kept), dtype=np.intp)
+        self.isl, self.osl, self.concurrency = (c.astype(np.int64) for c in counts)  # whole in every row
+        self.measured, self.sources, self.latency, self.power = measured, sources, latency, power
+        self.labels, self.dates, self.texts = labels, dates, texts
+        self._made: list[BenchmarkPoint | None] = [None] * len(kept)
+
+    def make(self, rows: Sequence[int]) -> list[BenchmarkPoint]:
+        made = self._made
+        missing = [r for r in rows if made[r] is None]
+        if missing:
+            built = made_without_collection(lambda: self._build(missing))
+            for row, point in zip(missing, built, strict=True):
+                made[row] = point
+        return [p for p in (made[r] for r in rows) if p is not None]
+
+    def _build(self, rows: Sequence[int]) -> list[BenchmarkPoint]:
+        picked = np.asarray(rows, dtype=np.intp)
+        throughput, output, input_tput, interactivity = (c[picked] for c in self.measured)
+        source = self.sources[picked]
+        latencies = {metric: _latency_stats(by_stat, picked) for metric, by_stat in self.latency.items()}
+        with_stats = np.zeros(len(picked), dtype=np.int64)
+        for bit, metric in enumerate(LATENCY_METRICS):
+            if metric in latencies:
+                given = np.fromiter((s is not None for s in latencies[metric]), bool, len(picked))
+                with_stats |= given.astype(np.int64) << bit
+        fields_sets = {
+            pattern: {
+                "config",
+                *POINT_NUMBERS,
+                "power",
+                "provenance",
+                *(m for bit, m in enumerate(LATENCY_METRICS) if pattern >> bit & 1),
+            }
+            for pattern in set(with_stats.tolist())
+        }
+        powers: Iterable[Power | None] = repeat(None)
+        if self.power is not None and not np.isnan(self.power[0][picked]).all():
+            powers = _powers(*self.power, picked)
+        texts = [repeat(None) if t is None else [t[r] for r in rows] for t in self.texts.values()]
+        provenance_set = set(Provenance.model_fields)
+        provenance_data = {
+            "dataset": self.datasets[0],
+            "source_file": self.files[0],
+            "record": "",
+            "client": None,
+            "date": None,
+            "run_url": None,
+            "image": None,
+            "note": None,
+        }
+        built: list[BenchmarkPoint] = []
+        add = built.append
+        configs = self.configs
+        points = zip(
+            [configs[c] for c in self.config_codes[picked].tolist()],
+            self.isl[picked].tolist(),
+            self.osl[picked].tolist(),
+            self.concurrency[picked].tolist(),
+            throughput.tolist(),
+            _optional(output),
+            _optional(input_tput),
+            interactivity.tolist(),
+            source.tolist(),
+            *(latencies.get(metric, repeat(None)) for metric in LATENCY_METRICS),
+            powers,
+            with_stats.tolist(),
+            [self.labels[r] for r in rows],
+            [self.dates[r] for r in rows],
+            *texts,
+            strict=False,  # `repeat` for a column no row has
         )
-        add(point)
-    points: list[BenchmarkPoint | None] = [None] * n
-    for index, point in zip(kept.tolist(), built, strict=True):
-        points[index] = point
-    return points
+        for (
+            config,
+            isl_,
+            osl_,
+            concurrency_,
+            throughput_,
+            output_,
+            input_,
+            interactivity_,
+            source_,
+            ttft,
+            tpot_,
+            itl,
+            e2el,
+            power,
+            pattern,
+            label,
+            date,
+            run_url,
+            image,
+            note,
+        ) in points:
+            data = provenance_data.copy()
+            data["record"] = label or "whole file"
+            data["date"] = date
+            data["run_url"] = run_url
+            data["image"] = image
+            data["note"] = note
+            provenance = prevalidated(Provenance, data, provenance_set)
+            point = prevalidated(
+                BenchmarkPoint,
+                {  # BenchmarkPoint's fields in their order (tests/test_bulk_loading.py holds it)
+                    "config": config,
+                    "isl": isl_,
+                    "osl": osl_,
+                    "concurrency": concurrency_,
+                    "throughput_per_gpu": throughput_,
+                    "throughput_basis": "total",
+                    "output_throughput_per_gpu": output_,
+                    "input_throughput_per_gpu": input_,
+                    "interactivity": interactivity_,
+                    "interactivity_source": source_,
+                    "ttft": ttft,
+                    "tpot": tpot_,
+                    "itl": itl,
+                    "e2el": e2el,
+                    "power": power,
+                    "provenance": provenance,
+                },
+                fields_sets[pattern],
+            )
+            add(point)
+        return built
 
 
 def _row_codes(columns: Sequence[list[Any] | Floats], kept: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
@@ -451,6 +514,20 @@ def _identity(
         (group("prefill"), group("decode")),
         _whole(gpu_count[row]),
     )
+
+
+def _dates(table: _Columns, kept: npt.NDArray[np.intp]) -> list[str | None]:
+    """The date of each kept row: `date_from_stamp` once per distinct text (None where absent)."""
+    if "date" not in table.columns:
+        return [None] * len(kept)
+    written = table.values("date")
+    picked = [written[i] for i in kept.tolist()]
+    if table.is_text("date"):  # a CSV column
+        codes, distinct = pd.factorize(np.asarray(picked, dtype=object))
+        judged = np.array([*map(date_from_stamp, distinct), None], dtype=object)  # code -1: none
+        return list(judged[codes].tolist())
+    stamps = {v: date_from_stamp(v) for v in {v for v in picked if isinstance(v, str)}}
+    return [stamps[v] if isinstance(v, str) else None for v in picked]
 
 
 def _whole(value: float) -> int | None:
@@ -510,10 +587,10 @@ def _powers(watts: Floats, joules: Mapping[str, Floats], kept: npt.NDArray[np.in
     return out
 
 
-def _texts(values: list[Any] | None, kept: npt.NDArray[np.intp]) -> Iterable[str | None]:
-    """An optional text field of each kept row: None where absent or empty."""
+def _texts(values: list[Any] | None, kept: npt.NDArray[np.intp]) -> list[str | None] | None:
+    """An optional text field of each kept row: None where absent or empty (None: no row has it)."""
     if values is None:
-        return repeat(None)
+        return None
     return [_text(values[i]) for i in kept.tolist()]
 
 
