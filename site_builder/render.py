@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from types import CodeType
-from typing import Any, TypeVar
+from typing import Any
 
 import markdown
 import nh3
@@ -37,6 +37,7 @@ from markupsafe import Markup
 from pydantic import BaseModel
 
 from site_builder import __version__, metrics
+from site_builder.batch_memo import BatchMemo
 from site_builder.catalog import HardwareCatalog, hardware_name
 from site_builder.charts import EncodedJSON, chart_data, script_json_text
 from site_builder.comparison_json import (
@@ -63,9 +64,6 @@ from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.sections import BY_KEY, SECTIONS, page_sections
 from site_builder.write import Owner
-
-Key = TypeVar("Key")
-Value = TypeVar("Value")
 
 METHODOLOGY = "methodology.md"  # the guide every number's page links to
 # The chart library: plotly.js's official basic partial bundle, vendored (site_builder/vendor/plotly/
@@ -448,32 +446,9 @@ def _new_point_lines(points: Sequence[PointSummary]) -> list[str]:
     return _csv_lines([_POINT_VALUES(p) for p in points], _POINT_TEXT)
 
 
-class _ManyMemo(IdentityMemo[Key, Value]):
-    """An identity memo asked for many objects at once, the ones it lacks made together (a CSV's
-    lines are made a column at a time, so fastest in a batch; each line depends on its row alone)."""
-
-    def get_many(self, objs: Sequence[Key], make: Callable[[Sequence[Key]], list[Value]]) -> list[Value]:
-        entries = self._entries
-        found = [entries.get(id(obj)) for obj in objs]
-        lacking = {
-            id(obj): obj
-            for obj, entry in zip(objs, found, strict=True)
-            if entry is None or entry[0] is not obj
-        }
-        if lacking:
-            made = dict(
-                zip(lacking, zip(lacking.values(), make(list(lacking.values())), strict=True), strict=True)
-            )
-            if len(entries) + len(made) > self.limit:
-                entries.clear()
-            entries.update(made)
-            found = [made.get(id(obj), entry) for obj, entry in zip(objs, found, strict=True)]
-        return [entry[1] for entry in found if entry is not None]  # every one found or made
-
-
 # A side's lines (≈ 25 KB an entry), and each point's (a point is on sides paired differently)
 _POINT_LINES: SequenceMemo[PointSummary, list[str]] = SequenceMemo(256)
-_POINT_LINE: _ManyMemo[PointSummary, str] = _ManyMemo(32_768)
+_POINT_LINE: BatchMemo[PointSummary, str] = BatchMemo(32_768)
 
 
 SWEEP_COLUMNS = tuple(SweepRowOut.model_fields)
