@@ -13,7 +13,7 @@ Value = TypeVar("Value")
 
 class BatchMemo(IdentityMemo[Key, Value]):
     """An identity memo asked for many objects at once, the ones it lacks made together: what is
-    made a column at a time (a CSV's lines, a chart's marker values) is fastest in a batch, and
+    made a column at a time (a CSV's lines) is fastest in a batch, and
     each object's value must depend on that object alone."""
 
     def get_many(self, objs: Sequence[Key], make: Callable[[Sequence[Key]], list[Value]]) -> list[Value]:

@@ -20,7 +20,6 @@ from operator import attrgetter
 from typing import Any
 
 from site_builder import metrics
-from site_builder.batch_memo import BatchMemo
 from site_builder.comparison_json import ComparisonResult, PointSummary, SequenceResult
 from site_builder.memo import SequenceMemo
 from site_builder.metrics import Metric
@@ -147,27 +146,11 @@ class SideMarkers:
 
 
 def side_markers(points: Sequence[PointSummary], columns: Sequence[str]) -> SideMarkers:
-    key = tuple(columns)
-    rows = _MARKER_ROWS.get(key) or _MARKER_ROWS.setdefault(key, BatchMemo(32_768))
-    off = rows.get_many([p for p in points if not p.on_frontier], lambda lacking: marker_rows(lacking, key))
-    frontier = [1 if p.on_frontier else 0 for p in points]
-    off_columns = [list(column) for column in zip(*off, strict=True)] if off else []
-    return SideMarkers(frontier, off_columns, _dumps(frontier), _dumps(off_columns))
-
-
-def marker_rows(
-    points: Sequence[PointSummary], columns: Sequence[str]
-) -> list[tuple[float | int | None, ...]]:
-    """Each point's marker values (marker_column), made a column at a time."""
     values = attrgetter(*(QUANTITY_ATTRIBUTES.get(c) or metrics.CURVE_QUANTITIES[c] for c in columns))
-    return list(
-        zip(*(marker_column(column) for column in zip(*map(values, points), strict=True)), strict=True)
-    )
-
-
-# An off-frontier point's marker values, once a process for the very same point (a point is on
-# sides paired differently, so on several sides' lists), per set of columns
-_MARKER_ROWS: dict[tuple[str, ...], BatchMemo[PointSummary, tuple[float | int | None, ...]]] = {}
+    off = [values(p) for p in points if not p.on_frontier]
+    frontier = [1 if p.on_frontier else 0 for p in points]
+    off_columns = [marker_column(column) for column in zip(*off, strict=True)] if off else []
+    return SideMarkers(frontier, off_columns, _dumps(frontier), _dumps(off_columns))
 
 
 # A side's markers, once a process for the very same summaries in the same order (pages share

@@ -9,7 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
-from site_builder import charts, comparison_json, metrics
+from site_builder import charts, comparison_json
 from site_builder.charts import EncodedJSON, chart_data, script_json_text
 from site_builder.comparison_json import ComparisonResult
 from site_builder.pipeline import Pipeline
@@ -45,7 +45,6 @@ def _clear() -> None:
     comparison_json._SUMMARIES_JSON.clear()
     comparison_json._SUMMARY_JSON.clear()
     charts._SIDE_MARKERS.clear()
-    charts._MARKER_ROWS.clear()
 
 
 def test_fragments_equal_the_whole_encoding_on_every_default_page(tmp_path: Path) -> None:
@@ -109,21 +108,3 @@ def test_encoded_json_is_a_dict_with_its_text() -> None:
         str(json_for_script(page))
         == '{"title":"t","points":{"a":"\\u003c/script\\u003eé","inner":{"x":[1.5,null]}}}'
     )
-
-
-def test_a_points_markers_made_on_one_side_serve_another_list_holding_it() -> None:
-    """Off-frontier marker values are kept a point at a time: a side whose list holds points
-    already marked on another list gets each point's own values, in its own order."""
-    _clear()
-    c = _comparison([(20, 2000, 128), (35, 900, 64), (45, 950, 48), (50, 1000, 32), (90, 400, 8)])
-    points = c.sequences[0].sides[0].points
-    columns = charts.point_columns(metrics.shown_quantities())
-    assert [p.on_frontier for p in points] == [True, False, False, True, True]
-    fresh = charts.side_markers(points, columns)
-    _clear()
-    charts.side_markers([points[2]], columns)  # the point at 45 marked first, alone
-    again = charts.side_markers(points, columns)
-    assert again == fresh
-    assert again.off[0] == [35, 45]  # interactivity of the two off-frontier points, in order
-    assert again.off[columns.index("gpus")] == [8, 8]  # the factory's TP8 deployments
-    assert len(charts._MARKER_ROWS[tuple(columns)]._entries) == 2  # each made once
