@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from operator import attrgetter
 from pathlib import Path, PurePosixPath
+from types import CodeType
 from typing import Any
 
 import markdown
@@ -31,10 +32,12 @@ from jinja2 import (
     TemplateSyntaxError,
     select_autoescape,
 )
+from jinja2.runtime import Macro
 from markupsafe import Markup
 from pydantic import BaseModel
 
 from site_builder import __version__, metrics
+from site_builder.batch_memo import BatchMemo
 from site_builder.catalog import HardwareCatalog, hardware_name
 from site_builder.charts import EncodedJSON, chart_data, script_json_text
 from site_builder.comparison_json import (
@@ -53,7 +56,7 @@ from site_builder.content import SiteConfig
 from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE, winner
 from site_builder.inputs import Refused, read_bytes, read_bytes_checked, read_text
 from site_builder.kinds import KINDS
-from site_builder.memo import SequenceMemo
+from site_builder.memo import IdentityMemo, SequenceMemo
 from site_builder.metrics import Metric
 from site_builder.narrate import SPARSE_MARK, Narrative, interval_text, narrate, points_text, score_text
 from site_builder.numbers import fixed, grouped, round_half_up_int
@@ -146,6 +149,7 @@ class SideCell:
     win: bool
     value: float | None
     measured: bool
+    side: int  # 0 or 1: which side (a field, so the template's loop needs no loop variable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +184,7 @@ def metric_cells(metric: Metric, sides: Sequence[MetricsAtTarget], labels: Seque
             if m.sparse and metric.key == "throughput":
                 text += f" ({SPARSE_MARK})"
                 note = "interpolated between two distant measured points (see the notes and the provenance)"
-        cells.append(SideCell(label, text, note, best == i, value, m.measured))
+        cells.append(SideCell(label, text, note, best == i, value, m.measured, i))
     return cells
 
 
@@ -435,10 +439,16 @@ def points_csv(comparison: ComparisonResult) -> bytes:
 
 
 def _point_lines(points: Sequence[PointSummary]) -> list[str]:
+    return _POINT_LINE.get_many(points, _new_point_lines)
+
+
+def _new_point_lines(points: Sequence[PointSummary]) -> list[str]:
     return _csv_lines([_POINT_VALUES(p) for p in points], _POINT_TEXT)
 
 
-_POINT_LINES: SequenceMemo[PointSummary, list[str]] = SequenceMemo(256)  # ≈ 25 KB an entry
+# A side's lines (≈ 25 KB an entry), and each point's (a point is on sides paired differently)
+_POINT_LINES: SequenceMemo[PointSummary, list[str]] = SequenceMemo(256)
+_POINT_LINE: BatchMemo[PointSummary, str] = BatchMemo(32_768)
 
 
 SWEEP_COLUMNS = tuple(SweepRowOut.model_fields)
@@ -481,6 +491,40 @@ class _ConfinedLoader(FileSystemLoader):
         return source, filename, uptodate
 
 
+class RenderedOnce:
+    """`rendered_once(macro, obj)` in a template: the macro's output for an immutable object,
+    rendered once a process and reused on later pages (a side's frontier points bracket targets
+    on every page that shows the side). The markup stays in the template; only its output is
+    kept. A macro that reads anything but its argument (a page's variable, the caller) is
+    rendered every time, so a theme's macro can never show another page's text."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._memos: dict[CodeType, IdentityMemo[Any, Markup]] = {}
+
+    def __call__(self, macro: Macro, obj: Any) -> Markup:
+        code = macro._func.__code__
+        memo = self._memos.get(code)
+        if memo is None:
+            if not _reads_only_arguments(code):
+                return Markup(macro(obj))
+            if len(self._memos) >= 64:  # templates recompiled by `serve` leave old code behind
+                self._memos.clear()
+            memo = self._memos[code] = IdentityMemo(self.limit)
+        return memo.get(obj, lambda held: Markup(macro(held)))
+
+
+# What a compiled Jinja macro may close over and still depend on its arguments alone: the
+# environment and its helpers, and its filters and tests ('t_N'). A template's variables
+# ('l_…'), the page's context, a caller: not these.
+_MACRO_NEEDS = re.compile(r"t_\d+|environment|undefined|missing|concat|cond_expr_undefined")
+
+
+def _reads_only_arguments(code: CodeType) -> bool:
+    """Whether a compiled Jinja macro reads nothing from its template beyond its arguments."""
+    return all(_MACRO_NEEDS.fullmatch(name) for name in code.co_freevars)
+
+
 def environment(folders: Sequence[Path], compiled: Path | None = None) -> Environment:
     """Jinja over the theme's search path: the project's own templates first, then the default;
     with `compiled`, a folder where Jinja keeps each template's compiled code, under a checksum
@@ -497,6 +541,7 @@ def environment(folders: Sequence[Path], compiled: Path | None = None) -> Enviro
     env.filters["fixed"] = fixed
     env.filters["script_json"] = json_for_script
     env.filters["safe_url"] = safe_url
+    env.globals["rendered_once"] = RenderedOnce(4096)
     return env
 
 

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+from collections.abc import Sequence
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -171,3 +172,42 @@ def test_points_csv_is_every_point_as_the_csv_module_writes_it(project: Path) ->
         csv.writer(buffer, lineterminator="\n").writerows(guarded)
         assert site[f"{page}/points.csv"] == buffer.getvalue().encode(), page
     assert b"\"'=FP4, \"\"four\"\"\",True" in site["h200-labels/points.csv"]
+
+
+@given(
+    st.integers(2, 5).flatmap(
+        lambda width: st.lists(st.lists(CELLS, min_size=width, max_size=width), min_size=1)
+    ),
+    st.data(),
+)
+def test_a_csv_line_depends_on_its_row_alone(rows: list[list[object]], data: st.DataObject) -> None:
+    """points.csv keeps each point's line and makes the missing ones in a batch: the lines of any
+    subset of rows, made together, are those rows' lines made with all the others."""
+    from site_builder.render import _csv_lines
+
+    text = data.draw(st.sets(st.integers(0, len(rows[0]) - 1)).map(sorted))
+    whole = _csv_lines(rows, text)
+    chosen = data.draw(st.lists(st.integers(0, len(rows) - 1), unique=True))
+    assert _csv_lines([rows[i] for i in chosen], text) == [whole[i] for i in chosen]
+
+
+def test_many_memo_makes_only_what_it_lacks_and_keeps_identity() -> None:
+    from site_builder.batch_memo import BatchMemo
+
+    made: list[list[str]] = []
+
+    def make(items: Sequence[str]) -> list[str]:
+        batch = list(items)
+        made.append(batch)
+        return [s.upper() for s in batch]
+
+    memo: BatchMemo[str, str] = BatchMemo(3)
+    a, b, c = "a" * 300, "b" * 300, "c" * 300  # long strings: distinct objects, not interned
+    a2 = "".join(["a" * 150, "a" * 150])  # equal to a, another object
+    assert memo.get_many([a, b, a], make) == [a.upper(), b.upper(), a.upper()]
+    assert memo.get_many([b, c, a], make) == [b.upper(), c.upper(), a.upper()]
+    assert memo.get_many([a2], make) == [a.upper()]
+    assert [len(batch) for batch in made] == [2, 1, 1]  # a and b; then c alone; a2 by identity
+    assert made[2][0] is a2
+    assert memo.get_many([c, b], make) == [c.upper(), b.upper()]  # cleared when a2 came: made again
+    assert [len(batch) for batch in made] == [2, 1, 1, 2]
