@@ -21,6 +21,7 @@ from site_builder.narrate import (
     stable_choice,
     throughput_comparison,
 )
+from site_builder.points import BenchmarkPoint
 from tests.factories import SideInput, compare_sequence, constants, point
 
 
@@ -54,14 +55,21 @@ def test_no_saving_of_100_percent_or_more(a: float, b: float, form: int) -> None
     assert "cheaper" not in text and "% more expensive" not in text
 
 
-def comparison(pinned: list[float] | None = None, slug: str = "x-fp4-vs-fp8") -> ComparisonResult:
+def comparison(
+    pinned: list[float] | None = None,
+    slug: str = "x-fp4-vs-fp8",
+    fp4: list[BenchmarkPoint] | None = None,
+    fp8: list[BenchmarkPoint] | None = None,
+) -> ComparisonResult:
+    """An FP4-vs-FP8 page on MI355X at 1k/1k (these sides' points, or the ones here)."""
     a = SideInput(
         "FP4",
         {"precision": "fp4"},
         "best available",
         "mi355x",
         constants(),
-        [point(20, 2000, 128, spec_method="mtp", framework="atom"), point(50, 1000, 32), point(90, 400, 8)],
+        fp4
+        or [point(20, 2000, 128, spec_method="mtp", framework="atom"), point(50, 1000, 32), point(90, 400, 8)],
     )
     b = SideInput(
         "FP8",
@@ -69,7 +77,7 @@ def comparison(pinned: list[float] | None = None, slug: str = "x-fp4-vs-fp8") ->
         "best available",
         "mi355x",
         constants(),
-        [point(30, 1200, 128, framework="atom"), point(60, 600, 32), point(100, 200, 8)],
+        fp8 or [point(30, 1200, 128, framework="atom"), point(60, 600, 32), point(100, 200, 8)],
     )
     seq = compare_sequence(1024, 1024, "1k/1k", [a, b], pinned)
     return ComparisonResult(

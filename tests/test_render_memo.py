@@ -16,7 +16,7 @@ from site_builder.pipeline import Pipeline
 from site_builder.project import Project
 from site_builder.render import json_for_script, page_data
 from tests.conftest import ROOT
-from tests.factories import SideInput, compare_sequence, constants, point
+from tests.factories import point
 from tests.test_narrate import comparison
 
 
@@ -26,19 +26,8 @@ def _whole(value: object) -> str:
 
 
 def _comparison(a_points: list[tuple[float, float, int]], slug: str = "a-vs-b") -> ComparisonResult:
-    a = SideInput(
-        "FP4", {"precision": "fp4"}, "best available", "mi355x", constants(), [point(*p) for p in a_points]
-    )
-    b = SideInput(
-        "FP8",
-        {"precision": "fp8"},
-        "best available",
-        "mi355x",
-        constants(),
-        [point(30, 1200, 128, framework="atom"), point(45, 700, 48), point(60, 600, 32), point(100, 200, 8)],
-    )
-    sequence = compare_sequence(1024, 1024, "1k/1k", [a, b])
-    return comparison(slug=slug).model_copy(update={"sequences": [sequence]})
+    fp8 = [point(30, 1200, 128, framework="atom"), point(45, 700, 48), point(60, 600, 32), point(100, 200, 8)]
+    return comparison(slug=slug, fp4=[point(*p) for p in a_points], fp8=fp8)
 
 
 def _clear() -> None:
