@@ -50,39 +50,31 @@ def load_scipy() -> None:
 
 
 def hermite_spline(xs: Sequence[float], ys: Sequence[float], tangents: Sequence[float]) -> CubicHermiteSpline:
-    """scipy's CubicHermiteSpline through knots MonotoneSpline has checked (at least two, finite,
+    """scipy's CubicHermiteSpline through knots MonotoneCurves has checked (at least two, finite,
     strictly increasing x): its coefficients computed as its constructor computes them, array
     operation for array operation (a test compares them bit for bit), without the input checks
     that cost most of its construction."""
-    from scipy.interpolate import CubicHermiteSpline
-
-    x, y, slopes = np.array(xs, dtype=float), np.array(ys, dtype=float), np.array(tangents, dtype=float)
-    if not np.all(np.isfinite(slopes)):  # scipy's constructor says why it refuses them
-        return CubicHermiteSpline(x, y, slopes, extrapolate=False)
-    dx = np.diff(x)
-    slope = np.diff(y) / dx
-    t = (slopes[:-1] + slopes[1:] - 2 * slope) / dx
-    c = np.stack((t / dx, (slope - slopes[:-1]) / dx - t, slopes[:-1], y[:-1]))
-    spline: CubicHermiteSpline = CubicHermiteSpline.construct_fast(c, x, extrapolate=False)
-    return spline
+    return _hermite(np.array(xs, dtype=float), np.array(ys, dtype=float), np.array(tangents, dtype=float))
 
 
 def hermite_columns(
     xs: Sequence[float], columns: Sequence[Sequence[float]], tangents: Sequence[Sequence[float]]
 ) -> CubicHermiteSpline:
     """One scipy spline through several curves on the same knots (a column each): its
-    coefficients, column by column, are `hermite_spline`'s of that curve, array operation for
-    array operation, and scipy evaluates each column with its own arithmetic, so every value is
-    the one curve's own spline would give, bit for bit (a test compares them); built and
-    evaluated once for all the columns rather than once a curve."""
+    coefficients, column by column, are `hermite_spline`'s of that curve, and scipy evaluates
+    each column with its own arithmetic, so every value is the one curve's own spline would give,
+    bit for bit (a test compares them); built and evaluated once for all the columns."""
+    y = np.array(columns, dtype=float).T  # knot by column
+    return _hermite(np.array(xs, dtype=float), y, np.array(tangents, dtype=float).T)
+
+
+def _hermite(x: np.ndarray, y: np.ndarray, slopes: np.ndarray) -> CubicHermiteSpline:
+    """CubicHermiteSpline's coefficients through a curve (y 1-D) or curves (a column each)."""
     from scipy.interpolate import CubicHermiteSpline
 
-    x = np.array(xs, dtype=float)
-    y = np.array(columns, dtype=float).T  # knot by column
-    slopes = np.array(tangents, dtype=float).T
     if not np.all(np.isfinite(slopes)):  # scipy's constructor says why it refuses them
         return CubicHermiteSpline(x, y, slopes, extrapolate=False)
-    dx = np.diff(x)[:, np.newaxis]
+    dx = np.diff(x).reshape(-1, *[1] * (y.ndim - 1))  # a knot's gap, against each column
     slope = np.diff(y, axis=0) / dx
     t = (slopes[:-1] + slopes[1:] - 2 * slope) / dx
     c = np.stack((t / dx, (slope - slopes[:-1]) / dx - t, slopes[:-1], y[:-1]))
@@ -90,69 +82,39 @@ def hermite_columns(
     return spline
 
 
-def _checked_knots(xs: Sequence[float], ys: Sequence[float] | None) -> None:
-    """Knots a spline accepts: as many ys as xs (ys None: the xs alone), strictly rising x,
-    all finite."""
-    if ys is not None and len(xs) != len(ys):
-        raise ValueError("xs and ys differ in length")
+def _checked_knots(xs: Sequence[float]) -> None:
+    """Knots a spline accepts: strictly rising x, all finite."""
     if any(b <= a for a, b in itertools.pairwise(xs)):
         raise ValueError("knots must have strictly increasing x")
-    if not all(map(math.isfinite, xs)) or not all(map(math.isfinite, () if ys is None else ys)):
+    if not all(map(math.isfinite, xs)):
         raise ValueError("knots must be finite")
 
 
 class MonotoneSpline:
-    """y(x) through the knots; `value` returns None outside [x_first, x_last]."""
+    """y(x) through the knots; `value` returns None outside [x_first, x_last]: MonotoneCurves
+    with one curve (the page script's engine.js mirrors this one)."""
 
     def __init__(self, xs: Sequence[float], ys: Sequence[float]) -> None:
-        _checked_knots(xs, ys)
-        self.xs = [float(x) for x in xs]
-        self.ys = [float(y) for y in ys]
-        self.tangents = steffen_tangents(self.xs, self.ys)
-        self._exact = dict(zip(self.xs, self.ys, strict=True))
-        self._built: CubicHermiteSpline | None = None
-        self._between: dict[float, float] = {}  # values between knots computed so far
+        self._curves = MonotoneCurves(xs, [ys])
+        self.xs, self.ys, self.tangents = self._curves.xs, self._curves.columns[0], self._curves.tangents[0]
 
     @property
-    def _spline(self) -> CubicHermiteSpline | None:
-        """scipy's spline, built when first evaluated between knots (a curve read at its knots
-        only, or not at all, never builds one); None with fewer than two knots."""
-        if self._built is None and len(self.xs) >= 2:
-            self._built = hermite_spline(self.xs, self.ys, self.tangents)
-        return self._built
+    def _built(self) -> CubicHermiteSpline | None:
+        """scipy's spline, once built (when first evaluated between knots)."""
+        return self._curves._built
 
     def covers(self, x: float) -> bool:
-        return bool(self.xs) and self.xs[0] <= x <= self.xs[-1]
+        return self._curves.covers(x)
 
     def value(self, x: float) -> float | None:
-        if not self.covers(x):
-            return None
-        # Exact at knots, whatever floating point makes of the polynomial there.
-        exact = self._exact.get(x)
-        if exact is not None:
-            return exact
-        if len(self.xs) < 2:
-            return self.ys[0]
-        known = self._between.get(x)
-        if known is None:
-            self.values([x])
-            known = self._between[x]
-        return known
+        values = self._curves.at(x)
+        return None if values is None else values[0]
 
     def values(self, xs: Sequence[float]) -> list[float | None]:
         """`value` at many points, those between knots in one vectorised call (a side's targets,
         a chart's samples); each remembered, as a page asks for the same targets again."""
-        between = [x for x in xs if self.covers(x) and x not in self._exact and x not in self._between]
-        spline = self._spline if between else None
-        if spline is not None:
-            computed = spline(np.asarray(between, dtype=float)).tolist()
-            self._between.update(zip(between, computed, strict=True))
-        return [
-            None
-            if not self.covers(x)
-            else self._exact.get(x, self.ys[0] if len(self.xs) < 2 else self._between.get(x))
-            for x in xs
-        ]
+        self._curves.prepare(xs)
+        return [self.value(x) for x in xs]
 
 
 class MonotoneCurves:
@@ -161,7 +123,7 @@ class MonotoneCurves:
     (hermite_columns), built when first evaluated between knots; None outside the knots."""
 
     def __init__(self, xs: Sequence[float], columns: Sequence[Sequence[float]]) -> None:
-        _checked_knots(xs, None)  # the knots once, then each curve's values
+        _checked_knots(xs)  # the knots once, then each curve's values
         for ys in columns:
             if len(ys) != len(xs):
                 raise ValueError("xs and ys differ in length")
