@@ -26,26 +26,38 @@ class IdentityMemo(Generic[Key, Value]):
         entry = self._entries.get(id(obj))
         if entry is not None and entry[0] is obj:
             return entry[1]
-        value = make(obj)
-        if len(self._entries) >= self.limit:
-            self._entries.clear()
-        self._entries[id(obj)] = (obj, value)
-        return value
+        return self._keep(obj, make(obj))
 
     def get_each(self, objs: Iterable[Key], make: Callable[[Key], Value]) -> list[Value]:
         """`get` for each object in turn, in one call (a side summarises a hundred points)."""
         entries, found = self._entries, []
         for obj in objs:
             entry = entries.get(id(obj))
-            if entry is not None and entry[0] is obj:
-                found.append(entry[1])
-                continue
-            value = make(obj)
-            if len(entries) >= self.limit:
-                entries.clear()
-            entries[id(obj)] = (obj, value)
-            found.append(value)
+            found.append(entry[1] if entry is not None and entry[0] is obj else self._keep(obj, make(obj)))
         return found
+
+    def get_many(self, objs: Sequence[Key], make: Callable[[Sequence[Key]], list[Value]]) -> list[Value]:
+        """`get` for many objects, the ones it lacks made together by `make` (what is made a
+        column at a time, a CSV's lines, is fastest in a batch); each object's value must depend
+        on that object alone."""
+        entries = self._entries
+        found = [entries.get(id(obj)) for obj in objs]
+        lacking = [o for o, entry in zip(objs, found, strict=True) if entry is None or entry[0] is not o]
+        if lacking:
+            unique = list({id(o): o for o in lacking}.values())
+            made = {id(o): (o, value) for o, value in zip(unique, make(unique), strict=True)}
+            if len(entries) + len(made) > self.limit:
+                entries.clear()
+            entries.update(made)
+            found = [made.get(id(obj), entry) for obj, entry in zip(objs, found, strict=True)]
+        return [entry[1] for entry in found if entry is not None]  # every one found or made
+
+    def _keep(self, obj: Key, value: Value) -> Value:
+        """Remember a value, the memo emptied first when full (its memory stays bounded)."""
+        if len(self._entries) >= self.limit:
+            self._entries.clear()
+        self._entries[id(obj)] = (obj, value)
+        return value
 
     def clear(self) -> None:
         self._entries.clear()

@@ -37,7 +37,6 @@ from markupsafe import Markup
 from pydantic import BaseModel
 
 from site_builder import __version__, metrics
-from site_builder.batch_memo import BatchMemo
 from site_builder.catalog import HardwareCatalog, hardware_name
 from site_builder.charts import EncodedJSON, chart_data, script_json_text
 from site_builder.comparison_json import (
@@ -448,7 +447,7 @@ def _new_point_lines(points: Sequence[PointSummary]) -> list[str]:
 
 # A side's lines (≈ 25 KB an entry), and each point's (a point is on sides paired differently)
 _POINT_LINES: SequenceMemo[PointSummary, list[str]] = SequenceMemo(256)
-_POINT_LINE: BatchMemo[PointSummary, str] = BatchMemo(32_768)
+_POINT_LINE: IdentityMemo[PointSummary, str] = IdentityMemo(32_768)
 
 
 SWEEP_COLUMNS = tuple(SweepRowOut.model_fields)

@@ -192,7 +192,7 @@ def test_a_csv_line_depends_on_its_row_alone(rows: list[list[object]], data: st.
 
 
 def test_many_memo_makes_only_what_it_lacks_and_keeps_identity() -> None:
-    from site_builder.batch_memo import BatchMemo
+    from site_builder.memo import IdentityMemo
 
     made: list[list[str]] = []
 
@@ -201,7 +201,7 @@ def test_many_memo_makes_only_what_it_lacks_and_keeps_identity() -> None:
         made.append(batch)
         return [s.upper() for s in batch]
 
-    memo: BatchMemo[str, str] = BatchMemo(3)
+    memo: IdentityMemo[str, str] = IdentityMemo(3)
     a, b, c = "a" * 300, "b" * 300, "c" * 300  # long strings: distinct objects, not interned
     a2 = "".join(["a" * 150, "a" * 150])  # equal to a, another object
     assert memo.get_many([a, b, a], make) == [a.upper(), b.upper(), a.upper()]
