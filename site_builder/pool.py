@@ -235,15 +235,8 @@ class PointPool(Sequence[BenchmarkPoint]):
     def first_of(self, *columns: npt.NDArray[Any]) -> Positions:
         """The positions where each distinct combination of these columns' values first
         appears, in pool order."""
-        if len(self) == 0:
-            return np.zeros(0, dtype=np.intp)
-        order = np.lexsort(columns[::-1])  # stable: within a combination, in pool order
-        changed = np.zeros(len(order), dtype=bool)
-        changed[0] = True
-        for column in columns:
-            ordered = column[order]
-            changed[1:] |= ordered[1:] != ordered[:-1]
-        return np.sort(order[changed])
+        order, starts = grouped(*columns)
+        return np.sort(order[starts])
 
     def cells(self) -> list[Positions]:
         """The pool's positions grouped by (configuration object, dataset), cells in order of
@@ -261,6 +254,18 @@ class PointPool(Sequence[BenchmarkPoint]):
         """One point per (configuration object, dataset, source file), in pool order: what
         every fact about a point but its workload and measurements needs."""
         return self.subset(self.first_of(self.config_of, self.dataset_of, self.file_of))
+
+
+def grouped(*columns: npt.NDArray[Any]) -> tuple[Positions, Positions]:
+    """Positions ordered by these (equally long) columns' values, stably (within a combination,
+    in their order), and where in that order each distinct combination starts."""
+    order = np.lexsort(columns[::-1])
+    changed = np.zeros(len(order), dtype=bool)
+    changed[:1] = True
+    for column in columns:
+        ordered = column[order]
+        changed[1:] |= ordered[1:] != ordered[:-1]
+    return order, np.flatnonzero(changed)
 
 
 def _number(seen: dict[Any, int], key: Any, distinct: list[Any], value: Any) -> int:

@@ -12,7 +12,7 @@ import numpy as np
 
 from site_builder.catalog import HardwareCatalog
 from site_builder.points import BenchmarkPoint, Configuration
-from site_builder.pool import PointPool
+from site_builder.pool import PointPool, grouped
 from site_builder.problems import ProblemLog, Severity
 
 
@@ -28,9 +28,7 @@ def drop_duplicates(points: Sequence[BenchmarkPoint], log: ProblemLog) -> PointP
     numbers: dict[Configuration, int] = {}
     number_of = np.array([numbers.setdefault(c, len(numbers)) for c in pool.configs], dtype=np.int64)
     keys = (number_of[pool.config_of], pool.isl, pool.osl, pool.concurrency)
-    order = np.lexsort(keys[::-1])  # by key, and within a key in pool order
-    ordered = np.stack([k[order] for k in keys])
-    starts = np.flatnonzero(np.r_[True, (ordered[:, 1:] != ordered[:, :-1]).any(axis=0)])
+    order, starts = grouped(*keys)  # by key, and within a key in pool order
     sizes = np.diff(np.r_[starts, len(order)])
     if (sizes == 1).all():
         return pool
