@@ -45,6 +45,9 @@ TAG_TEXT = (
     "# This file is a cache directory tag created by site-builder (build cache; safe to delete).\n"
 )
 MANIFEST = "manifest.json"
+# blobs a page entry keeps beside its files, each under a key of its own: its HTML with the
+# related links filled in, and (a written stub's) its numbers
+EXTRAS = ("filled", "numbers")
 FORMAT = 4  # 2: one key a page (was one to compute and one to render); 3: what loading found;
 # 4: a written stub's numbers
 
@@ -212,15 +215,22 @@ class BuildCache:
 
     def filled(self, slug: str, html: str, related: bytes) -> Path | None:
         """The page's HTML with these related links filled in, if kept (and still as written)."""
-        kept = self.pages.get(slug, {}).get("filled")
-        if kept is None or kept["key"] != digest(html, related.decode()):
-            return None
-        return self.blobs / kept["blob"][0] if self._intact(kept["blob"]) else None
+        return self._extra(slug, "filled", digest(html, related.decode()))
 
     def store_filled(self, slug: str, html: str, related: bytes, content: bytes) -> Path:
         """Keep the page's HTML with its related links filled in; returns where it is."""
+        return self._store_extra(slug, "filled", digest(html, related.decode()), content)
+
+    def _extra(self, slug: str, extra: str, key: str) -> Path | None:
+        """One of a page entry's EXTRAS, if kept under this key and still as written."""
+        kept = self.pages.get(slug, {}).get(extra)
+        if kept is None or kept["key"] != key or not self._intact(kept["blob"]):
+            return None
+        return self.blobs / str(kept["blob"][0])
+
+    def _store_extra(self, slug: str, extra: str, key: str, content: bytes) -> Path:
         path = self._keep(content)
-        self.pages[slug]["filled"] = {"key": digest(html, related.decode()), "blob": self._stamp(path)}
+        self.pages[slug][extra] = {"key": key, "blob": self._stamp(path)}
         return path
 
     def _keep(self, content: bytes) -> Path:
@@ -255,11 +265,9 @@ class BuildCache:
     def numbers(self, slug: str, key: str) -> bytes | None:
         """The page's numbers as the last run that computed them from exactly these inputs kept
         them (pickled by the pipeline), if still as written."""
-        kept = self.pages.get(slug, {}).get("numbers")
-        if kept is None or kept["key"] != key or not self._intact(kept["blob"]):
-            return None
+        kept = self._extra(slug, "numbers", key)
         try:
-            return (self.blobs / str(kept["blob"][0])).read_bytes()
+            return kept.read_bytes() if kept is not None else None
         except OSError:
             return None
 
@@ -299,8 +307,7 @@ class BuildCache:
             "files": stored,
         }
         if numbers is not None:
-            numbers_key, content = numbers
-            self.pages[slug]["numbers"] = {"key": numbers_key, "blob": self._stamp(self._keep(content))}
+            self._store_extra(slug, "numbers", *numbers)
         return places
 
     def save(self) -> None:
@@ -330,7 +337,7 @@ def _blob_stamps(page: Mapping[str, Any]) -> list[list[Any]]:
     """The stamps (name, size, time) of every blob a page entry refers to: its files, its HTML
     with the related links filled in, and its numbers."""
     stamps = list(page.get("files", {}).values())
-    return stamps + [page[extra]["blob"] for extra in ("filled", "numbers") if extra in page]
+    return stamps + [page[extra]["blob"] for extra in EXTRAS if extra in page]
 
 
 def _write_new(path: Path, content: bytes) -> bool:
