@@ -209,10 +209,6 @@ class BuildCache:
             return False
         return (info.st_size, info.st_mtime_ns) == (size, mtime)
 
-    def _stamp(self, path: Path) -> list[Any]:
-        info = path.stat()
-        return [path.name, info.st_size, info.st_mtime_ns]
-
     def filled(self, slug: str, html: str, related: bytes) -> Path | None:
         """The page's HTML with these related links filled in, if kept (and still as written)."""
         return self._extra(slug, "filled", digest(html, related.decode()))
@@ -230,24 +226,11 @@ class BuildCache:
 
     def _store_extra(self, slug: str, extra: str, key: str, content: bytes) -> Path:
         path = self._keep(content)
-        self.pages[slug][extra] = {"key": key, "blob": self._stamp(path)}
+        self.pages[slug][extra] = {"key": key, "blob": blob_stamp(path)}
         return path
 
     def _keep(self, content: bytes) -> Path:
-        """The blob holding `content`: the one there if it still holds exactly that (pages share
-        blobs, and a page's output links must stay as they are), else written anew (never trust
-        a blob an edit of an output file reached through its link)."""
-        name = hashlib.sha256(content).hexdigest()
-        path = self.blobs / name
-        if _write_new(path, content):  # nothing links a blob just made: no need to write it aside
-            return path
-        try:
-            if hashlib.sha256(path.read_bytes()).hexdigest() == name:
-                return path
-        except OSError:
-            pass
-        _write_atomically(path, content)
-        return path
+        return keep_blob(self.blobs, content)
 
     def blob(self, name: str) -> Path:
         return self.blobs / name
@@ -288,17 +271,17 @@ class BuildCache:
         head: dict[str, Any] | None,
         entry: dict[str, Any] | None,
         problems: Sequence[Problem],
-        files: Mapping[str, bytes],
+        files: Mapping[str, bytes | list[Any]],
         numbers: tuple[str, bytes] | None = None,
     ) -> dict[str, Path]:
-        """Keep the page (its files as blobs; head None: a page not published), and with
-        `numbers` (their key and bytes) what its numbers were; returns where each file is."""
+        """Keep the page (its files as blobs: their content, or the stamps `keep_blob` gave a
+        worker that kept them; head None: a page not published), and with `numbers` (their key
+        and bytes) what its numbers were; returns where each file is."""
         self.used.add(slug)
-        stored: dict[str, list[Any]] = {}
-        places = {}
-        for relative, content in files.items():
-            path = places[relative] = self._keep(content)
-            stored[relative] = self._stamp(path)
+        stored = {
+            relative: blob_stamp(self._keep(content)) if isinstance(content, bytes) else content
+            for relative, content in files.items()
+        }
         self.pages[slug] = {
             "key": key,
             "head": head,
@@ -308,7 +291,7 @@ class BuildCache:
         }
         if numbers is not None:
             self._store_extra(slug, "numbers", *numbers)
-        return places
+        return {relative: self.blobs / str(stamp[0]) for relative, stamp in stored.items()}
 
     def save(self) -> None:
         """Write the manifest for the pages this run used, and drop blobs nothing refers to."""
@@ -338,6 +321,30 @@ def _blob_stamps(page: Mapping[str, Any]) -> list[list[Any]]:
     with the related links filled in, and its numbers."""
     stamps = list(page.get("files", {}).values())
     return stamps + [page[extra]["blob"] for extra in EXTRAS if extra in page]
+
+
+def keep_blob(blobs: Path, content: bytes) -> Path:
+    """The blob holding `content` in the folder `blobs`: the one there if it still holds exactly
+    that (pages share blobs, and a page's output links must stay as they are), else written anew
+    (never trust a blob an edit of an output file reached through its link). Safe from several
+    processes at once (a build's workers keep their pages' files themselves)."""
+    name = hashlib.sha256(content).hexdigest()
+    path = blobs / name
+    if _write_new(path, content):  # nothing links a blob just made: no need to write it aside
+        return path
+    try:
+        if hashlib.sha256(path.read_bytes()).hexdigest() == name:
+            return path
+    except OSError:
+        pass
+    _write_atomically(path, content)
+    return path
+
+
+def blob_stamp(path: Path) -> list[Any]:
+    """What a page entry records of a blob (name, size, modification time): `_intact` checks it."""
+    info = path.stat()
+    return [path.name, info.st_size, info.st_mtime_ns]
 
 
 def _write_new(path: Path, content: bytes) -> bool:

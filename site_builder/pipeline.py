@@ -39,10 +39,12 @@ from site_builder.cache import (
     BuildCache,
     DataFiles,
     PageKeys,
+    blob_stamp,
     code_digest,
     digest,
     file_digest,
     files_of_model,
+    keep_blob,
     problems_in,
     problems_out,
 )
@@ -331,6 +333,9 @@ class _Work:
     known: dict[str, Numbers] = field(default_factory=dict)
     keep_numbers: bool = False  # hand back a written stub's numbers, pickled, for the cache
     compiled: Path | None = None  # where Jinja keeps the compiled theme (the build cache's)
+    # where a worker keeps its pages' files as the build cache's blobs (a build into a folder,
+    # cached): written there by the worker, beside the others, instead of sent back
+    blobs: Path | None = None
 
     def new_renderer(self, log: ProblemLog) -> SiteRenderer:
         assert self.inputs.catalog is not None
@@ -361,6 +366,11 @@ class _PageDone:
     compute_seconds: float
     render_seconds: float
     numbers: bytes | None = None  # pickled Numbers: a written stub's, for the cache
+    kept: dict[str, list[Any]] | None = None  # the files' blob stamps, when the worker kept them
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted(self.kept if self.kept is not None else self.files)
 
 
 def _page(slug: str) -> _PageDone:
@@ -387,20 +397,25 @@ def _page(slug: str) -> _PageDone:
     entry = index_entry(page, narrative, work.inputs.catalog)
     head = PageHead.of(page.comparison)
     kept = page if work.keep_pages else None
-    numbers = None
+    numbers = kept_files = None
+    found = [*problems, *log.problems]
     if work.keep_numbers and known is None and stub.path is not None and not _errors(problems):
         numbers = pickle.dumps((page.comparison, problems), protocol=pickle.HIGHEST_PROTOCOL)
     rendered = time.process_time()
+    if work.blobs is not None and not _errors(found):
+        kept_files = {name: blob_stamp(keep_blob(work.blobs, content)) for name, content in files.items()}
+        files = {}
     return _PageDone(
         slug,
         head,
         files,
         entry,
-        [*problems, *log.problems],
+        found,
         kept,
         computed - started,
         rendered - computed,
         numbers,
+        kept_files,
     )
 
 
@@ -696,6 +711,7 @@ class Pipeline:
             work.known = _known_numbers(cache, numbers_keys)
             work.keep_numbers = True
             work.compiled = cache.templates
+            work.blobs = cache.blobs if isinstance(sink, StagingSink) else None
         to_compute = [s for s in todo if s not in work.known]
         if lazy is not None and to_compute:
             self._load_points_for(work, lazy, to_compute)
@@ -715,12 +731,13 @@ class Pipeline:
                 if result.page is not None:
                     pages.append(result.page)
                 if result.head is not None and result.entry is not None:
-                    entries[slug], page_paths[slug] = result.entry, sorted(result.files)
+                    entries[slug], page_paths[slug] = result.entry, result.paths
                 if cache is not None and not _errors(result.problems):
                     head = _head_out(result.head) if result.head is not None else None
                     numbers = (numbers_keys[slug], result.numbers) if result.numbers is not None else None
+                    files = result.kept if result.kept is not None else result.files
                     blobs = cache.store_page(
-                        slug, page_keys[slug], head, result.entry, result.problems, result.files, numbers
+                        slug, page_keys[slug], head, result.entry, result.problems, files, numbers
                     )
                     in_cache.add(slug)
                     for relative, path in blobs.items():
