@@ -1,14 +1,12 @@
-/* The header's light/dark switch. Loaded in <head> without `defer`, so a reader's remembered
-   choice (localStorage) applies before the first paint; "System" follows the operating system. */
+/* The header's light/dark switch (loaded with `defer`). A reader's remembered choice
+   (localStorage) is applied before the first paint by the few lines base.html holds inline in
+   <head>, which a script file there would delay: the page is not parsed until it has loaded.
+   "System" follows the operating system. */
 (function () {
   "use strict";
   var root = document.documentElement;
   var KEY = "site-theme";
   function known(choice) { return choice === "light" || choice === "dark"; }
-  try {
-    var stored = window.localStorage.getItem(KEY);
-    if (known(stored)) { root.setAttribute("data-theme", stored); }
-  } catch (e) { /* storage refused: follow the system */ }
 
   document.addEventListener("DOMContentLoaded", function () {
     var select = document.getElementById("theme-select");
