@@ -209,13 +209,15 @@ class BuildCache:
             return False
         return (info.st_size, info.st_mtime_ns) == (size, mtime)
 
-    def filled(self, slug: str, html: str, related: bytes) -> Path | None:
-        """The page's HTML with these related links filled in, if kept (and still as written)."""
-        return self._extra(slug, "filled", digest(html, related.decode()))
+    def filled(self, slug: str, html: str, links: Any) -> Path | None:
+        """The page's HTML (blob `html`) with these related links filled in, if kept (and still as
+        written). Keyed by the links, not their HTML: the section's template and context are
+        part of the page's key, and a page made again starts an entry without it."""
+        return self._extra(slug, "filled", digest(html, links))
 
-    def store_filled(self, slug: str, html: str, related: bytes, content: bytes) -> Path:
+    def store_filled(self, slug: str, html: str, links: Any, content: bytes) -> Path:
         """Keep the page's HTML with its related links filled in; returns where it is."""
-        return self._store_extra(slug, "filled", digest(html, related.decode()), content)
+        return self._store_extra(slug, "filled", digest(html, links), content)
 
     def _extra(self, slug: str, extra: str, key: str) -> Path | None:
         """One of a page entry's EXTRAS, if kept under this key and still as written."""

@@ -762,11 +762,10 @@ class Pipeline:
         for slug, links in related_links(ordered).items():
             html = page_html(slug)
             if html in page_paths[slug]:
-                related = renderer.related_section(links)
                 if cache is not None and slug in in_cache:  # kept filled: an unchanged page is a link
-                    sink.put_file(html, _filled_from_cache(cache, slug, html, related))
+                    sink.put_file(html, _filled_from_cache(cache, slug, html, links, renderer))
                 else:
-                    sink.fill(html, RELATED_SLOT, related)
+                    sink.fill(html, RELATED_SLOT, renderer.related_section(links))
         self._lap("related")
         # the files that list or serve every page, then every claim checked
         slugs = [h.slug for h in ordered]
@@ -827,14 +826,16 @@ def _locality(stub: Stub) -> tuple[str, str, str]:
     return (str(stub.spec.model).lower(), str(stub.spec.hardware).lower(), stub.slug)
 
 
-def _filled_from_cache(cache: BuildCache, slug: str, html: str, related: bytes) -> Path:
+def _filled_from_cache(
+    cache: BuildCache, slug: str, html: str, links: list[dict[str, str]], renderer: SiteRenderer
+) -> Path:
     """The page's HTML with these related links in, from the cache or filled now and kept."""
     name = cache.pages[slug]["files"][html][0]
-    found = cache.filled(slug, name, related)
+    found = cache.filled(slug, name, links)
     if found is not None:
         return found
-    page = filled(cache.blob(name).read_bytes(), RELATED_SLOT, related)
-    return cache.store_filled(slug, name, related, page)
+    page = filled(cache.blob(name).read_bytes(), RELATED_SLOT, renderer.related_section(links))
+    return cache.store_filled(slug, name, links, page)
 
 
 def _head_out(head: PageHead) -> dict[str, Any]:

@@ -66,9 +66,9 @@ class Collision:
 def top_name(path: str) -> str:
     """The URL namespace a path claims: 'x/index.html' -> 'x', 'index.html' -> 'index' (its
     address, as a folder would be); other top-level files ('robots.txt') claim only themselves."""
-    parts = PurePosixPath(path).parts
-    if len(parts) > 1:
-        return parts[0]
+    first, slash, _ = path.lstrip("/").partition("/")
+    if slash:
+        return first
     return PurePosixPath(path).stem if path.endswith(".html") else ""
 
 
@@ -144,25 +144,28 @@ def check_output_folder(out: Path, input_folders: Sequence[Path] = ()) -> None:
         )
 
 
-def is_kept(path: str, keep: Sequence[str]) -> bool:
+def kept_by(keep: Sequence[str]) -> Callable[[str], bool]:
     """Whether a file (relative POSIX path) of the output folder matches a `keep:` entry: a path,
-    a folder (with or without a trailing /) or a glob."""
-    for pattern in keep:
-        folder = pattern.rstrip("/")
-        if path == folder or path.startswith(folder + "/") or fnmatch.fnmatchcase(path, pattern):
-            return True
-    return False
+    a folder (with or without a trailing /) or a glob; the entries read once, for every file."""
+    folders = [pattern.rstrip("/") for pattern in keep]
+    exact, inside = set(folders), tuple(f"{folder}/" for folder in folders)
+    globs = re.compile("|".join(f"(?:{fnmatch.translate(pattern)})" for pattern in keep)) if keep else None
+    return lambda path: path in exact or path.startswith(inside) or bool(globs and globs.match(path))
 
 
 def _files_in(folder: Path) -> list[str]:
-    """Every file and link under a folder (links not followed), as relative POSIX paths."""
-    found = []
-    top = os.fspath(folder)
-    for here, dirs, names in os.walk(top):
-        relative = os.path.relpath(here, top).replace(os.sep, "/")
-        prefix = "" if relative == "." else relative + "/"
-        links = [d for d in dirs if os.path.islink(os.path.join(here, d))]
-        found += [prefix + name for name in (*names, *links)]
+    """Every file and link under a folder (links not followed), as relative POSIX paths: one
+    directory read a folder, the entry's type from it (no stat a file)."""
+    found: list[str] = []
+    pending = [(os.fspath(folder), "")]
+    while pending:
+        here, prefix = pending.pop()
+        with os.scandir(here) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((entry.path, f"{prefix}{entry.name}/"))
+                else:
+                    found.append(prefix + entry.name)
     return sorted(found)
 
 
@@ -182,8 +185,10 @@ def files_to_keep(out: Path, files: Collection[str], keep: Sequence[str]) -> lis
         return []
     written = _written_before(out)
     present = [p for p in _files_in(out) if p != MARKER]
-    kept = [p for p in present if is_kept(p, keep)]
-    unknown = [p for p in present if written is not None and p not in written and p not in kept]
+    is_kept = kept_by(keep)
+    kept = [p for p in present if is_kept(p)]
+    carried = set(kept)
+    unknown = [p for p in present if written is not None and p not in written and p not in carried]
     if unknown:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         raise OutputError(
@@ -288,6 +293,7 @@ class Staging:
         clean_leftovers(self.out)
         files_to_keep(self.out, (), keep)  # refuse a user's unlisted file now, before any work
         self.folder = self.out.parent / f".{self.out.name}.building-{os.getpid()}"
+        self._root = os.fspath(self.folder) + os.sep
         self.retired = self.out.parent / f".{self.out.name}.previous-{os.getpid()}"
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder.mkdir()
@@ -295,22 +301,23 @@ class Staging:
         self._folders: set[str] = set()  # top-level folders made
         self._links = True
 
-    def _target(self, relative: str) -> Path:
+    def _target(self, relative: str) -> str:
         parts = relative.split("/")
         if relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
             raise OutputError(f"refusing to write outside the output folder: {relative}")
         if relative in self.written:
             raise OutputError(f"{relative} is written twice")
-        target = self.folder / relative
+        target = self._root + relative.replace("/", os.sep)
         if len(parts) > 1 and parts[0] not in self._folders:  # one level: pages are slug/file
-            target.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
             if len(parts) == 2:
                 self._folders.add(parts[0])
         self.written.add(relative)
         return target
 
     def write(self, relative: str, content: bytes) -> None:
-        self._target(relative).write_bytes(content)
+        with open(self._target(relative), "wb") as out:
+            out.write(content)
 
     def link(self, relative: str, source: Path) -> None:
         """The file as `source` holds it: hard-linked where the system allows, else copied."""

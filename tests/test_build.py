@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from site_builder import write
 from site_builder.cli import main
-from site_builder.write import MARKER
+from site_builder.write import MARKER, Staging
 
 
 def build(project: Path, *extra: str) -> int:
@@ -76,14 +79,14 @@ def test_bad_input_exits_nonzero_names_the_place_and_writes_nothing(
 def test_failed_write_leaves_the_previous_site(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert build(project) == 0
     before = read_tree(project / "site")
-    original = Path.write_bytes
+    original = Staging.write
 
-    def failing(self: Path, data: bytes) -> int:
-        if self.name == "comparison.json":
+    def failing(self: Staging, relative: str, content: bytes) -> None:
+        if relative.endswith("/comparison.json"):
             raise OSError("disk full")
-        return original(self, data)
+        original(self, relative, content)
 
-    monkeypatch.setattr(Path, "write_bytes", failing)
+    monkeypatch.setattr(Staging, "write", failing)
     assert build(project, "--no-cache") == 1  # cached, the page would be linked, not written
     monkeypatch.undo()
     assert read_tree(project / "site") == before
@@ -283,3 +286,47 @@ def test_progress_display_on_an_interactive_terminal(
     assert short is not None
     short("rendering pages", 1, 3)
     assert capsys.readouterr().err == ""  # short builds stay quiet
+
+
+def test_the_output_folders_files_are_listed_with_links_not_followed(tmp_path: Path) -> None:
+    """What a build checks before replacing a folder: every file, and a link (to a file or a
+    folder) as itself: a linked folder's files are not the output folder's."""
+    out = tmp_path / "site"
+    (out / "a" / "b").mkdir(parents=True)
+    (out / "index.html").write_text("i")
+    (out / "a" / "b" / "c.txt").write_text("c")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "secret.txt").write_text("s")
+    (out / "a" / "linked-folder").symlink_to(elsewhere)
+    (out / "linked-file").symlink_to(out / "index.html")
+    assert write._files_in(out) == ["a/b/c.txt", "a/linked-folder", "index.html", "linked-file"]
+
+
+def _kept_as_defined(path: str, keep: list[str]) -> bool:
+    """`keep:` as documented, entry by entry: the path itself, a file inside a folder, a glob."""
+    for pattern in keep:
+        folder = pattern.rstrip("/")
+        if path == folder or path.startswith(folder + "/") or fnmatch.fnmatchcase(path, pattern):
+            return True
+    return False
+
+
+PATH_PART = st.sampled_from(["CNAME", ".well-known", "a", "b.txt", "x.html", "[ab]", "*", "?", "sub"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(PATH_PART, min_size=1, max_size=3).map("/".join), max_size=6),
+    st.lists(
+        st.builds(
+            lambda parts, slash: "/".join(parts) + slash,
+            st.lists(PATH_PART, min_size=1, max_size=3),
+            st.sampled_from(["", "/"]),
+        ),
+        max_size=4,
+    ),
+)
+def test_keep_entries_match_as_defined(paths: list[str], keep: list[str]) -> None:
+    is_kept = write.kept_by(keep)
+    assert [is_kept(p) for p in paths] == [_kept_as_defined(p, keep) for p in paths]
