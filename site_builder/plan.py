@@ -82,10 +82,13 @@ def discover_pages(facts: PlanFacts, stubs: Sequence[Stub]) -> list[Stub]:
     found: list[Stub] = []
 
     def add(slug: str, spec: StubSpec) -> None:
-        stub = _auto_stub(slug, spec)
-        if stub.identity() in taken_identities or slug in taken_slugs:
+        if slug in taken_slugs:
             return
-        taken_identities.add(stub.identity())
+        stub = _auto_stub(slug, spec)
+        identity = stub.identity()
+        if identity in taken_identities:
+            return
+        taken_identities.add(identity)
         taken_slugs.add(slug)
         found.append(stub)
 
