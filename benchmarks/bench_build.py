@@ -235,8 +235,10 @@ def main() -> None:
     parser.add_argument("--no-cache", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
+        from site_builder.cli import leave
+
         measure(args.measure, args.out, args.no_cache, args.workers)
-        return
+        leave(0)  # as `build-site` ends: without tearing the interpreter down
     if args.keep:
         args.keep.mkdir(parents=True)
         root = args.keep

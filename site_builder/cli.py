@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from site_builder import __version__
 from site_builder.kinds import KIND_KEYS
@@ -292,5 +294,23 @@ def _reported_errors() -> tuple[type[Exception], ...]:
     return (OutputError, ImportRefused, ScaffoldError, ValueError, OSError)
 
 
+def run() -> NoReturn:
+    """The `build-site` command: `main`, then `leave`."""
+    leave(main())
+
+
+def leave(code: int) -> NoReturn:
+    """End the process with `code` once its output is flushed, without tearing the interpreter
+    down: freeing a build's objects one by one took 0.3-0.6 s at 990 pages, and nothing is left
+    to do (worker pools are shut down, files closed, the old site's removal is a process of its
+    own). Only for the command's own process; tests call `main`."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can reach it
+            code = code or 1
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -330,3 +331,17 @@ PATH_PART = st.sampled_from(["CNAME", ".well-known", "a", "b.txt", "x.html", "[a
 def test_keep_entries_match_as_defined(paths: list[str], keep: list[str]) -> None:
     is_kept = write.kept_by(keep)
     assert [is_kept(p) for p in paths] == [_kept_as_defined(p, keep) for p in paths]
+
+
+def test_the_command_reports_and_exits_with_its_code_without_tearing_down(project: Path) -> None:
+    """`build-site` ends with os._exit once its output is flushed: what it printed arrives
+    whole, and its exit code is main's (0 built, 1 refused)."""
+    command = [sys.executable, "-m", "site_builder.cli", "build", "--root", str(project)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Built 1 comparison pages") and done.stdout.endswith("notices)\n")
+    assert (project / "site" / "index.html").is_file()
+    (project / "content" / "broken.md").write_text("---\nkind: precision\nmodel: [\n---\n")
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert "broken.md" in done.stderr and done.stderr.rstrip().endswith("nothing was written")
