@@ -215,8 +215,9 @@ class BuildCache:
         part of the page's key, and a page made again starts an entry without it."""
         return self._extra(slug, "filled", digest(html, links))
 
-    def store_filled(self, slug: str, html: str, links: Any, content: bytes) -> Path:
-        """Keep the page's HTML with its related links filled in; returns where it is."""
+    def store_filled(self, slug: str, html: str, links: Any, content: bytes | list[Any]) -> Path:
+        """Keep the page's HTML with its related links filled in (its content, or the stamp
+        `keep_blob` gave the worker that kept it); returns where it is."""
         return self._store_extra(slug, "filled", digest(html, links), content)
 
     def _extra(self, slug: str, extra: str, key: str) -> Path | None:
@@ -226,10 +227,10 @@ class BuildCache:
             return None
         return self.blobs / str(kept["blob"][0])
 
-    def _store_extra(self, slug: str, extra: str, key: str, content: bytes) -> Path:
-        path = self._keep(content)
-        self.pages[slug][extra] = {"key": key, "blob": blob_stamp(path)}
-        return path
+    def _store_extra(self, slug: str, extra: str, key: str, content: bytes | list[Any]) -> Path:
+        stamp = blob_stamp(self._keep(content)) if isinstance(content, bytes) else content
+        self.pages[slug][extra] = {"key": key, "blob": stamp}
+        return self.blobs / str(stamp[0])
 
     def _keep(self, content: bytes) -> Path:
         return keep_blob(self.blobs, content)

@@ -748,24 +748,20 @@ class Pipeline:
                         sink.put(relative, content)
                 if progress:
                     progress("building pages", done, len(todo))
-        if lazy is not None and any(_errors(page_problems[s]) for s in todo):
-            self._problems_from_all_points(work, todo, page_problems)
-        for stub in planned:
-            log.problems.extend(page_problems[stub.slug])
-        self._lap("pages")
-        self._stages.update({f"{step} (CPU, all workers)": seconds for step, seconds in cpu.items()})
-        if log.errors or inputs.catalog is None:
-            raise InputError(log.errors, log.problems)
-        # every page is known: each one's related links go into its slot
-        ordered = sorted((h for h in heads.values() if h is not None), key=lambda h: h.slug)
-        renderer = work.new_renderer(log)
-        for slug, links in related_links(ordered).items():
-            html = page_html(slug)
-            if html in page_paths[slug]:
-                if cache is not None and slug in in_cache:  # kept filled: an unchanged page is a link
-                    sink.put_file(html, _filled_from_cache(cache, slug, html, links, renderer))
-                else:
-                    sink.fill(html, RELATED_SLOT, renderer.related_section(links))
+            if lazy is not None and any(_errors(page_problems[s]) for s in todo):
+                self._problems_from_all_points(work, todo, page_problems)
+            for stub in planned:
+                log.problems.extend(page_problems[stub.slug])
+            self._lap("pages")
+            self._stages.update({f"{step} (CPU, all workers)": seconds for step, seconds in cpu.items()})
+            if log.errors or inputs.catalog is None:
+                raise InputError(log.errors, log.problems)
+            # every page is known: each one's related links go into its slot
+            ordered = sorted((h for h in heads.values() if h is not None), key=lambda h: h.slug)
+            renderer = work.new_renderer(log)
+            linked = related_links(ordered)
+            fill = [(s, links) for s, links in linked.items() if page_html(s) in page_paths[s]]
+            _fill_related(pool, work, fill, cache, in_cache, sink, renderer, log)
         self._lap("related")
         # the files that list or serve every page, then every claim checked
         slugs = [h.slug for h in ordered]
@@ -826,16 +822,60 @@ def _locality(stub: Stub) -> tuple[str, str, str]:
     return (str(stub.spec.model).lower(), str(stub.spec.hardware).lower(), stub.slug)
 
 
-def _filled_from_cache(
-    cache: BuildCache, slug: str, html: str, links: list[dict[str, str]], renderer: SiteRenderer
-) -> Path:
-    """The page's HTML with these related links in, from the cache or filled now and kept."""
-    name = cache.pages[slug]["files"][html][0]
-    found = cache.filled(slug, name, links)
-    if found is not None:
-        return found
-    page = filled(cache.blob(name).read_bytes(), RELATED_SLOT, renderer.related_section(links))
-    return cache.store_filled(slug, name, links, page)
+FILL_CHUNK = 64  # pages whose related links a worker fills at a time
+
+
+def _fill_related(
+    pool: Executor,
+    work: _Work,
+    fill: list[tuple[str, list[dict[str, str]]]],
+    cache: BuildCache | None,
+    in_cache: set[str],
+    sink: Sink,
+    renderer: SiteRenderer,
+    log: ProblemLog,
+) -> None:
+    """Each page's related links into its HTML: a page the cache holds filled with these links is
+    a link to it; one the cache holds unfilled is filled and kept by the workers (where they keep
+    blobs), else here; a page made this run without the cache is filled in the sink."""
+    jobs: list[tuple[str, str, list[dict[str, str]]]] = []
+    for slug, links in fill:
+        html = page_html(slug)
+        if cache is None or slug not in in_cache:
+            sink.fill(html, RELATED_SLOT, renderer.related_section(links))
+            continue
+        name = cache.pages[slug]["files"][html][0]
+        found = cache.filled(slug, name, links)
+        if found is not None:
+            sink.put_file(html, found)
+        elif work.blobs is None:
+            page = filled(cache.blob(name).read_bytes(), RELATED_SLOT, renderer.related_section(links))
+            sink.put_file(html, cache.store_filled(slug, name, links, page))
+        else:
+            jobs.append((slug, name, links))
+    if cache is None or not jobs:
+        return
+    chunks = [jobs[n : n + FILL_CHUNK] for n in range(0, len(jobs), FILL_CHUNK)]
+    for chunk, (stamps, problems) in zip(chunks, pool.map(_fill, chunks), strict=True):
+        log.problems.extend(problems)
+        for (slug, name, links), stamp in zip(chunk, stamps, strict=True):
+            sink.put_file(page_html(slug), cache.store_filled(slug, name, links, stamp))
+
+
+def _fill(jobs: list[tuple[str, str, list[dict[str, str]]]]) -> tuple[list[list[Any]], list[Problem]]:
+    """In a worker: each page's HTML (a blob) with its related links in, kept as a blob; the
+    stamps, and the problems rendering the section found."""
+    work = _WORK
+    assert work is not None and work.blobs is not None
+    log = ProblemLog()
+    if work.renderer is None:
+        work.renderer = work.new_renderer(log)
+    work.renderer.log = log
+    stamps = []
+    for _, name, links in jobs:
+        page = filled((work.blobs / name).read_bytes(), RELATED_SLOT, work.renderer.related_section(links))
+        stamps.append(blob_stamp(keep_blob(work.blobs, page)))
+    return stamps, log.problems
 
 
 def _head_out(head: PageHead) -> dict[str, Any]:
