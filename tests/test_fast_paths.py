@@ -19,11 +19,13 @@ from site_builder import metrics
 from site_builder.comparison_json import MetricsAtTarget, PointSummary, SideResult, summarize
 from site_builder.comparison_json import metrics_at as output_metrics_at
 from site_builder.engine.compare import SPARSE_RATIO, AtTarget, Constants, SideCurves, metrics_at
+from site_builder.engine.frontier import pareto_frontier
 from site_builder.engine.spline import (
     MonotoneCurves,
     MonotoneSpline,
     hermite_columns,
     hermite_spline,
+    steffen_columns,
     steffen_tangents,
 )
 from site_builder.points import BenchmarkPoint, Configuration, Provenance
@@ -142,6 +144,26 @@ def test_every_registered_formula_compiles_to_its_evaluation() -> None:
     assert cost({**values, "usd_per_gpu_hour": None}) is None
 
 
+@settings(max_examples=300, deadline=None)
+@given(curve_set())
+def test_tangents_of_curves_on_shared_knots_are_each_curves_own_bit_for_bit(
+    case: tuple[list[float], list[list[float]], list[float]],
+) -> None:
+    xs, columns, _ = case
+    together = steffen_columns(xs, columns)
+    assert [[bits(t) for t in ts] for ts in together] == [
+        [bits(t) for t in steffen_tangents(xs, ys)] for ys in columns
+    ]
+
+
+def test_tangents_of_a_flat_and_a_turning_curve_by_hand() -> None:
+    # knots 0, 1, 3: gaps 1 and 2. Flat: every secant 0, every tangent 0. Turning (0, 2, 0):
+    # secants 2 and -1 differ in sign, so the middle tangent is 0 and the ends (3s - 0) / 2
+    flat, turning = steffen_columns([0.0, 1.0, 3.0], [[5.0, 5.0, 5.0], [0.0, 2.0, 0.0]])
+    assert flat == [0.0, 0.0, 0.0]
+    assert turning == [3.0, 0.0, -1.5]
+
+
 # -- a side's curves at a target: the plain definitions -------------------------------------------
 
 
@@ -220,6 +242,38 @@ def side_points(draw: st.DrawFn) -> list[BenchmarkPoint]:
             )
         )
     return found
+
+
+@st.composite
+def tied_points(draw: st.DrawFn) -> list[BenchmarkPoint]:
+    """Points on a few interactivities, throughputs and concurrencies: ties and exact duplicates."""
+    count = draw(st.integers(0, 12))
+    return [
+        point(
+            draw(st.sampled_from([5.0, 10.0, 20.0, 40.0])),
+            draw(st.sampled_from([100.0, 200.0, 300.0, 400.0])),
+            draw(st.sampled_from([1, 2, 4])),
+        )
+        for _ in range(count)
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(tied_points())
+def test_a_sides_frontier_read_off_its_order_is_pareto_frontier(points: list[BenchmarkPoint]) -> None:
+    plain = pareto_frontier(points)
+    curves = SideCurves(points)
+    assert len(curves.frontier) == len(plain)
+    assert all(a is b for a, b in zip(curves.frontier, plain, strict=True))  # the same duplicate kept
+
+
+def test_of_exact_duplicates_the_frontier_keeps_the_first_given_whatever_its_concurrency() -> None:
+    # three points at 10 tok/s/user and 300 tok/s: the second-given has the lowest concurrency, so
+    # it sorts first among them, yet the frontier keeps the first given (pareto_frontier's rule)
+    first, second, third = point(10.0, 300.0, 4), point(10.0, 300.0, 1), point(10.0, 300.0, 2)
+    low = point(20.0, 100.0, 8)
+    curves = SideCurves([first, second, low, third])
+    assert [p is q for p, q in zip(curves.frontier, [first, low], strict=True)] == [True, True]
 
 
 @settings(max_examples=200, deadline=None)
