@@ -394,3 +394,31 @@ def test_a_metric_value_that_is_not_a_float_goes_through_validation() -> None:
     assert type(made.values["concurrency"]) is float
     assert [k.interactivity for k in made.brackets] == [20.0, 40.0]
     assert all(k.on_frontier for k in made.brackets)
+
+
+# -- what a side shows of its frontier, made once for the pages that show it ----------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(side_points(), side_points())
+def test_a_sides_frontier_facts_are_read_off_its_frontier_and_each_page_gets_its_own_lists(
+    a: list[BenchmarkPoint], b: list[BenchmarkPoint]
+) -> None:
+    sides = [
+        SideInput("A", {"precision": "p"}, "best available", "gpu", constants(1.5, 900.0), a),
+        SideInput("B", {"precision": "p"}, "best available", "gpu", constants(1.5, 900.0), b),
+    ]
+    first = compare_sequence(1024, 1024, "1k/1k", sides, [12.5, 30.0])
+    again = compare_sequence(1024, 1024, "1k/1k", sides, [12.5, 30.0])  # another page, same sides
+    for side, other, points in zip(first.sides, again.sides, (a, b), strict=True):
+        frontier = pareto_frontier(points)
+        assert side.engines == sorted({p.config.framework for p in frontier})
+        assert side.precisions == ["p"] and side.spec_methods == ["none"] and side.modes == ["agg"]
+        assert side.parallelisms == ["TP?"]
+        assert side.unknown_gpu_counts == sum(1 for p in frontier if p.config.gpu_count is None)
+        assert side.dates is None  # no point has a date
+        assert [s.interactivity for s in side.frontier] == [p.interactivity for p in frontier]
+        assert sorted(s.record for s in side.points) == sorted(p.provenance.record for p in points)
+        assert side == other
+        for name in ("engines", "spec_methods", "modes", "parallelisms", "precisions", "frontier", "points"):
+            assert getattr(side, name) is not getattr(other, name)  # no container shared between pages
