@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import (
@@ -480,20 +481,23 @@ def _between_deployments(knots: tuple[BenchmarkPoint, ...]) -> str:
         if low.config is high.config or low.config == high.config
         else "two deployments"
     )
-    measured = [
-        f"{grouped(str(k.concurrency))} on {_CONFIG_LABELS.get(k.config, _labels)[1]} "
-        f"at {fixed(k.interactivity, 1)}"
-        for k in (low, high)
-    ]
+    measured = _KNOT_WORDS.get_each(knots, _knot_words)
     return (
         f"between {same}: measured concurrency {measured[0]} and {measured[1]} tok/s/user; "
         "no deployment ran a concurrency in between"
     )
 
 
+def _knot_words(knot: BenchmarkPoint) -> str:
+    """'2,253 on sglang TP8 (agg, 8 GPUs) at 41.2': a knot as a stretch's reason names it."""
+    configuration = _CONFIG_LABELS.get(knot.config, _labels)[1]
+    return f"{grouped(str(knot.concurrency))} on {configuration} at {fixed(knot.interactivity, 1)}"
+
+
 # The words for a target between two knots, once a process for the same two knots (a side's
-# stretch is read at many targets, on several pages)
+# stretch is read at many targets, on several pages), and each knot's (a knot ends two stretches)
 _BETWEEN_DEPLOYMENTS: SequenceMemo[BenchmarkPoint, str] = SequenceMemo(SUMMARIES_KEPT)
+_KNOT_WORDS: IdentityMemo[BenchmarkPoint, str] = IdentityMemo(SUMMARIES_KEPT)
 
 
 def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> MetricsAtTarget:
@@ -532,27 +536,51 @@ def pooling(side: ComputedSide) -> str:
     )
 
 
-def _side_summaries(numbers: tuple[tuple[BenchmarkPoint, ...], ...]) -> tuple[list[PointSummary], ...]:
+@dataclass(frozen=True)
+class _SideShown:
+    """What a side's result shows of its frontier and points, the same on every page showing
+    them: the summaries and what the frontier's configurations and dates say (tuples; each page
+    gets lists of its own)."""
+
+    frontier: tuple[PointSummary, ...]
+    points: tuple[PointSummary, ...]
+    engines: tuple[str, ...]
+    spec_methods: tuple[str, ...]
+    modes: tuple[str, ...]
+    parallelisms: tuple[str, ...]
+    precisions: tuple[str, ...]
+    unknown_gpu_counts: int
+    dates: tuple[str, str] | None
+
+
+def _side_shown(numbers: tuple[tuple[BenchmarkPoint, ...], ...]) -> _SideShown:
     points, frontier = numbers
     knots = _SUMMARIES[1].get_each(frontier, _on_frontier)
     on_frontier = {id(p): summary for p, summary in zip(frontier, knots, strict=True)}
     off_frontier = iter(
-        _SUMMARIES[0].get_each((p for p in points if id(p) not in on_frontier), _off_frontier)
+        _SUMMARIES[0].get_each([p for p in points if id(p) not in on_frontier], _off_frontier)
     )
-    return knots, [on_frontier[id(p)] if id(p) in on_frontier else next(off_frontier) for p in points]
+    dates = sorted(p.provenance.date for p in frontier if p.provenance.date)
+    return _SideShown(
+        frontier=tuple(knots),
+        points=tuple([on_frontier[id(p)] if id(p) in on_frontier else next(off_frontier) for p in points]),
+        engines=tuple(sorted({p.config.framework for p in frontier})),
+        spec_methods=tuple(sorted({p.config.spec_method for p in frontier})),
+        modes=tuple(sorted({"disagg" if p.config.disagg else "agg" for p in frontier})),
+        parallelisms=tuple(sorted({_CONFIG_LABELS.get(p.config, _labels)[0] for p in frontier})),
+        precisions=tuple(sorted({p.config.precision for p in frontier})),
+        unknown_gpu_counts=sum(1 for p in frontier if not p.config.gpu_count),
+        dates=(dates[0], dates[-1]) if dates else None,
+    )
 
 
-# The summaries of a side's frontier and points, once a process for the very same tuples (the
+# What a side shows of its frontier and points, once a process for the very same tuples (the
 # engine shares a side's tuples between the pages that pool the same points: engine.compare)
-_SIDE_SUMMARIES: SequenceMemo[tuple[BenchmarkPoint, ...], tuple[list[PointSummary], ...]] = SequenceMemo(
-    SIDES_KEPT
-)
+_SIDES_SHOWN: SequenceMemo[tuple[BenchmarkPoint, ...], _SideShown] = SequenceMemo(SIDES_KEPT)
 
 
 def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
-    frontier = numbers.frontier
-    frontier_summaries, point_summaries = _SIDE_SUMMARIES.get((numbers.points, frontier), _side_summaries)
-    dates = sorted(p.provenance.date for p in frontier if p.provenance.date)
+    shown = _SIDES_SHOWN.get((numbers.points, numbers.frontier), _side_shown)
     fields = {
         "label": side.label,
         # a copy, as validation makes: a page's result shares no container with another's
@@ -562,16 +590,16 @@ def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
         "hardware": side.hardware,
         "constants": side.constants,
         "interactivity_range": numbers.range,
-        "engines": sorted({p.config.framework for p in frontier}),
-        "spec_methods": sorted({p.config.spec_method for p in frontier}),
-        "modes": sorted({"disagg" if p.config.disagg else "agg" for p in frontier}),
-        "parallelisms": sorted({_CONFIG_LABELS.get(p.config, _labels)[0] for p in frontier}),
-        "precisions": sorted({p.config.precision for p in frontier}),
-        "unknown_gpu_counts": sum(1 for p in frontier if not p.config.gpu_count),
+        "engines": list(shown.engines),
+        "spec_methods": list(shown.spec_methods),
+        "modes": list(shown.modes),
+        "parallelisms": list(shown.parallelisms),
+        "precisions": list(shown.precisions),
+        "unknown_gpu_counts": shown.unknown_gpu_counts,
         "concurrency_joins": list(numbers.one_deployment),
-        "dates": (dates[0], dates[-1]) if dates else None,
-        "frontier": list(frontier_summaries),
-        "points": list(point_summaries),
+        "dates": shown.dates,
+        "frontier": list(shown.frontier),
+        "points": list(shown.points),
     }
     if numbers.range is None or all(type(v) is float for v in numbers.range):
         # every field as validation would leave it (it would turn an int into a float)

@@ -19,11 +19,13 @@ from site_builder import metrics
 from site_builder.comparison_json import MetricsAtTarget, PointSummary, SideResult, summarize
 from site_builder.comparison_json import metrics_at as output_metrics_at
 from site_builder.engine.compare import SPARSE_RATIO, AtTarget, Constants, SideCurves, metrics_at
+from site_builder.engine.frontier import pareto_frontier
 from site_builder.engine.spline import (
     MonotoneCurves,
     MonotoneSpline,
     hermite_columns,
     hermite_spline,
+    steffen_columns,
     steffen_tangents,
 )
 from site_builder.points import BenchmarkPoint, Configuration, Provenance
@@ -142,6 +144,26 @@ def test_every_registered_formula_compiles_to_its_evaluation() -> None:
     assert cost({**values, "usd_per_gpu_hour": None}) is None
 
 
+@settings(max_examples=300, deadline=None)
+@given(curve_set())
+def test_tangents_of_curves_on_shared_knots_are_each_curves_own_bit_for_bit(
+    case: tuple[list[float], list[list[float]], list[float]],
+) -> None:
+    xs, columns, _ = case
+    together = steffen_columns(xs, columns)
+    assert [[bits(t) for t in ts] for ts in together] == [
+        [bits(t) for t in steffen_tangents(xs, ys)] for ys in columns
+    ]
+
+
+def test_tangents_of_a_flat_and_a_turning_curve_by_hand() -> None:
+    # knots 0, 1, 3: gaps 1 and 2. Flat: every secant 0, every tangent 0. Turning (0, 2, 0):
+    # secants 2 and -1 differ in sign, so the middle tangent is 0 and the ends (3s - 0) / 2
+    flat, turning = steffen_columns([0.0, 1.0, 3.0], [[5.0, 5.0, 5.0], [0.0, 2.0, 0.0]])
+    assert flat == [0.0, 0.0, 0.0]
+    assert turning == [3.0, 0.0, -1.5]
+
+
 # -- a side's curves at a target: the plain definitions -------------------------------------------
 
 
@@ -220,6 +242,38 @@ def side_points(draw: st.DrawFn) -> list[BenchmarkPoint]:
             )
         )
     return found
+
+
+@st.composite
+def tied_points(draw: st.DrawFn) -> list[BenchmarkPoint]:
+    """Points on a few interactivities, throughputs and concurrencies: ties and exact duplicates."""
+    count = draw(st.integers(0, 12))
+    return [
+        point(
+            draw(st.sampled_from([5.0, 10.0, 20.0, 40.0])),
+            draw(st.sampled_from([100.0, 200.0, 300.0, 400.0])),
+            draw(st.sampled_from([1, 2, 4])),
+        )
+        for _ in range(count)
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(tied_points())
+def test_a_sides_frontier_read_off_its_order_is_pareto_frontier(points: list[BenchmarkPoint]) -> None:
+    plain = pareto_frontier(points)
+    curves = SideCurves(points)
+    assert len(curves.frontier) == len(plain)
+    assert all(a is b for a, b in zip(curves.frontier, plain, strict=True))  # the same duplicate kept
+
+
+def test_of_exact_duplicates_the_frontier_keeps_the_first_given_whatever_its_concurrency() -> None:
+    # three points at 10 tok/s/user and 300 tok/s: the second-given has the lowest concurrency, so
+    # it sorts first among them, yet the frontier keeps the first given (pareto_frontier's rule)
+    first, second, third = point(10.0, 300.0, 4), point(10.0, 300.0, 1), point(10.0, 300.0, 2)
+    low = point(20.0, 100.0, 8)
+    curves = SideCurves([first, second, low, third])
+    assert [p is q for p, q in zip(curves.frontier, [first, low], strict=True)] == [True, True]
 
 
 @settings(max_examples=200, deadline=None)
@@ -340,3 +394,31 @@ def test_a_metric_value_that_is_not_a_float_goes_through_validation() -> None:
     assert type(made.values["concurrency"]) is float
     assert [k.interactivity for k in made.brackets] == [20.0, 40.0]
     assert all(k.on_frontier for k in made.brackets)
+
+
+# -- what a side shows of its frontier, made once for the pages that show it ----------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(side_points(), side_points())
+def test_a_sides_frontier_facts_are_read_off_its_frontier_and_each_page_gets_its_own_lists(
+    a: list[BenchmarkPoint], b: list[BenchmarkPoint]
+) -> None:
+    sides = [
+        SideInput("A", {"precision": "p"}, "best available", "gpu", constants(1.5, 900.0), a),
+        SideInput("B", {"precision": "p"}, "best available", "gpu", constants(1.5, 900.0), b),
+    ]
+    first = compare_sequence(1024, 1024, "1k/1k", sides, [12.5, 30.0])
+    again = compare_sequence(1024, 1024, "1k/1k", sides, [12.5, 30.0])  # another page, same sides
+    for side, other, points in zip(first.sides, again.sides, (a, b), strict=True):
+        frontier = pareto_frontier(points)
+        assert side.engines == sorted({p.config.framework for p in frontier})
+        assert side.precisions == ["p"] and side.spec_methods == ["none"] and side.modes == ["agg"]
+        assert side.parallelisms == ["TP?"]
+        assert side.unknown_gpu_counts == sum(1 for p in frontier if p.config.gpu_count is None)
+        assert side.dates is None  # no point has a date
+        assert [s.interactivity for s in side.frontier] == [p.interactivity for p in frontier]
+        assert sorted(s.record for s in side.points) == sorted(p.provenance.record for p in points)
+        assert side == other
+        for name in ("engines", "spec_methods", "modes", "parallelisms", "precisions", "frontier", "points"):
+            assert getattr(side, name) is not getattr(other, name)  # no container shared between pages

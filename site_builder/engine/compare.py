@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from site_builder import metrics
-from site_builder.engine.frontier import pareto_frontier
+from site_builder.engine.frontier import frontier_of_ordered
 from site_builder.engine.spline import MonotoneCurves
 from site_builder.memo import SequenceMemo
 from site_builder.numbers import round_half_up_int
@@ -60,13 +60,13 @@ class SideCurves:
     """
 
     def __init__(self, points: Sequence[BenchmarkPoint]) -> None:
-        self.frontier = pareto_frontier(points)
-        self.knots = tuple(self.frontier)  # the frontier as every page using these curves holds it
         # every point by rising interactivity (the order the table and the chart list them in)
         # (the index keeps points that tie in input order, as a stable sort does)
         order = [(p.interactivity, -p.throughput_per_gpu, p.concurrency, i) for i, p in enumerate(points)]
         order.sort()
         self.points = tuple([points[key[-1]] for key in order])
+        self.frontier = frontier_of_ordered(points, order)  # pareto_frontier(points), from the order
+        self.knots = tuple(self.frontier)  # the frontier as every page using these curves holds it
         self._xs = [p.interactivity for p in self.frontier]
         # the quantities every knot has are splined (all in one MonotoneCurves); the others have
         # no curve

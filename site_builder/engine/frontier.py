@@ -25,3 +25,34 @@ def pareto_frontier(points: Sequence[BenchmarkPoint]) -> list[BenchmarkPoint]:
             best_throughput = point.throughput_per_gpu
     kept.reverse()
     return kept
+
+
+def frontier_of_ordered(
+    points: Sequence[BenchmarkPoint], order: Sequence[tuple[float, float, int, int]]
+) -> list[BenchmarkPoint]:
+    """`pareto_frontier(points)`, read off the points already ordered by (interactivity,
+    −throughput, concurrency, index) as SideCurves lists them, without sorting them again.
+
+    Walking the interactivities from the highest, a group of equal interactivity can only give
+    its highest throughput, and that only if it beats every higher interactivity's; of exact
+    duplicates there the first in input order (the lowest index: the order puts concurrency
+    before it)."""
+    kept: list[BenchmarkPoint] = []
+    best = float("-inf")
+    end = len(order)
+    while end:
+        x = order[end - 1][0]
+        start = end - 1
+        while start and order[start - 1][0] == x:
+            start -= 1
+        _, negative, _, first = order[start]
+        if -negative > best:
+            best = -negative
+            for _, other, _, index in order[start + 1 : end]:
+                if other != negative:
+                    break
+                first = min(first, index)
+            kept.append(points[first])
+        end = start
+    kept.reverse()
+    return kept
