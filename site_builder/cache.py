@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib.metadata
 import json
 import os
 import shutil
@@ -80,6 +81,12 @@ def code_digest() -> str:
     process loaded them (once a process)."""
     package = Path(site_builder.__file__).parent
     return digest(__version__, plotly.__version__, tree_digest(*sorted(package.rglob("*.py"))))
+
+
+def markdown_key() -> str:
+    """What turning Markdown into HTML depends on besides the text: this tool's code (which
+    extensions, what is cleaned) and the versions of the two libraries that do it."""
+    return digest(code_digest(), importlib.metadata.version("markdown"), importlib.metadata.version("nh3"))
 
 
 class DataFiles:
@@ -162,6 +169,7 @@ class BuildCache:
         manifest = self._load() if self.usable else {}
         self.pages: dict[str, dict[str, Any]] = manifest.get("pages", {})
         self.inputs_entry: dict[str, Any] | None = manifest.get("inputs")
+        self.markdown_entry: dict[str, Any] | None = manifest.get("markdown")
         self.used: set[str] = set()  # slugs this run looked up or stored
 
     def _claim(self) -> bool:
@@ -183,10 +191,11 @@ class BuildCache:
             return {}
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             return {}
-        pages, inputs = manifest.get("pages"), manifest.get("inputs")
+        pages, inputs, markdown = manifest.get("pages"), manifest.get("inputs"), manifest.get("markdown")
         return {
             "pages": pages if isinstance(pages, dict) else {},
             "inputs": inputs if isinstance(inputs, dict) else None,
+            "markdown": markdown if isinstance(markdown, dict) else None,
         }
 
     # -- looking up ------------------------------------------------------------------------------
@@ -262,7 +271,18 @@ class BuildCache:
         stored = self.inputs_entry
         return stored["summary"] if stored is not None and stored.get("key") == key else None
 
+    def markdown(self) -> dict[str, str]:
+        """The guides' HTML the last build made from their Markdown, by a digest of the text, if
+        made by this code with these Markdown libraries (`markdown_key`)."""
+        stored = self.markdown_entry
+        if stored is None or stored.get("key") != markdown_key() or not isinstance(stored.get("html"), dict):
+            return {}
+        return {str(k): str(v) for k, v in stored["html"].items()}
+
     # -- storing ---------------------------------------------------------------------------------
+
+    def store_markdown(self, html: Mapping[str, str]) -> None:
+        self.markdown_entry = {"key": markdown_key(), "html": dict(html)}
 
     def store_inputs(self, key: str, summary: dict[str, Any]) -> None:
         self.inputs_entry = {"key": key, "summary": summary}
@@ -302,7 +322,12 @@ class BuildCache:
             return
         pages = {slug: self.pages[slug] for slug in sorted(self.used) if slug in self.pages}
         with contextlib.suppress(OSError):
-            manifest = {"format": FORMAT, "pages": pages, "inputs": self.inputs_entry}
+            manifest = {
+                "format": FORMAT,
+                "pages": pages,
+                "inputs": self.inputs_entry,
+                "markdown": self.markdown_entry,
+            }
             _write_atomically(self.folder / MANIFEST, json.dumps(manifest).encode())
             referenced = {stamp[0] for page in pages.values() for stamp in _blob_stamps(page)}
             for blob in self.blobs.iterdir():

@@ -765,7 +765,11 @@ class Pipeline:
         self._lap("related")
         # the files that list or serve every page, then every claim checked
         slugs = [h.slug for h in ordered]
+        if cache is not None:
+            renderer.known_guides_html = cache.markdown()
         shared = render_shared(renderer, slugs, [entries[s] for s in slugs])
+        if cache is not None:
+            cache.store_markdown(renderer.guides_html)
         claims = SiteFiles()
         for owner, owner_files in shared:  # the site's own files first: a page collides with them
             claims.claim_all(owner_files, owner)

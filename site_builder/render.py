@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import hashlib
 import io
 import os
 import re
@@ -608,6 +609,10 @@ class SiteRenderer:
         self.built = build_date()
         self._common_at: dict[str, dict[str, Any]] = {}
         self.guides_by_name = self._read_guides()
+        # the guides' Markdown as HTML, by a digest of the text: what an earlier build made (the
+        # build cache's), and what this one used (for the cache to keep)
+        self.known_guides_html: Mapping[str, str] = {}
+        self.guides_html: dict[str, str] = {}
 
     def _read_guides(self) -> dict[str, Guide]:
         guides = {}
@@ -812,7 +817,11 @@ class SiteRenderer:
 
     def _guide_html(self, guide: Guide, root: str) -> Markup:
         """A guide as HTML, its links to other guides pointing at their pages in the site."""
-        html = str(safe_markdown(guide.body))
+        key = hashlib.sha256(guide.body.encode()).hexdigest()
+        html = self.known_guides_html.get(key)
+        if html is None:
+            html = str(safe_markdown(guide.body))
+        self.guides_html[key] = html
 
         def link(match: re.Match[str]) -> str:
             name, anchor = match.group(1), match.group(2) or ""

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jinja2 import Environment
 
-from site_builder import pipeline
+from site_builder import pipeline, render
 from site_builder.cache import FOLDER, TAG
 from site_builder.pipeline import Pipeline, SiteOutput, StagingSink, build, filled
 from site_builder.problems import InputError
@@ -460,3 +460,27 @@ def test_a_page_head_comes_back_from_the_cache_as_it_went_in(
         "hardware": list(hardware),
         "sequences": list(sequences),
     }
+
+
+def test_a_guide_is_made_from_its_markdown_again_only_when_its_text_changes(
+    two_models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _build(two_models, "site")
+    guides = Project.under(two_models).guide_files()
+    made: list[str] = []
+    original = render.safe_markdown
+    monkeypatch.setattr(render, "safe_markdown", lambda text: made.append(text) or original(text))
+    _build(two_models, "site")
+    texts = [path.read_text() for path in guides.values()]
+    assert not [t for t in made if any(t.strip() in text for text in texts)]  # every guide from the cache
+    docs = two_models / "docs"
+    docs.mkdir(exist_ok=True)
+    edited = guides["methodology.md"].read_text() + "\nA sentence added by the test.\n"
+    (docs / "methodology.md").write_text(edited)
+    _build(two_models, "site")
+    assert [t for t in made if any(t.strip() in text for text in texts)] == []  # the others kept
+    assert len([t for t in made if t.endswith("A sentence added by the test.\n")]) == 1  # the edited one
+    page = (two_models / "site" / "methodology" / "index.html").read_text()
+    assert "A sentence added by the test." in page
+    monkeypatch.undo()
+    assert tree(two_models / "site") == _clean(two_models)
