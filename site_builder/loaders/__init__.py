@@ -14,7 +14,7 @@ import io
 import json
 import re
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -649,16 +649,17 @@ NUMBER_COLUMNS = frozenset(native.COLUMNS) - {
 EXACT_NUMBERS = tuple(int(part) for part in pd.__version__.split(".")[:2]) >= (3, 1)
 
 
-def _read_csv(text: str, numbers: Sequence[str] = ()) -> pd.DataFrame:
+def _read_csv(text: str, header: Sequence[str] = (), numbers: Collection[str] = ()) -> pd.DataFrame:
     """A CSV as pandas reads it: every cell as the text written (an empty one as ""), but in
-    the `numbers` columns, read as numbers (NaN where empty; ValueError where a cell is not one)."""
+    the `numbers` columns (of those the `header` names), read as numbers (NaN where empty;
+    ValueError where a cell is not one)."""
     with warnings.catch_warnings():
         # pandas only warns when the first row is longer than the header: refuse that too
         warnings.simplefilter("error", pd.errors.ParserWarning)
         return pd.read_csv(
             io.StringIO(text),
             # Python strings as read (dtype=str would convert them twice)
-            dtype={name: np.float64 for name in numbers} if numbers else object,
+            dtype={name: np.float64 if name in numbers else object for name in header} if numbers else object,
             keep_default_na=False,
             na_values={name: [""] for name in numbers} if numbers else None,
             skip_blank_lines=False,
@@ -680,7 +681,7 @@ def _typed_csv(text: str, header: list[str]) -> tuple[pd.DataFrame, npt.NDArray[
         return None
     numbers = [name for name in header if name in NUMBER_COLUMNS]
     try:
-        frame = _read_csv(text, numbers)
+        frame = _read_csv(text, header, numbers)
     except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning):
         return None
     if len(frame) != len(lengths) or [str(name) for name in frame.columns] != header:

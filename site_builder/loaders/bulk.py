@@ -12,6 +12,7 @@ tests/test_pool.py).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from itertools import repeat
 from typing import Any, overload
@@ -19,13 +20,12 @@ from typing import Any, overload
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from pydantic import ValidationError
 
 from site_builder import inputs
 from site_builder.loaders.common import (
     LATENCY_METRICS,
     LATENCY_STATS,
-    configuration,
+    configuration_fields,
     date_from_stamp,
     parse_bool,
 )
@@ -93,10 +93,10 @@ class _Columns:
             if values is not None and self.size:
                 cells = values if isinstance(values, np.ndarray) else np.fromiter(values, object, self.size)
                 try:
-                    codes, distinct = pd.factorize(cells, use_na_sentinel=False)
+                    codes, distinct = pd.factorize(cells)  # None or NaN: code -1
                 except TypeError:  # unhashable (a list or object where a value belongs)
                     distinct = None
-                if distinct is not None and all(isinstance(v, str) for v in distinct):
+                if distinct is not None and all(isinstance(v, str) for v in distinct) and codes.min() >= 0:
                     found = (codes.astype(np.intp, copy=False), list(distinct))
             self._coded[key] = found
         return self._coded[key]
@@ -542,7 +542,7 @@ def _row_codes(columns: Sequence[Column], kept: npt.NDArray[np.intp]) -> npt.NDA
             picked = values[kept]
             if picked.dtype.kind == "f" and np.isnan(picked).all():
                 continue  # a field no row gives: the same (absent) everywhere
-        elif all(v is None for v in values):
+        elif values.count(None) == len(values):
             continue
         else:
             picked = np.fromiter(values, dtype=object, count=len(values))[kept]
@@ -677,21 +677,37 @@ def _texts(values: Column | None, kept: npt.NDArray[np.intp]) -> list[str | None
 _LATENCY_FIELDS = tuple(LatencyStats.model_fields)
 
 
+_CONFIGURATION_FIELDS = set(Configuration.model_fields)
+_GROUP_FIELDS = set(WorkerGroup.model_fields)
+
+
 def _configuration(identity: tuple[Any, ...]) -> Configuration | None:
-    """One configuration, made as `finish_point` makes it (None where that would fail)."""
+    """One configuration, equal to the one `finish_point` makes (None where that would fail).
+    Its numbers and flags passed the checks above, so only its normalised names are held to
+    the identifier rule here, and the models are made without validating them again."""
     (model, hardware, framework, precision, spec), flags, numbers, groups, gpus = identity
     text = {"model": model, "hardware": hardware, "framework": framework, "precision": precision}
     if spec is not None:
         text["spec_method"] = spec
-    try:
-        prefill, decode = (
-            WorkerGroup(dp_attention=g[1], **dict(g[0])) if g is not None else None for g in groups
-        )
-        return configuration(
-            text, flags, dict(zip(("tp", "ep", "pp"), numbers, strict=True)), (prefill, decode), gpus
-        )
-    except ValidationError:
+    prefill, decode = (
+        None if g is None else prevalidated(WorkerGroup, {**dict(g[0]), "dp_attention": g[1]}, _GROUP_FIELDS)
+        for g in groups
+    )
+    fields = configuration_fields(
+        text, flags, dict(zip(("tp", "ep", "pp"), numbers, strict=True)), (prefill, decode), gpus
+    )
+    if not all(_is_identifier(fields[key]) for key in TEXT_FIELDS):
         return None
+    return prevalidated(Configuration, fields, _CONFIGURATION_FIELDS)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_identifier(name: str) -> bool:
+    """Whether a name passes the identifier rule as it is (inputs.identifier keeps it)."""
+    try:
+        return inputs.identifier(name) == name
+    except ValueError:
+        return False
 
 
 def _text(value: Any) -> str | None:
