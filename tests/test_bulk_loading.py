@@ -278,3 +278,25 @@ def test_cell_lengths_refuse_a_line_of_another_width() -> None:
     assert loaders._cell_lengths("a,b\n1,2,3\n", 2) is None
     assert loaders._cell_lengths("a,b\n1,2\n", 2) is not None
     assert loaders._cell_lengths("a\n\n1\n", 1) is None  # one column: a blank line is no cell
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", " ", "", None, float("nan"), 1, 1.0, True, "1"]), st.integers(1, 9)
+        ),
+        max_size=12,
+    )
+)
+def test_factorizing_by_runs_equals_pandas_factorize(runs: list[tuple[Any, int]]) -> None:
+    """bulk._factorize (by runs of equal cells) gives pandas' codes and distinct values."""
+    import numpy as np
+    import pandas as pd
+
+    cells = np.empty(sum(n for _, n in runs), dtype=object)
+    cells[:] = [value for value, n in runs for _ in range(n)]
+    codes, distinct = bulk._factorize(cells)
+    expected_codes, expected = pd.factorize(cells)
+    assert codes.tolist() == expected_codes.tolist()
+    assert [repr(v) for v in distinct] == [repr(v) for v in expected]

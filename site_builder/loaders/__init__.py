@@ -384,7 +384,9 @@ class _FileLoader:
             return
         kept = in_bulk.kept if records_of_rows is None else records_of_rows
         start = 0
-        for index in np.setdiff1d(np.arange(size), kept, assume_unique=True).tolist():
+        others = np.ones(size, dtype=bool)
+        others[kept] = False
+        for index in np.flatnonzero(others).tolist():
             upto = int(np.searchsorted(kept, index))
             self.result.found.add_rows(in_bulk, np.arange(start, upto, dtype=np.intp))
             start = upto

@@ -93,8 +93,8 @@ class _Columns:
             if values is not None and self.size:
                 cells = values if isinstance(values, np.ndarray) else np.fromiter(values, object, self.size)
                 try:
-                    codes, distinct = pd.factorize(cells)  # None or NaN: code -1
-                except TypeError:  # unhashable (a list or object where a value belongs)
+                    codes, distinct = _factorize(cells)  # None or NaN: code -1
+                except (TypeError, ValueError):  # unhashable (a list or object where a value belongs)
                     distinct = None
                 if distinct is not None and all(isinstance(v, str) for v in distinct) and codes.min() >= 0:
                     found = (codes.astype(np.intp, copy=False), list(distinct))
@@ -215,6 +215,16 @@ class _Columns:
 
     def flags(self, key: str) -> list[Any]:
         return self.per_value(key, parse_bool)
+
+
+def _factorize(cells: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.intp], npt.NDArray[Any]]:
+    """`pd.factorize` of a column, where it repeats in runs (a file written configuration by
+    configuration) from the first cell of each run."""
+    starts = np.flatnonzero(np.append(True, cells[1:] != cells[:-1]))
+    if len(starts) * 4 > len(cells):
+        return pd.factorize(cells)
+    codes, distinct = pd.factorize(cells[starts])
+    return np.repeat(codes, np.diff(np.append(starts, len(cells)))), distinct
 
 
 def _parse_numbers(cells: npt.NDArray[np.object_], text: bool) -> Floats:
