@@ -37,6 +37,7 @@ import site_builder
 from site_builder import __version__
 from site_builder.content import Stub
 from site_builder.points import BenchmarkPoint
+from site_builder.pool import PointPool
 from site_builder.problems import Problem, Severity
 
 FOLDER = ".site-builder-cache"
@@ -99,11 +100,13 @@ class DataFiles:
         self.hashes = {name: file_digest(path) for name, path in by_display.items()}
 
 
-def files_of_model(points: Iterable[BenchmarkPoint]) -> dict[str, set[str]]:
-    """The data files each model's points came from."""
+def files_of_model(points: Sequence[BenchmarkPoint]) -> dict[str, set[str]]:
+    """The data files each model's points came from (read off the pool's columns: no point is made)."""
+    pool = PointPool.of(points)
     found: dict[str, set[str]] = defaultdict(set)
-    for point in points:
-        found[point.config.model].add(point.provenance.source_file)
+    first = pool.first_of(pool.config_of, pool.file_of)
+    for config, file in zip(pool.config_of[first].tolist(), pool.file_of[first].tolist(), strict=True):
+        found[pool.configs[config].model].add(pool.files[file])
     return dict(found)
 
 

@@ -132,7 +132,8 @@ def decode(raw: bytes) -> str:
             raise Refused(
                 f"not valid UTF-8 (byte {exc.start}: {exc.reason}): save it as UTF-8", f"line {line}"
             ) from None
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     nul = text.find("\x00")
     if nul >= 0:
         line, column = position(text, nul)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import shutil
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from site_builder import inputs, loaders
 from site_builder.loaders import bulk, load_results
 from site_builder.loaders.common import LATENCY_METRICS, LATENCY_STATS
 from site_builder.problems import ProblemLog
@@ -201,3 +203,100 @@ def test_loading_pauses_the_collector_and_leaves_it_as_it_was(tmp_path: Path) ->
     finally:
         gc.unfreeze()
     assert any(o is marker for o in gc.get_objects())
+
+
+# -- a native CSV read with its number columns parsed by pandas (loaders._typed_csv) -------------
+
+NUMBER_TEXT = st.one_of(
+    st.text(alphabet="0123456789.eE+-_ \tinfatyINFATY\u0661\xa0", max_size=40),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.floats(min_value=0, max_value=1e12).map(lambda x: f"{x:.25g}"),
+    st.integers(min_value=0, max_value=10**40).map(str),
+)
+NUMBER_FIELDS = ["concurrency", "throughput_per_gpu", "median_tpot_ms", "tp", "p99_ttft_ms", "avg_power_w"]
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.sampled_from(NUMBER_FIELDS), NUMBER_TEXT), min_size=1, max_size=4))
+def test_a_number_cell_parsed_by_pandas_reads_as_the_per_record_path_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cells: list[tuple[str, str]]
+) -> None:
+    """Odd number cells (signs, exponents, blanks, underscores, words, long literals, other
+    digits) in a file pandas reads with typed number columns: the same points and problems as
+    the per-record path, and pandas's number is Python's `float` of the cell wherever the bulk
+    path keeps the row."""
+    rows = [dict(GOOD) for _ in cells]
+    for row, (key, text) in zip(rows, cells, strict=True):
+        row[key] = text
+    text = _csv(rows).replace("\r\n", "\n")  # as inputs.decode gives it
+    folder = _write(tmp_path, "lab.csv", text)
+    assert _load(folder, monkeypatch, in_bulk=True) == _load(folder, monkeypatch, in_bulk=False)
+    header = text.splitlines()[0].split(",")
+    found = loaders._typed_csv(text, header)
+    if found is None:
+        return
+    frame, too_long = found
+    for n, (key, written) in enumerate(cells):
+        value = frame[key].tolist()[n]
+        if written == "":
+            assert value != value  # NaN: an empty cell, a missing field
+        else:
+            assert value == float(written) or (value != value and math.isnan(float(written)))
+            assert too_long[n] == (len(written) > inputs.MAX_NUMBER_CHARS) or any(
+                len(c) > inputs.MAX_NUMBER_CHARS for c in frame.iloc[n].astype(str)
+            )
+
+
+@SETTINGS
+@given(
+    st.integers(min_value=2, max_value=5).flatmap(
+        lambda width: st.lists(
+            st.lists(st.text(alphabet="ab1.é ", max_size=5), min_size=width, max_size=width), max_size=6
+        ).map(lambda rows: (width, rows))
+    ),
+    st.booleans(),
+)
+def test_cell_lengths_are_those_the_csv_module_reads(
+    shape: tuple[int, list[list[str]]], newline: bool
+) -> None:
+    """Every cell's length in an unquoted CSV (in UTF-8 bytes: at least its characters), as
+    the csv module splits it, with or without a newline at the end."""
+    width, rows = shape
+    text = "\n".join(",".join(row) for row in [[f"c{i}" for i in range(width)], *rows])
+    text += "\n" if newline else ""
+    found = loaders._cell_lengths(text, width)
+    if any(row == [""] for row in rows):  # a blank line: no cells to count
+        assert found is None
+        return
+    assert found is not None
+    expected = [[len(c.encode()) for c in row] for row in csv.reader(io.StringIO(text))][1:]
+    assert found.tolist() == expected
+
+
+def test_cell_lengths_refuse_a_line_of_another_width() -> None:
+    assert loaders._cell_lengths("a,b\n1,2\n3\n", 2) is None
+    assert loaders._cell_lengths("a,b\n1,2,3\n", 2) is None
+    assert loaders._cell_lengths("a,b\n1,2\n", 2) is not None
+    assert loaders._cell_lengths("a\n\n1\n", 1) is None  # one column: a blank line is no cell
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", " ", "", None, float("nan"), 1, 1.0, True, "1"]), st.integers(1, 9)
+        ),
+        max_size=12,
+    )
+)
+def test_factorizing_by_runs_equals_pandas_factorize(runs: list[tuple[Any, int]]) -> None:
+    """bulk._factorize (by runs of equal cells) gives pandas' codes and distinct values."""
+    import numpy as np
+    import pandas as pd
+
+    cells = np.empty(sum(n for _, n in runs), dtype=object)
+    cells[:] = [value for value, n in runs for _ in range(n)]
+    codes, distinct = bulk._factorize(cells)
+    expected_codes, expected = pd.factorize(cells)
+    assert codes.tolist() == expected_codes.tolist()
+    assert [repr(v) for v in distinct] == [repr(v) for v in expected]

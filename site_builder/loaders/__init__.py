@@ -14,7 +14,7 @@ import io
 import json
 import re
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -260,18 +260,10 @@ class _FileLoader:
                     "so no value is silently dropped",
                 )
                 return
+        if not scores and not sweep and self._native_csv_typed(text, header):
+            return
         try:
-            with warnings.catch_warnings():
-                # pandas only warns when the first row is longer than the header: refuse that too
-                warnings.simplefilter("error", pd.errors.ParserWarning)
-                frame = pd.read_csv(
-                    io.StringIO(text),
-                    dtype=object,  # Python strings as read (dtype=str would convert them twice)
-                    keep_default_na=False,
-                    skip_blank_lines=False,
-                    index_col=False,
-                    engine="c",
-                )
+            frame = _read_csv(text)
         except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
             reason = "a row has more cells than the header" if isinstance(exc, Warning) else str(exc).strip()
             self.log.add(self.display, "", "", f"not a well-formed CSV: {reason}")
@@ -288,8 +280,29 @@ class _FileLoader:
     def _native_csv(self, frame: pd.DataFrame) -> None:
         """A CSV of native points: checked column by column (bulk.py); a row any check flags is
         read on its own, so its problems are named by line and column as ever."""
-        columns = {str(name): frame[name].tolist() for name in frame.columns}
-        self._native_table(columns, len(frame), [f"line {n}" for n in range(2, len(frame) + 2)], _cells)
+        columns = {str(name): frame[name].to_numpy() for name in frame.columns}
+        self._native_table(columns, len(frame), _csv_labels(len(frame)), _row_of(columns, _cells))
+
+    def _native_csv_typed(self, text: str, header: list[str]) -> bool:
+        """A native CSV whose number columns pandas parses as numbers (`_typed_csv`), checked in
+        bulk; a row any check flags is read on its own from the file read as text, as ever.
+        False, having read nothing, where the file is not plainly such a table."""
+        found = _typed_csv(text, header)
+        if found is None:
+            return False
+        frame, too_long = found
+        parsed = {name: frame[name].to_numpy(dtype=np.float64) for name in header if name in NUMBER_COLUMNS}
+        columns = {name: frame[name].to_numpy() for name in header if name not in parsed}
+        as_text: list[dict[str, Any]] = []  # the file read as text, once a row needs it
+
+        def row(index: int) -> dict[str, Any]:
+            if not as_text:
+                whole = _read_csv(text)
+                as_text.append({str(name): whole[name].to_numpy() for name in whole.columns})
+            return _cells({name: values[index] for name, values in as_text[0].items()})
+
+        self._native_table(columns, len(frame), _csv_labels(len(frame)), row, parsed=parsed, flagged=too_long)
+        return True
 
     def _parquet(self) -> None:
         """A Parquet table of native points (large data sets): the columns of the native CSV,
@@ -319,35 +332,38 @@ class _FileLoader:
                 f"({', '.join(native.REQUIRED_COLUMNS)}); found {_few_columns(header)}",
             )
             return
-        columns = {
+        columns: dict[str, bulk.Column] = {
             str(name): [
                 None if null else v for v, null in zip(frame[name].tolist(), frame[name].isna(), strict=True)
             ]
             for name in frame.columns
         }
-        labels = [f"row {n}" for n in range(1, len(frame) + 1)]
-        self._native_table(
-            columns, len(frame), labels, lambda row: {k: v for k, v in row.items() if v is not None}
-        )
+        labels = bulk.Numbered("row", 1, len(frame))
+        given = _row_of(columns, lambda row: {k: v for k, v in row.items() if v is not None})
+        self._native_table(columns, len(frame), labels, given)
 
     def _native_table(
         self,
-        columns: dict[str, list[Any]],
+        columns: Mapping[str, bulk.Column],
         size: int,
-        labels: list[str],
-        record: Callable[[Mapping[str, Any]], dict[str, Any]],
+        labels: Sequence[str],
+        record: Callable[[int], dict[str, Any]],
+        *,
+        parsed: Mapping[str, bulk.Floats] | None = None,
+        flagged: npt.NDArray[np.bool_] | None = None,
     ) -> None:
-        """Native points from columns: in bulk, and a flagged row on its own as `record` makes it."""
+        """Native points from columns (and columns `parsed` as numbers already): in bulk, and a
+        row that is `flagged` or that a check flags on its own, as `record` gives it."""
         dataset = self._accepted_dataset()
         if dataset is None:
             return
-        unknown = np.zeros(size, dtype=bool)
+        unknown = np.zeros(size, dtype=bool) if flagged is None else flagged
         for name in set(columns) - set(native.COLUMNS):
             unknown |= np.fromiter((v is not None and v != "" for v in columns[name]), dtype=bool, count=size)
-        in_bulk = bulk.native_points(columns, unknown, labels, dataset.id, self.display)
+        in_bulk = bulk.native_points(columns, unknown, labels, dataset.id, self.display, parsed)
 
         def read_one(index: int) -> None:
-            row = record({name: values[index] for name, values in columns.items()})
+            row = record(index)
             if row:
                 self._record((labels[index], row), True, dataset)
 
@@ -368,7 +384,9 @@ class _FileLoader:
             return
         kept = in_bulk.kept if records_of_rows is None else records_of_rows
         start = 0
-        for index in np.setdiff1d(np.arange(size), kept, assume_unique=True).tolist():
+        others = np.ones(size, dtype=bool)
+        others[kept] = False
+        for index in np.flatnonzero(others).tolist():
             upto = int(np.searchsorted(kept, index))
             self.result.found.add_rows(in_bulk, np.arange(start, upto, dtype=np.intp))
             start = upto
@@ -622,6 +640,88 @@ def _few_columns(header: list[str], shown: int = 4, width: int = 24) -> str:
     cells = [c if len(c) <= width else c[: width - 1] + "…" for c in header[:shown]]  # printable: ProblemLog
     more = f", … ({len(header)} columns)" if len(header) > shown else ""
     return ", ".join(cells) + more
+
+
+NUMBER_COLUMNS = frozenset(native.COLUMNS) - {
+    *bulk.TEXT_FIELDS,
+    *bulk.FLAG_FIELDS,
+    *native.PROVENANCE_COLUMNS,
+}  # the native columns that hold a number
+# pandas parses numbers as Python's `float` does (correctly rounded) from 3.1 on
+EXACT_NUMBERS = tuple(int(part) for part in pd.__version__.split(".")[:2]) >= (3, 1)
+
+
+def _read_csv(text: str, header: Sequence[str] = (), numbers: Collection[str] = ()) -> pd.DataFrame:
+    """A CSV as pandas reads it: every cell as the text written (an empty one as ""), but in
+    the `numbers` columns (of those the `header` names), read as numbers (NaN where empty;
+    ValueError where a cell is not one)."""
+    with warnings.catch_warnings():
+        # pandas only warns when the first row is longer than the header: refuse that too
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        return pd.read_csv(
+            io.StringIO(text),
+            # Python strings as read (dtype=str would convert them twice)
+            dtype={name: np.float64 if name in numbers else object for name in header} if numbers else object,
+            keep_default_na=False,
+            na_values={name: [""] for name in numbers} if numbers else None,
+            skip_blank_lines=False,
+            index_col=False,
+            engine="c",
+        )
+
+
+def _typed_csv(text: str, header: list[str]) -> tuple[pd.DataFrame, npt.NDArray[np.bool_]] | None:
+    """A native CSV read with its number columns parsed by pandas, and which rows have a number
+    cell too long to be read as one (inputs.MAX_NUMBER_CHARS): only for a file of native
+    columns alone in plain rows (no quotes, every line as many cells as the header), where a
+    cell's length can be counted from the text; None otherwise (and where a number cell is
+    not a number pandas reads), for the file to be read as text."""
+    if not EXACT_NUMBERS or not set(header) <= set(native.COLUMNS) or '"' in text or "\r" in text:
+        return None
+    lengths = _cell_lengths(text, len(header))
+    if lengths is None:
+        return None
+    numbers = [name for name in header if name in NUMBER_COLUMNS]
+    try:
+        frame = _read_csv(text, header, numbers)
+    except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning):
+        return None
+    if len(frame) != len(lengths) or [str(name) for name in frame.columns] != header:
+        return None
+    at = [header.index(name) for name in numbers]
+    too_long: npt.NDArray[np.bool_] = np.any(lengths[:, at] > inputs.MAX_NUMBER_CHARS, axis=1)
+    return frame, too_long
+
+
+def _cell_lengths(text: str, width: int) -> npt.NDArray[np.int64] | None:
+    """The length of every cell of every row below the header, counted in the UTF-8 text
+    (a cell's bytes: at least its characters), if every line has `width` cells and the file
+    neither quotes nor holds a blank line; None otherwise (and for one column, where a blank
+    line could not be told from an empty cell)."""
+    if width < 2:
+        return None
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    if len(raw) and raw[-1] != ord("\n"):
+        raw = np.append(raw, np.uint8(ord("\n")))
+    ends = np.flatnonzero((raw == ord(",")) | (raw == ord("\n")))  # where each cell ends
+    if len(ends) % width or len(ends) < width:
+        return None
+    line_ends = raw[ends].reshape(-1, width) == ord("\n")
+    if not line_ends[:, -1].all() or line_ends[:, :-1].any():
+        return None
+    lengths = np.diff(ends, prepend=-1) - 1
+    return lengths.reshape(-1, width)[1:]
+
+
+def _csv_labels(rows: int) -> bulk.Numbered:
+    return bulk.Numbered("line", 2, rows)  # the header is line 1
+
+
+def _row_of(
+    columns: Mapping[str, bulk.Column], record: Callable[[Mapping[str, Any]], dict[str, Any]]
+) -> Callable[[int], dict[str, Any]]:
+    """A row of these columns as `record` makes a record of it."""
+    return lambda index: record({name: values[index] for name, values in columns.items()})
 
 
 def _cells(row: Mapping[Any, Any]) -> dict[str, str]:

@@ -12,20 +12,20 @@ tests/test_pool.py).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from itertools import repeat
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from pydantic import ValidationError
 
 from site_builder import inputs
 from site_builder.loaders.common import (
     LATENCY_METRICS,
     LATENCY_STATS,
-    configuration,
+    configuration_fields,
     date_from_stamp,
     parse_bool,
 )
@@ -43,7 +43,10 @@ from site_builder.pool import made_without_collection
 
 Mask = npt.NDArray[np.bool_]
 Floats = npt.NDArray[np.float64]
+Positions = npt.NDArray[np.intp]
+Column = Sequence[Any] | npt.NDArray[Any]  # a field's value in each record (a list, or an array)
 TEXT_FIELDS = ("model", "hardware", "framework", "precision", "spec_method")
+FLAG_FIELDS = ("disagg", "multinode", "dp_attention", "prefill_dp_attention", "decode_dp_attention")
 REQUIRED = ("model", "hardware", "framework", "precision", "isl", "osl", "concurrency", "throughput_per_gpu")
 GROUP_KEYS = ("tp", "ep", "workers", "gpus")
 POINT_NUMBERS = (
@@ -61,68 +64,95 @@ _BAD = object()  # a value a per-value rule refused
 
 class _Columns:
     """The records as columns: each field's values (None where a record lacks it) and where a
-    value is present the way `PointDraft.set` counts it (not None, not blank text)."""
+    value is present the way `PointDraft.set` counts it (not None, not blank text).
 
-    def __init__(self, columns: Mapping[str, list[Any]], size: int, flagged: Mask) -> None:
+    A column of text only is judged once per distinct value (`coded`); a column in `parsed` was
+    read as numbers already (a CSV column pandas parsed: NaN where a cell is empty)."""
+
+    def __init__(
+        self, columns: Mapping[str, Column], size: int, flagged: Mask, parsed: Mapping[str, Floats]
+    ) -> None:
         self.columns = columns
+        self.parsed = parsed
         self.size = size
         self.flagged = flagged.copy()
         self._present: dict[str, Mask] = {}
-        self._text: dict[str, bool] = {}
+        self._coded: dict[str, tuple[Positions, list[str]] | None] = {}
+        self.judged_codes: dict[str, Positions] = {}  # per_value's result for a text column, as codes
 
-    def values(self, key: str) -> list[Any]:
+    def values(self, key: str) -> Column:
         found = self.columns.get(key)
         return found if found is not None else [None] * self.size
 
+    def coded(self, key: str) -> tuple[Positions, list[str]] | None:
+        """For a column whose every value is text (a CSV column): each row's index into its
+        distinct values, and those (None for any other column)."""
+        if key not in self._coded:
+            found = None
+            values = self.columns.get(key)
+            if values is not None and self.size:
+                cells = values if isinstance(values, np.ndarray) else np.fromiter(values, object, self.size)
+                try:
+                    codes, distinct = _factorize(cells)  # None or NaN: code -1
+                except (TypeError, ValueError):  # unhashable (a list or object where a value belongs)
+                    distinct = None
+                if distinct is not None and all(isinstance(v, str) for v in distinct) and codes.min() >= 0:
+                    found = (codes.astype(np.intp, copy=False), list(distinct))
+            self._coded[key] = found
+        return self._coded[key]
+
     def is_text(self, key: str) -> bool:
         """Whether every value of a column is text (a CSV column): judged once a column."""
-        if key not in self._text:
-            self._text[key] = _all_text(self.values(key))
-        return self._text[key]
+        return self.coded(key) is not None
 
     def present(self, key: str) -> Mask:
-        if key not in self._present and key not in self.columns:
-            self._present[key] = np.zeros(self.size, dtype=bool)
         if key not in self._present:
-            values = self.values(key)
-            if self.is_text(key):  # not blank: neither empty nor only whitespace (what strip removes)
-                self._present[key] = (np.asarray(values, dtype=object) != "") & ~np.fromiter(
-                    map(str.isspace, values), dtype=bool, count=self.size
-                )
-            else:
-                self._present[key] = np.fromiter(
-                    (v is not None and not (isinstance(v, str) and not v.strip()) for v in values),
-                    dtype=bool,
-                    count=self.size,
-                )
+            self._present[key] = self._presence(key)
         return self._present[key]
+
+    def _presence(self, key: str) -> Mask:
+        if key in self.parsed:
+            return ~np.isnan(self.parsed[key])
+        if key not in self.columns:
+            return np.zeros(self.size, dtype=bool)
+        coded = self.coded(key)
+        if coded is not None:  # not blank: neither empty nor only whitespace (what strip removes)
+            codes, distinct = coded
+            return np.array([v != "" and not v.isspace() for v in distinct], dtype=bool)[codes]
+        return np.fromiter(
+            (v is not None and not (isinstance(v, str) and not v.strip()) for v in self.values(key)),
+            dtype=bool,
+            count=self.size,
+        )
 
     def per_value(self, key: str, rule: Callable[[Any], Any]) -> list[Any]:
         """`rule` applied once per distinct value (None where absent, _BAD where it raised)."""
         if key not in self.columns:
             return [None] * self.size
-        values = self.values(key)
-        if self.is_text(key):
-            codes, distinct = pd.factorize(np.asarray(values, dtype=object))
+        coded = self.coded(key)
+        if coded is not None:
+            codes, distinct = coded
             judged = np.empty(len(distinct), dtype=object)
             judged[:] = [_apply(rule, v) if v.strip() else None for v in distinct]
             bad = np.fromiter((v is _BAD for v in judged), dtype=bool, count=len(distinct))
             self.flagged |= bad[codes]
+            # equal judgements alike: a row's code among the distinct judgements
+            same = pd.factorize(judged, use_na_sentinel=False)[0] if len(judged) > 1 else np.zeros(1, np.intp)
+            self.judged_codes[key] = same.astype(np.intp, copy=False)[codes]
             return list(judged[codes].tolist())
-        else:
-            seen: dict[Hashable, Any] = {}
-            out: list[Any] = []
-            for value, here in zip(values, self.present(key), strict=True):
-                if not here:
-                    out.append(None)
-                    continue
-                try:
-                    marker = (type(value), value)
-                    if marker not in seen:
-                        seen[marker] = _apply(rule, value)
-                    out.append(seen[marker])
-                except TypeError:  # unhashable (a list or object where a value belongs)
-                    out.append(_BAD)
+        seen: dict[Hashable, Any] = {}
+        out: list[Any] = []
+        for value, here in zip(self.values(key), self.present(key), strict=True):
+            if not here:
+                out.append(None)
+                continue
+            try:
+                marker = (type(value), value)
+                if marker not in seen:
+                    seen[marker] = _apply(rule, value)
+                out.append(seen[marker])
+            except TypeError:  # unhashable (a list or object where a value belongs)
+                out.append(_BAD)
         self.flagged |= np.fromiter((v is _BAD for v in out), dtype=bool, count=self.size)
         return out
 
@@ -133,8 +163,25 @@ class _Columns:
         out = np.full(self.size, np.nan)
         if not present.any():
             return out
-        values = self.values(key)
-        cells = np.fromiter(values, dtype=object, count=self.size)[present]  # a list in a cell stays one
+        if key in self.parsed:
+            parsed = self.parsed[key][present]
+            sound = np.ones(len(parsed), dtype=bool)
+        else:
+            parsed, sound = self._parse(key, present)
+        with np.errstate(invalid="ignore"):
+            sound &= np.isfinite(parsed) & (np.abs(parsed) <= inputs.LIMIT) & (parsed >= 0)
+            if positive:
+                sound &= parsed > 0
+        out[present] = np.where(sound, parsed, np.nan)  # a flagged record's value is never used
+        bad = np.zeros(self.size, dtype=bool)
+        bad[present] = ~sound
+        self.flagged |= bad
+        return out
+
+    def _parse(self, key: str, present: Mask) -> tuple[Floats, Mask]:
+        """The present values of a column of cells as `parse_number` reads them (NaN where it
+        fails), and which are short enough to be read."""
+        cells = np.fromiter(self.values(key), dtype=object, count=self.size)[present]  # a list stays one
         if self.is_text(key):  # a CSV column: lengths in C
             if max(map(len, cells), default=0) <= inputs.MAX_NUMBER_CHARS:
                 sound = np.ones(len(cells), dtype=bool)
@@ -154,16 +201,7 @@ class _Columns:
                 count=len(cells),
             )
         cells[~sound] = "nan"
-        parsed = _parse_numbers(cells, self.is_text(key))
-        with np.errstate(invalid="ignore"):
-            sound &= np.isfinite(parsed) & (np.abs(parsed) <= inputs.LIMIT) & (parsed >= 0)
-            if positive:
-                sound &= parsed > 0
-        out[present] = np.where(sound, parsed, np.nan)  # a flagged record's value is never used
-        bad = np.zeros(self.size, dtype=bool)
-        bad[present] = ~sound
-        self.flagged |= bad
-        return out
+        return _parse_numbers(cells, self.is_text(key)), sound
 
     def counts(self, key: str, *, positive: bool) -> Floats:
         """Whole numbers ≥ 0 (> 0 if `positive`), at most MAX_COUNT, as `_integer` and `Count` hold them."""
@@ -179,6 +217,16 @@ class _Columns:
         return self.per_value(key, parse_bool)
 
 
+def _factorize(cells: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.intp], npt.NDArray[Any]]:
+    """`pd.factorize` of a column, where it repeats in runs (a file written configuration by
+    configuration) from the first cell of each run."""
+    starts = np.flatnonzero(np.append(True, cells[1:] != cells[:-1]))
+    if len(starts) * 4 > len(cells):
+        return pd.factorize(cells)
+    codes, distinct = pd.factorize(cells[starts])
+    return np.repeat(codes, np.diff(np.append(starts, len(cells)))), distinct
+
+
 def _parse_numbers(cells: npt.NDArray[np.object_], text: bool) -> Floats:
     """Python's `float` of each cell (NaN where it fails), in C: for text that repeats a few
     values (a count, a setting) once per distinct value, else once per cell."""
@@ -189,10 +237,6 @@ def _parse_numbers(cells: npt.NDArray[np.object_], text: bool) -> Floats:
         return cells.astype(np.float64)
     except (ValueError, OverflowError, TypeError):
         return np.array([_float(v) for v in cells], dtype=np.float64)
-
-
-def _all_text(values: list[Any]) -> bool:
-    return bool(values) and pd.api.types.infer_dtype(values, skipna=False) == "string"
 
 
 def _apply(rule: Callable[[Any], Any], value: Any) -> Any:
@@ -219,15 +263,21 @@ def rows_to_columns(rows: Sequence[Mapping[str, Any]]) -> tuple[dict[str, list[A
 
 
 def native_points(
-    columns: Mapping[str, list[Any]], flagged: Mask, labels: Sequence[str], dataset: str, source_file: str
+    columns: Mapping[str, Column],
+    flagged: Mask,
+    labels: Sequence[str],
+    dataset: str,
+    source_file: str,
+    parsed: Mapping[str, Floats] | None = None,
 ) -> NativeRows | None:
     """The native records that pass every check in bulk, as rows whose points are made on
     demand (None if none does); every other record (`flagged` ones, and any with a problem to
-    report) is for the per-record path to read."""
+    report) is for the per-record path to read. `parsed`: columns read as numbers already, each
+    exactly as `parse_number` reads its cell (NaN where empty; a cell too long to be read flagged)."""
     n = len(labels)
     if n == 0:
         return None
-    table = _Columns(columns, n, flagged)
+    table = _Columns(columns, n, flagged, parsed or {})
     for key in REQUIRED:
         table.flagged |= ~table.present(key)
     text = {key: table.per_value(key, inputs.identifier) for key in TEXT_FIELDS}
@@ -271,13 +321,14 @@ def native_points(
     source = np.where(has_tpot, "tpot", np.where(has_stated, "stated", "derived"))
 
     # The identity of each row's configuration, as codes: one Configuration per distinct one.
-    identity_columns: list[list[Any] | Floats] = [
-        *(text[k] for k in TEXT_FIELDS),
-        *(flags[k] for k in ("disagg", "multinode", "dp_attention")),
+    judged = table.judged_codes  # a text column's judgements as codes, where it has them
+    identity_columns: list[Column] = [
+        *(judged.get(k, text[k]) for k in TEXT_FIELDS),
+        *(judged.get(k, flags[k]) for k in ("disagg", "multinode", "dp_attention")),
         *(ints[k] for k in ("tp", "ep", "pp")),
         *(groups[role][0][k] for role in ("prefill", "decode") for k in GROUP_KEYS),
-        groups["prefill"][1],
-        groups["decode"][1],
+        judged.get("prefill_dp_attention", groups["prefill"][1]),
+        judged.get("decode_dp_attention", groups["decode"][1]),
         gpu_count,
     ]
     kept = np.flatnonzero(~table.flagged)
@@ -290,7 +341,8 @@ def native_points(
         if table.present(f"{role}_{key}").any()
     }
     configurations = [
-        _configuration(_identity(text, flags, ints, groups, gpu_count, roles, int(kept[i]))) for i in first
+        _configuration(identity)
+        for identity in _identities(text, flags, ints, groups, gpu_count, roles, kept[first])
     ]
     if any(c is None for c in configurations):  # a normalised name the identifier rule refuses
         sound = np.array([c is not None for c in configurations])[codes]
@@ -313,16 +365,36 @@ def native_points(
         sources=source[kept],
         latency={m: {stat: v[kept] for stat, v in by_stat.items()} for m, by_stat in latency.items()},
         power=None if np.isnan(watts[kept]).all() else (watts[kept], {k: v[kept] for k, v in joules.items()}),
-        labels=[labels[i] for i in kept.tolist()],
+        labels=labels,
         dates=_dates(table, kept),
         texts={k: _texts(table.columns.get(k), kept) for k in ("run_url", "image", "note")},
     )
 
 
+class Numbered(Sequence[str]):
+    """The labels of numbered records ('line 2', 'line 3', …), each made when asked for."""
+
+    def __init__(self, word: str, first: int, size: int) -> None:
+        self.word, self.first, self.size = word, first, size
+
+    def __len__(self) -> int:
+        return self.size
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(self.size)[index]]
+        return f"{self.word} {self.first + range(self.size)[index]}"
+
+
 class NativeRows:
     """The records of one file that passed every check, as columns (a `pool.Part`): their
     points are made when first read, each exactly as `finish_point` would make it, the rows'
-    Configuration objects shared. `kept` gives each row's record among the file's."""
+    Configuration objects shared. `kept` gives each row's record among the file's, and
+    `labels` every record's label (a row's: `labels[kept[row]]`)."""
 
     def __init__(
         self,
@@ -337,8 +409,8 @@ class NativeRows:
         sources: npt.NDArray[np.str_],
         latency: dict[str, dict[str, Floats]],
         power: tuple[Floats, dict[str, Floats]] | None,
-        labels: list[str],
-        dates: list[str | None],
+        labels: Sequence[str],
+        dates: npt.NDArray[np.object_],
         texts: dict[str, list[str | None] | None],
     ) -> None:
         self.configs, self.config_codes, self.kept = configs, config_codes, kept
@@ -409,8 +481,8 @@ class NativeRows:
             *(latencies.get(metric, repeat(None)) for metric in LATENCY_METRICS),
             powers,
             with_stats.tolist(),
-            [self.labels[r] for r in rows],
-            [self.dates[r] for r in rows],
+            [self.labels[record] for record in self.kept[picked].tolist()],
+            self.dates[picked].tolist(),
             *texts,
             strict=False,  # `repeat` for a column no row has
         )
@@ -469,14 +541,16 @@ class NativeRows:
         return built
 
 
-def _row_codes(columns: Sequence[list[Any] | Floats], kept: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+def _row_codes(columns: Sequence[Column], kept: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
     """For the `kept` rows, a code per row (0, 1, … in order of first appearance) that is equal
-    exactly where every column's value is equal (NaN and None are values here)."""
-    codes = np.zeros(len(kept), dtype=np.intp)
+    exactly where every column's value is equal (NaN and None are values here); a column of
+    whole numbers holds codes already."""
+    codes = np.zeros(len(kept), dtype=np.int64)
+    combinations = 1  # how many values `codes` can take
     for values in columns:
         if isinstance(values, np.ndarray):
             picked = values[kept]
-            if np.isnan(picked).all():
+            if picked.dtype.kind == "f" and np.isnan(picked).all():
                 continue  # a field no row gives: the same (absent) everywhere
         elif values.count(None) == len(values):
             continue
@@ -484,54 +558,70 @@ def _row_codes(columns: Sequence[list[Any] | Floats], kept: npt.NDArray[np.intp]
             picked = np.fromiter(values, dtype=object, count=len(values))[kept]
         column_codes, distinct = pd.factorize(picked, use_na_sentinel=False)
         if len(distinct) > 1:
-            codes = pd.factorize(codes * len(distinct) + column_codes)[0]
-    return codes
+            if combinations * len(distinct) >= 2**62:  # renumber before the product overflows
+                codes = pd.factorize(codes)[0].astype(np.int64)
+                combinations = int(codes.max()) + 1
+            codes = codes * len(distinct) + column_codes
+            combinations *= len(distinct)
+    return pd.factorize(codes)[0].astype(np.intp, copy=False)
 
 
-def _identity(
+def _identities(
     text: Mapping[str, list[Any]],
     flags: Mapping[str, list[Any]],
     ints: Mapping[str, Floats],
     groups: Mapping[str, tuple[dict[str, Floats], list[Any]]],
     gpu_count: Floats,
     roles: Set[str],
-    row: int,
-) -> tuple[Any, ...]:
-    """Row `row`'s configuration fields, as `_configuration` takes them."""
+    rows: npt.NDArray[np.intp],
+) -> list[tuple[Any, ...]]:
+    """These rows' configuration fields, each as `_configuration` takes them."""
+    listed = rows.tolist()
 
-    def group(role: str) -> tuple[tuple[tuple[str, int | None], ...], Any] | None:
+    def at(values: Sequence[Any]) -> list[Any]:
+        return [values[r] for r in listed]
+
+    def whole(values: Floats) -> list[int | None]:
+        return [None if v != v else int(v) for v in values[rows].tolist()]
+
+    def group(role: str) -> list[tuple[tuple[tuple[str, int | None], ...], Any] | None]:
         if role not in roles:  # an aggregated deployment: no roles
-            return None
+            return [None] * len(listed)
         numbers, dpa = groups[role]
-        values = tuple((k, _whole(numbers[k][row])) for k in GROUP_KEYS)
-        flag = dpa[row]
-        return (values, flag) if flag is not None or any(v is not None for _, v in values) else None
+        by_key = [whole(numbers[k]) for k in GROUP_KEYS]
+        out: list[tuple[tuple[tuple[str, int | None], ...], Any] | None] = []
+        for flag, *given in zip(at(dpa), *by_key, strict=True):
+            values = tuple(zip(GROUP_KEYS, given, strict=True))
+            out.append((values, flag) if flag is not None or any(v is not None for v in given) else None)
+        return out
 
-    return (
-        tuple(text[k][row] for k in TEXT_FIELDS),
-        tuple(flags[k][row] for k in ("disagg", "multinode", "dp_attention")),
-        tuple(_whole(ints[k][row]) for k in ("tp", "ep", "pp")),
-        (group("prefill"), group("decode")),
-        _whole(gpu_count[row]),
+    return list(
+        zip(
+            zip(*(at(text[k]) for k in TEXT_FIELDS), strict=True),
+            zip(*(at(flags[k]) for k in ("disagg", "multinode", "dp_attention")), strict=True),
+            zip(*(whole(ints[k]) for k in ("tp", "ep", "pp")), strict=True),
+            zip(group("prefill"), group("decode"), strict=True),
+            whole(gpu_count),
+            strict=True,
+        )
     )
 
 
-def _dates(table: _Columns, kept: npt.NDArray[np.intp]) -> list[str | None]:
+def _dates(table: _Columns, kept: npt.NDArray[np.intp]) -> npt.NDArray[np.object_]:
     """The date of each kept row: `date_from_stamp` once per distinct text (None where absent)."""
-    if "date" not in table.columns:
-        return [None] * len(kept)
-    written = table.values("date")
-    picked = [written[i] for i in kept.tolist()]
-    if table.is_text("date"):  # a CSV column
-        codes, distinct = pd.factorize(np.asarray(picked, dtype=object))
-        judged = np.array([*map(date_from_stamp, distinct), None], dtype=object)  # code -1: none
-        return list(judged[codes].tolist())
-    stamps = {v: date_from_stamp(v) for v in {v for v in picked if isinstance(v, str)}}
-    return [stamps[v] if isinstance(v, str) else None for v in picked]
-
-
-def _whole(value: float) -> int | None:
-    return None if value != value else int(value)
+    out = np.full(len(kept), None, dtype=object)
+    coded = table.coded("date")
+    if coded is not None:  # a CSV column
+        codes, distinct = coded
+        judged = np.empty(len(distinct), dtype=object)
+        judged[:] = [date_from_stamp(v) for v in distinct]
+        return judged[codes[kept]]
+    if "date" in table.columns:
+        written = table.values("date")
+        picked = [written[i] for i in kept.tolist()]
+        stamps = {v: date_from_stamp(v) for v in {v for v in picked if isinstance(v, str)}}
+        out[:] = [stamps[v] if isinstance(v, str) else None for v in picked]
+    return out
 
 
 def _optional(values: Floats) -> Iterable[float | None]:
@@ -587,7 +677,7 @@ def _powers(watts: Floats, joules: Mapping[str, Floats], kept: npt.NDArray[np.in
     return out
 
 
-def _texts(values: list[Any] | None, kept: npt.NDArray[np.intp]) -> list[str | None] | None:
+def _texts(values: Column | None, kept: npt.NDArray[np.intp]) -> list[str | None] | None:
     """An optional text field of each kept row: None where absent or empty (None: no row has it)."""
     if values is None:
         return None
@@ -597,21 +687,37 @@ def _texts(values: list[Any] | None, kept: npt.NDArray[np.intp]) -> list[str | N
 _LATENCY_FIELDS = tuple(LatencyStats.model_fields)
 
 
+_CONFIGURATION_FIELDS = set(Configuration.model_fields)
+_GROUP_FIELDS = set(WorkerGroup.model_fields)
+
+
 def _configuration(identity: tuple[Any, ...]) -> Configuration | None:
-    """One configuration, made as `finish_point` makes it (None where that would fail)."""
+    """One configuration, equal to the one `finish_point` makes (None where that would fail).
+    Its numbers and flags passed the checks above, so only its normalised names are held to
+    the identifier rule here, and the models are made without validating them again."""
     (model, hardware, framework, precision, spec), flags, numbers, groups, gpus = identity
     text = {"model": model, "hardware": hardware, "framework": framework, "precision": precision}
     if spec is not None:
         text["spec_method"] = spec
-    try:
-        prefill, decode = (
-            WorkerGroup(dp_attention=g[1], **dict(g[0])) if g is not None else None for g in groups
-        )
-        return configuration(
-            text, flags, dict(zip(("tp", "ep", "pp"), numbers, strict=True)), (prefill, decode), gpus
-        )
-    except ValidationError:
+    prefill, decode = (
+        None if g is None else prevalidated(WorkerGroup, {**dict(g[0]), "dp_attention": g[1]}, _GROUP_FIELDS)
+        for g in groups
+    )
+    fields = configuration_fields(
+        text, flags, dict(zip(("tp", "ep", "pp"), numbers, strict=True)), (prefill, decode), gpus
+    )
+    if not all(_is_identifier(fields[key]) for key in TEXT_FIELDS):
         return None
+    return prevalidated(Configuration, fields, _CONFIGURATION_FIELDS)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_identifier(name: str) -> bool:
+    """Whether a name passes the identifier rule as it is (inputs.identifier keeps it)."""
+    try:
+        return inputs.identifier(name) == name
+    except ValueError:
+        return False
 
 
 def _text(value: Any) -> str | None:

@@ -8,6 +8,7 @@ every error names the field as the user wrote it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -150,6 +151,7 @@ def read_number(
     return number
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and asked of every configuration
 def normalise_hardware(value: str) -> str:
     key = value.strip().lower()
     if key.startswith("cluster:"):
@@ -161,11 +163,13 @@ def normalise_hardware(value: str) -> str:
     return key
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and asked of every configuration
 def normalise_precision(value: str) -> str:
     key = value.strip().lower()
     return _PRECISION_ALIASES.get(key, key)
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and asked of every configuration
 def normalise_framework(value: str) -> tuple[str, bool | None]:
     """Framework key, and disagg=True where the name itself says so."""
     key = value.strip().lower()
@@ -479,21 +483,34 @@ def configuration(
 ) -> Configuration:
     """A point's configuration from its checked fields: names normalised, then validated
     (ValidationError where a normalised name breaks the identifier rule)."""
+    return Configuration(**configuration_fields(text, flags, numbers, groups, gpu_count))
+
+
+def configuration_fields(
+    text: Mapping[str, Any],
+    flags: tuple[bool | None, bool | None, bool | None],
+    numbers: Mapping[str, int | None],
+    groups: tuple[WorkerGroup | None, WorkerGroup | None],
+    gpu_count: int | None,
+) -> dict[str, Any]:
+    """Every field of a point's configuration, names normalised, in the model's order."""
     disagg, multinode, dp_attention = flags
-    return Configuration(
-        model=text["model"],
-        hardware=normalise_hardware(text["hardware"]),
-        framework=normalise_framework(text["framework"])[0],
-        precision=normalise_precision(text["precision"]),
-        spec_method=normalise_spec_method(text.get("spec_method")),
-        disagg=bool(disagg),
-        multinode=bool(multinode),
-        dp_attention=dp_attention,
-        prefill=groups[0],
-        decode=groups[1],
-        gpu_count=gpu_count,
-        **numbers,
-    )
+    return {
+        "model": text["model"],
+        "hardware": normalise_hardware(text["hardware"]),
+        "framework": normalise_framework(text["framework"])[0],
+        "precision": normalise_precision(text["precision"]),
+        "spec_method": normalise_spec_method(text.get("spec_method")),
+        "disagg": bool(disagg),
+        "multinode": bool(multinode),
+        "tp": numbers["tp"],
+        "ep": numbers["ep"],
+        "pp": numbers["pp"],
+        "dp_attention": dp_attention,
+        "prefill": groups[0],
+        "decode": groups[1],
+        "gpu_count": gpu_count,
+    }
 
 
 def _interactivity(
