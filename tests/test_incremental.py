@@ -375,6 +375,27 @@ def test_a_rebuild_that_computes_nothing_imports_neither_pandas_nor_scipy(two_mo
     assert done.stdout.split() == ["1", "False", "False"]
 
 
+def test_a_rebuild_computing_a_page_has_scipy_imported_by_a_worker_forked_before_loading(
+    two_models: Path,
+) -> None:
+    """A front-matter edit: the stub's model's points are loaded (pandas) while a worker forked
+    beforehand imports scipy, so the build process never does (where it can fork early)."""
+    _build(two_models, "site")
+    stub = two_models / "content" / f"{STUB_PAGE}.md"
+    stub.write_text(stub.read_text().replace("hardware: h200\n", "hardware: h200\nsequence: 1k/1k\n"))
+    script = (
+        "import sys; from pathlib import Path; from site_builder.pipeline import build; "
+        "from site_builder.project import Project; "
+        f"out = build(Project.under(Path({str(two_models)!r}), Path({str(two_models / 'site')!r}))); "
+        "print(len(out.rendered), out.recomputed, 'pandas' in sys.modules, 'scipy' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    early = pipeline._can_fork_early(None)  # more than one core, and fork
+    assert done.stdout.split() == ["1", "1", "True", str(not early)]
+    assert tree(two_models / "site") == _clean(two_models)
+
+
 def test_a_stub_whose_prose_alone_changed_is_rendered_from_its_kept_numbers(
     two_models: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -391,6 +412,7 @@ def test_a_stub_whose_prose_alone_changed_is_rendered_from_its_kept_numbers(
         return compute(stub, inputs)
 
     monkeypatch.setattr(pipeline, "compute_one", counting)
+    monkeypatch.setattr(pipeline, "_can_fork_early", lambda workers: False)  # computed here, counted
     loads = _models_loaded(monkeypatch)
     stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited *prose*."))
     edited = _build(two_models, "site")
@@ -434,6 +456,7 @@ def test_a_rebuild_loads_the_theme_compiled_and_a_changed_template_anew(
         return compile_template(self, source, name, filename, raw, defer_init)
 
     monkeypatch.setattr(Environment, "compile", counting)
+    monkeypatch.setattr(pipeline, "_can_fork_early", lambda workers: False)  # compiled here, counted
     stub = project / "content" / f"{STUB_PAGE}.md"
     stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
     assert _build(project, "site").rendered == [STUB_PAGE] and compiled == []
