@@ -360,19 +360,24 @@ def test_a_rebuild_that_computes_nothing_imports_neither_pandas_nor_scipy(two_mo
     """Start-up is most of a rebuild: with nothing to make, or only a stub's prose to render
     again, the loaders (pandas) and the spline (scipy) are never imported."""
     _build(two_models, "site")
+    assert _build_in_a_process(two_models) == ["0", "0", "False", "False"]
+    stub = two_models / "content" / f"{STUB_PAGE}.md"
+    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
+    assert _build_in_a_process(two_models) == ["1", "0", "False", "False"]
+
+
+def _build_in_a_process(project: Path) -> list[str]:
+    """A build into project/site in a process of its own: the pages rendered and computed, and
+    whether pandas and scipy were imported in that process."""
     script = (
         "import sys; from pathlib import Path; from site_builder.pipeline import build; "
         "from site_builder.project import Project; "
-        f"out = build(Project.under(Path({str(two_models)!r}), Path({str(two_models / 'site')!r}))); "
-        "print(len(out.rendered), 'pandas' in sys.modules, 'scipy' in sys.modules)"
+        f"out = build(Project.under(Path({str(project)!r}), Path({str(project / 'site')!r}))); "
+        "print(len(out.rendered), out.recomputed, 'pandas' in sys.modules, 'scipy' in sys.modules)"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
-    assert done.stdout.split() == ["0", "False", "False"]
-    stub = two_models / "content" / f"{STUB_PAGE}.md"
-    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
-    assert done.stdout.split() == ["1", "False", "False"]
+    return done.stdout.split()
 
 
 def test_a_rebuild_computing_a_page_has_scipy_imported_by_a_worker_forked_before_loading(
@@ -383,16 +388,8 @@ def test_a_rebuild_computing_a_page_has_scipy_imported_by_a_worker_forked_before
     _build(two_models, "site")
     stub = two_models / "content" / f"{STUB_PAGE}.md"
     stub.write_text(stub.read_text().replace("hardware: h200\n", "hardware: h200\nsequence: 1k/1k\n"))
-    script = (
-        "import sys; from pathlib import Path; from site_builder.pipeline import build; "
-        "from site_builder.project import Project; "
-        f"out = build(Project.under(Path({str(two_models)!r}), Path({str(two_models / 'site')!r}))); "
-        "print(len(out.rendered), out.recomputed, 'pandas' in sys.modules, 'scipy' in sys.modules)"
-    )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     early = pipeline._can_fork_early(None)  # more than one core, and fork
-    assert done.stdout.split() == ["1", "1", "True", str(not early)]
+    assert _build_in_a_process(two_models) == ["1", "1", "True", str(not early)]
     assert tree(two_models / "site") == _clean(two_models)
 
 
