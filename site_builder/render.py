@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import io
 import os
 import re
@@ -58,7 +59,7 @@ from site_builder.kinds import KINDS
 from site_builder.memo import IdentityMemo, SequenceMemo
 from site_builder.metrics import Metric
 from site_builder.narrate import SPARSE_MARK, Narrative, interval_text, narrate, points_text, score_text
-from site_builder.numbers import fixed, grouped, round_half_up_int
+from site_builder.numbers import fixed, float_texts, grouped, round_half_up_int
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.sections import BY_KEY, SECTIONS, page_sections
@@ -240,17 +241,16 @@ CSV_QUOTED = re.compile("[" + re.escape("".join(c for c in ',"\r\n' if _csv_modu
 def _csv_cells(column: Sequence[Any]) -> list[str]:
     """One column's fields as the csv module writes them (minimal quoting): None empty, a float
     by repr, anything else by str, quoted where needed. A column at a time, with the common
-    columns (all text, all floats, all whole numbers) converted without a Python call per cell."""
+    columns (all text, all floats or empty, all whole numbers) converted without a Python call
+    per cell."""
     kinds = set(map(type, column))
     cells: list[str]
     if kinds <= {str}:
         cells = list(column)
-    elif kinds <= {float}:
-        cells = list(map(float.__repr__, column))
+    elif kinds <= {float, type(None)}:
+        cells = float_texts(column)
     elif kinds <= {int, bool}:
         cells = list(map(str, column))
-    elif kinds == {type(None)}:
-        cells = [""] * len(column)
     elif kinds <= {str, type(None)}:
         cells = [v or "" for v in column]
     else:
@@ -425,29 +425,38 @@ _POINT_TEXT = text_columns(PointSummary, ("on_frontier", *POINT_COLUMNS))
 
 
 def points_csv(comparison: ComparisonResult) -> bytes:
-    """Every point of both sides, every sequence. A side's rows are written once a process for
-    the very same points (pages share sides) and prefixed with the page's sequence and label."""
-    header = ("sequence", "side", "on_frontier", *POINT_COLUMNS)
-    lines = _csv_lines([header])
+    """Every point of both sides, every sequence. A side's lines are written once a process for
+    the very same points (pages share sides) and prefixed with the page's sequence and label,
+    the prefix joined in as the lines' separator (one join a side, no copy a line)."""
+    parts = [POINTS_HEADER]
     for sequence in comparison.sequences:
         for side in sequence.sides:
             if side.points:
-                prefix = _csv_lines([(sequence.sequence, side.label, "")])[0][:-1]  # "seq,label,"
-                lines += [prefix + line for line in _POINT_LINES.get(side.points, _point_lines)]
-    return "".join(lines).encode()
+                prefix = _row_prefix(sequence.sequence, side.label)  # b"seq,label,"
+                parts += (prefix, (b"\n" + prefix).join(_POINT_LINES.get(side.points, _point_lines)), b"\n")
+    return b"".join(parts)
 
 
-def _point_lines(points: Sequence[PointSummary]) -> list[str]:
+@functools.lru_cache(maxsize=1024)
+def _row_prefix(sequence: str, label: str) -> bytes:
+    """A points.csv line's first cells, a sequence and a side's label, and the comma after them."""
+    return _csv_lines([(sequence, label, "")])[0][:-1].encode()
+
+
+def _point_lines(points: Sequence[PointSummary]) -> list[bytes]:
     return _POINT_LINE.get_many(points, _new_point_lines)
 
 
-def _new_point_lines(points: Sequence[PointSummary]) -> list[str]:
-    return _csv_lines([_POINT_VALUES(p) for p in points], _POINT_TEXT)
+def _new_point_lines(points: Sequence[PointSummary]) -> list[bytes]:
+    """The points' lines, without their newlines (points_csv joins them)."""
+    return [line[:-1].encode() for line in _csv_lines([_POINT_VALUES(p) for p in points], _POINT_TEXT)]
 
+
+POINTS_HEADER = "".join(_csv_lines([("sequence", "side", "on_frontier", *POINT_COLUMNS)])).encode()
 
 # A side's lines (≈ 25 KB an entry), and each point's (a point is on sides paired differently)
-_POINT_LINES: SequenceMemo[PointSummary, list[str]] = SequenceMemo(256)
-_POINT_LINE: IdentityMemo[PointSummary, str] = IdentityMemo(32_768)
+_POINT_LINES: SequenceMemo[PointSummary, list[bytes]] = SequenceMemo(256)
+_POINT_LINE: IdentityMemo[PointSummary, bytes] = IdentityMemo(32_768)
 
 
 SWEEP_COLUMNS = tuple(SweepRowOut.model_fields)
