@@ -51,6 +51,7 @@ from site_builder.comparison_json import (
     SweepRowOut,
     comparison_json,
     deployment_text,
+    per_registry,
 )
 from site_builder.content import SiteConfig
 from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE, winner
@@ -59,7 +60,7 @@ from site_builder.kinds import KINDS
 from site_builder.memo import IdentityMemo, SequenceMemo
 from site_builder.metrics import Metric
 from site_builder.narrate import SPARSE_MARK, Narrative, interval_text, narrate, points_text, score_text
-from site_builder.numbers import fixed, float_texts, grouped, round_half_up_int
+from site_builder.numbers import fixed, float_texts, grouped
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.sections import BY_KEY, SECTIONS, page_sections
@@ -282,36 +283,35 @@ def _csv_lines(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None)
     return [",".join(row) + "\n" for row in zip(*columns, strict=True)]
 
 
-def _shown_value(metric: Metric, raw: float | None) -> float | int | None:
-    """A metric's value as comparison.json lists it: a whole-number metric rounded half up."""
-    return round_half_up_int(raw) if metric.whole and raw is not None else raw
+@per_registry
+def table_layout(registry: tuple[Metric, ...]) -> tuple[tuple[str, ...], bytes, tuple[int, ...]]:
+    """table.csv's metric columns (every metric's attribute), its header line, and the positions
+    of its columns that hold text (sequence, side, reason)."""
+    attributes = tuple(m.attribute for m in registry)
+    columns = ("sequence", "target_interactivity", "side", "measured", *attributes, "reason")
+    return attributes, _csv([columns]), (0, 2, len(columns) - 1)
 
 
 def table_csv(comparison: ComparisonResult) -> bytes:
-    """The matched-interactivity table, every sequence: one row per target and side, every metric."""
-    header = [
-        "sequence",
-        "target_interactivity",
-        "side",
-        "measured",
-        *(m.attribute for m in metrics.METRICS),
-        "reason",
-    ]
-    rows: list[list[Any]] = [header]
+    """The matched-interactivity table, every sequence: one row per target and side, every metric
+    as comparison.json lists it (a whole-number metric rounded half up)."""
+    attributes, header, text = table_layout()
+    rows: list[list[Any]] = []
     for sequence in comparison.sequences:
         for target in sequence.results:
             for side, m in zip(comparison.sides, target.sides, strict=True):
+                shown = m.flat_values()
                 rows.append(
                     [
                         sequence.sequence,
                         target.interactivity,
                         side.label,
                         m.measured,
-                        *(_shown_value(metric, m.values.get(metric.attribute)) for metric in metrics.METRICS),
+                        *map(shown.__getitem__, attributes),
                         m.reason,
                     ]
                 )
-    return _csv(rows)
+    return header + _csv(rows, text)
 
 
 def _run_row(label: str, run: AccuracyRun, catalog: HardwareCatalog) -> dict[str, Any]:

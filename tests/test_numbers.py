@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 from site_builder.numbers import (
     fixed,
     float_texts,
+    numbers_json,
     parse_sequence_label,
     round_half_up,
     round_half_up_int,
@@ -106,3 +108,19 @@ def test_float_texts_at_the_edges_of_plain_notation() -> None:
         assert float_texts([value, 2.5]) == [repr(value), "2.5"], value
     assert float_texts([]) == []
     assert float_texts([float("inf"), float("nan"), None]) == ["inf", "nan", ""]
+
+
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(), st.floats(-1e6, 1e6))
+
+
+@given(st.one_of(st.lists(SCALARS), st.lists(st.lists(SCALARS))))
+def test_numbers_json_is_what_the_json_module_writes_or_none(values: list[object]) -> None:
+    """Where numbers_json answers, its text is the json module's, compact; it declines only
+    where the json module writes an exponent, a number below 1e-4, or refuses inf/nan (and for
+    a boolean, whose "e" reads as an exponent's)."""
+    text = numbers_json(values)
+    whole = json.dumps(values, separators=(",", ":"))
+    if text is not None:
+        assert text == whole
+    else:
+        assert any(mark in whole for mark in ("e", "Infinity", "NaN", "0.0000"))

@@ -174,6 +174,32 @@ def test_points_csv_is_every_point_as_the_csv_module_writes_it(project: Path) ->
     assert b"\"'=FP4, \"\"four\"\"\",True" in site["h200-labels/points.csv"]
 
 
+def test_table_csv_is_every_target_as_the_csv_module_writes_it(project: Path) -> None:
+    """table.csv, its header made once and its rows from each target's flat values: per page,
+    byte for byte csv.writer over what comparison.json lists (a whole-number metric rounded)."""
+    from site_builder import metrics
+    from site_builder.pipeline import Pipeline
+    from site_builder.project import Project
+
+    (project / "content" / "h200-labels.md").write_text(HOSTILE_LABELS_STUB)
+    site = Pipeline(Project.under(project)).run().files
+    attributes = [m.attribute for m in metrics.METRICS]
+    for page in ("h200-fp4-vs-fp8", "h200-labels"):
+        comparison = json.loads(site[f"{page}/comparison.json"])
+        labels = [side["label"] for side in comparison["sides"]]
+        rows: list[list[object]] = [["sequence", "target_interactivity", "side", "measured", *attributes, "reason"]]
+        for sequence in comparison["sequences"]:
+            for target in sequence["results"]:
+                for label, at in zip(labels, target["sides"], strict=True):
+                    values = [at[a] for a in attributes]
+                    rows.append([sequence["sequence"], target["interactivity"], label, at["measured"], *values, at["reason"]])
+        guarded = [["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in r] for r in rows]
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(guarded)
+        assert site[f"{page}/table.csv"] == buffer.getvalue().encode(), page
+        assert len(rows) > 5
+
+
 @given(
     st.integers(2, 5).flatmap(
         lambda width: st.lists(st.lists(CELLS, min_size=width, max_size=width), min_size=1)
