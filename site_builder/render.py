@@ -213,20 +213,12 @@ def text_columns(model: type[BaseModel], columns: Sequence[str]) -> tuple[int, .
     return tuple(i for i, c in enumerate(columns) if model.model_fields[c].annotation not in NUMBER_TYPES)
 
 
-def _quoted_columns(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> list[Sequence[Any]]:
-    """Rows with the formula guard applied column by column: only to `text` columns when given
-    (a number never needs it), to any column holding text otherwise; rows untouched when no cell
+def _guarded(column: Sequence[Any], distinct: set[Any]) -> Sequence[Any]:
+    """A column with the formula guard applied (`distinct`: its values), untouched when no cell
     needs it, the common case."""
-    if not rows:
-        return []
-    columns = list(zip(*rows, strict=True))
-    changed = False
-    for i in range(len(columns)) if text is None else text:
-        column = columns[i]
-        if any(isinstance(v, str) and v.startswith(FORMULA_STARTS) for v in set(column)):
-            columns[i] = tuple(_csv_text(v) for v in column)
-            changed = True
-    return list(zip(*columns, strict=True)) if changed else list(rows)
+    if any(isinstance(v, str) and v.startswith(FORMULA_STARTS) for v in distinct):
+        return [_csv_text(v) for v in column]
+    return column
 
 
 def _csv_module_quotes(char: str) -> bool:
@@ -239,13 +231,16 @@ def _csv_module_quotes(char: str) -> bool:
 CSV_QUOTED = re.compile("[" + re.escape("".join(c for c in ',"\r\n' if _csv_module_quotes(c))) + "]")
 
 
-def _csv_cells(column: Sequence[Any]) -> list[str]:
+def _csv_cells(column: Sequence[Any], distinct: set[Any] | None = None) -> list[str]:
     """One column's fields as the csv module writes them (minimal quoting): None empty, a float
     by repr, anything else by str, quoted where needed. A column at a time, with the common
-    columns (all text, all floats or empty, all whole numbers) converted without a Python call
-    per cell."""
+    columns (one value throughout, all text, all floats or empty, all whole numbers) converted
+    without a Python call per cell; `distinct`: the column's values, when known."""
     kinds = set(map(type, column))
     cells: list[str]
+    if distinct is not None and len(distinct) == 1 and len(kinds) == 1 and float not in kinds:
+        # one value of one type throughout (1 is True, and 0.0 is -0.0, in a set)
+        return _csv_cells(list(distinct)) * len(column)
     if kinds <= {str}:
         cells = list(column)
     elif kinds <= {float, type(None)}:
@@ -268,19 +263,29 @@ def _csv(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> by
 
 
 def _csv_lines(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> list[str]:
-    """`_csv`'s rows, each its line (with its newline)."""
-    rows = _quoted_columns(rows, text)
+    """`_csv`'s rows, each its line (with its newline), with the formula guard (a text starting
+    = + - @ tab or CR gets a leading apostrophe) on the `text` columns when given (a number
+    never needs it), on any column holding text otherwise."""
     if not rows:
         return []
-    if len(rows[0]) < 2:  # the csv module quotes a lone empty field: leave such rows to it
+    columns: list[Sequence[Any]] = list(zip(*rows, strict=True))
+    guard = range(len(columns)) if text is None else text
+    cells = []
+    for i, column in enumerate(columns):
+        distinct = set(column)
+        if i in guard:
+            guarded = _guarded(column, distinct)
+            if guarded is not column:
+                columns[i], column, distinct = guarded, guarded, set(guarded)
+        cells.append(_csv_cells(column, distinct))
+    if len(columns) < 2:  # the csv module quotes a lone empty field: leave such rows to it
         lines = []
-        for row in rows:
+        for row in list(zip(*columns, strict=True)) if columns else rows:
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerow(row)
             lines.append(buffer.getvalue())
         return lines
-    columns = [_csv_cells(column) for column in zip(*rows, strict=True)]
-    return [",".join(row) + "\n" for row in zip(*columns, strict=True)]
+    return [",".join(row) + "\n" for row in zip(*cells, strict=True)]
 
 
 @per_registry

@@ -134,6 +134,14 @@ def test_csv_files_are_what_the_csv_module_writes(rows: list[list[object]]) -> N
     assert _csv(rows) == buffer.getvalue().encode()
 
 
+def test_csv_columns_of_one_value_and_of_equal_values_written_apart() -> None:
+    """A column holding one value throughout is written once and repeated; values a set takes
+    for one (1 and True, 0.0 and -0.0) keep their own text, as the csv module writes them."""
+    rows = [["=x", 1, 0.0, None, "a,b"], ["=x", True, -0.0, None, "a,b"], ["=x", 1, 0.0, None, "a,b"]]
+    assert _csv(rows) == b"'=x,1,0.0,,\"a,b\"\n'=x,True,-0.0,,\"a,b\"\n'=x,1,0.0,,\"a,b\"\n"
+    assert _csv([[], []]) == b"\n\n" and _csv([[""], ["=y"]]) == b'""\n\'=y\n'
+
+
 HOSTILE_LABELS_STUB = """---
 kind: precision
 model: dsr1
