@@ -23,7 +23,7 @@ from site_builder import metrics
 from site_builder.comparison_json import ComparisonResult, PointSummary, SequenceResult
 from site_builder.memo import SequenceMemo
 from site_builder.metrics import Metric
-from site_builder.numbers import fixed, grouped
+from site_builder.numbers import fixed, grouped, numbers_json
 
 INTERACTIVITY_HOVER = "%{x:,.1f} tok/s/user"  # d3-format, digits grouped
 AXIS_TITLE = "Interactivity (tok/s/user)"
@@ -45,15 +45,19 @@ class StringTable:
 
     def __init__(self) -> None:
         self.texts: list[str] = []
-        self._index: dict[str, int] = {}
+        self._index: dict[str | None, int | None] = {None: None}  # None: no text
 
     def index(self, text: str | None) -> int | None:
-        if text is None:
-            return None
         if text not in self._index:
             self._index[text] = len(self.texts)
-            self.texts.append(text)
+            self.texts.append(text)  # type: ignore[arg-type]  # None is always in the index
         return self._index[text]
+
+    def indices(self, texts: Sequence[str | None]) -> list[int | None]:
+        """`index` of each text, in one pass a distinct text (a side's points share a few)."""
+        for text in dict.fromkeys(texts):
+            self.index(text)
+        return list(map(self._index.__getitem__, texts))
 
 
 MARKER_DIGITS = 6  # significant digits of a marker's position: a millionth of the axis, far below a pixel
@@ -72,8 +76,15 @@ QUANTITY_ATTRIBUTES = {"interactivity": "interactivity", "gpus": "gpu_count"}  #
 
 def marker_column(values: Sequence[float | int | None]) -> list[float | int | None]:
     """Marker values (marker_value) as short as JSON allows: a whole float written as an integer
-    (the page script reads both alike). One column at a time: this runs for every point."""
+    (the page script reads both alike). One column at a time: this runs for every point, so a
+    column of floats alone (the common one) or of no floats is done without a loop of checks."""
     digits = f".{MARKER_DIGITS}g"
+    kinds = set(map(type, values))
+    if kinds <= {float}:
+        rounded = [float(format(value, digits)) for value in values]
+        return [int(value) if value.is_integer() and -1e15 < value < 1e15 else value for value in rounded]
+    if not any(issubclass(kind, float) for kind in kinds):
+        return list(values)
     column: list[float | int | None] = []
     for value in values:
         if isinstance(value, float):
@@ -134,6 +145,12 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False, allow_nan=False)
 
 
+def _numbers_json(values: Sequence[Any]) -> str:
+    """`_dumps` of a list of numbers (or of lists of them), fast where it can (numbers_json)."""
+    text = numbers_json(values)
+    return _dumps(values) if text is None else text
+
+
 @dataclass(frozen=True, slots=True)
 class SideMarkers:
     """What a side's chart points are, whatever page shows them: the on-frontier flags and the
@@ -150,7 +167,7 @@ def side_markers(points: Sequence[PointSummary], columns: Sequence[str]) -> Side
     off = [values(p) for p in points if not p.on_frontier]
     frontier = [1 if p.on_frontier else 0 for p in points]
     off_columns = [marker_column(column) for column in zip(*off, strict=True)] if off else []
-    return SideMarkers(frontier, off_columns, _dumps(frontier), _dumps(off_columns))
+    return SideMarkers(frontier, off_columns, _numbers_json(frontier), _numbers_json(off_columns))
 
 
 # A side's markers, once a process for the very same summaries in the same order (pages share
@@ -165,15 +182,19 @@ def side_points(points: Sequence[PointSummary], columns: list[str], strings: Str
     since those on it are the frontier's knots, in the same order (both sorted by
     interactivity), which the page data already carries in full."""
     markers = _SIDE_MARKERS.get([*columns, *points], lambda _: side_markers(points, columns))
-    index = strings.index
+    configurations = strings.indices(list(map(CONFIGURATION, points)))
+    dates = strings.indices(list(map(DATE, points)))
     return EncodedJSON(
         [
             ("frontier", markers.frontier, markers.frontier_json),
-            ("configuration", [index(p.configuration) for p in points], None),
-            ("date", [index(p.date) for p in points], None),
+            ("configuration", configurations, _numbers_json(configurations)),
+            ("date", dates, _numbers_json(dates)),
             ("off", markers.off, markers.off_json),
         ]
     )
+
+
+CONFIGURATION, DATE = attrgetter("configuration"), attrgetter("date")
 
 
 def sequence_points(sequence: SequenceResult, columns: list[str], strings: StringTable) -> list[EncodedJSON]:

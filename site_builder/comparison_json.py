@@ -8,10 +8,11 @@ measured at this interactivity: …") are words, made from the engine's structur
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+import pydantic_core
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -35,6 +36,7 @@ from site_builder.points import BenchmarkPoint, Configuration, InteractivitySour
 from site_builder.sweeps import SweepRow
 
 SCHEMA_VERSION = 1
+Made = TypeVar("Made")
 
 
 class Out(BaseModel):
@@ -88,14 +90,13 @@ class MetricsAtTarget(Out):
     def flat_values(self) -> dict[str, float | int | None]:
         """The values as the JSON lists them: flat, in registry order, a whole-number metric
         rounded half up with its raw value beside it."""
-        flat: dict[str, float | int | None] = {}
-        for metric in metrics.METRICS:
-            raw = self.values.get(metric.attribute)
-            if metric.whole:
-                flat[metric.attribute] = None if raw is None else round_half_up_int(raw)
-                flat[f"{metric.attribute}_interpolated"] = raw
-            else:
-                flat[metric.attribute] = raw
+        values = self.values
+        keys, whole = flat_layout()
+        flat: dict[str, float | int | None] = {key: values.get(attribute) for key, attribute in keys}
+        for attribute in whole:
+            raw = flat[attribute]
+            if raw is not None:
+                flat[attribute] = round_half_up_int(raw)
         return flat
 
     @model_serializer(mode="wrap")
@@ -109,6 +110,33 @@ class MetricsAtTarget(Out):
             "brackets": data["brackets"],
             "sparse": data["sparse"],
         }
+
+
+def per_registry(make: Callable[[tuple[metrics.Metric, ...]], Made]) -> Callable[[], Made]:
+    """What `make` derives from the metric registry, made once and again only when the registry
+    is replaced (as a test adding a metric does): read for every value a page writes."""
+    held: list[Any] = [None, None]
+
+    def get() -> Made:
+        if held[0] is not metrics.METRICS:
+            held[:] = [metrics.METRICS, make(metrics.METRICS)]
+        made: Made = held[1]
+        return made
+
+    return get
+
+
+@per_registry
+def flat_layout(registry: tuple[metrics.Metric, ...]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """The JSON's flat values in order, each key with the attribute it holds (a whole-number
+    metric's key holds it rounded, `<attribute>_interpolated` the raw value), and the attributes
+    of the whole-number metrics."""
+    keys = tuple(
+        (key, m.attribute)
+        for m in registry
+        for key in ((m.attribute, f"{m.attribute}_interpolated") if m.whole else (m.attribute,))
+    )
+    return keys, tuple(m.attribute for m in registry if m.whole)
 
 
 class TargetComparison(Out):
@@ -959,69 +987,103 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
 def comparison_json(result: ComparisonResult) -> bytes:
     """The page's `comparison.json`, compact (read by programs, not people): byte for byte
     `result.model_dump_json()`, with each side's points and frontier and each target's brackets
-    serialised once a process (pages share a side's summaries: `side_result`), not once a page."""
-    sequences = b",".join(map(_sequence_json, result.sequences))
-    return _object_json(result, {"sequences": b"[" + sequences + b"]"}) + b"\n"
+    serialised once a process (pages share a side's summaries: `side_result`), not once a page.
+    The page's fragments are gathered in one list and joined once (a page is ≈ 200 KB)."""
+    sequences = _list_parts([_sequence_parts(sequence) for sequence in result.sequences])
+    return b"".join([*_object_parts(result, {"sequences": sequences}), b"\n"])
 
 
-def _sequence_json(sequence: SequenceResult) -> bytes:
-    results = b",".join(
-        _object_json(target, {"sides": b"[" + b",".join(map(_at_target_json, target.sides)) + b"]"})
+def _sequence_parts(sequence: SequenceResult) -> list[bytes]:
+    results = [
+        _object_parts(target, {"sides": _list_parts([[_at_target_json(at)] for at in target.sides])})
         for target in sequence.results
-    )
-    sides = b",".join(
-        _object_json(
-            side, {"frontier": _summaries_json(side.frontier), "points": _summaries_json(side.points)}
+    ]
+    sides = [
+        _object_parts(
+            side, {"frontier": [_summaries_json(side.frontier)], "points": [_summaries_json(side.points)]}
         )
         for side in sequence.sides
-    )
-    return _object_json(sequence, {"results": b"[" + results + b"]", "sides": b"[" + sides + b"]"})
+    ]
+    return _object_parts(sequence, {"results": _list_parts(results), "sides": _list_parts(sides)})
+
+
+def _list_parts(items: Sequence[list[bytes]]) -> list[bytes]:
+    """A JSON list's fragments, from each item's."""
+    parts = [b"["]
+    for item in items:
+        parts += item
+        parts.append(b",")
+    if items:
+        parts.pop()
+    parts.append(b"]")
+    return parts
 
 
 def _at_target_json(at: MetricsAtTarget) -> bytes:
     """`MetricsAtTarget._flat`'s JSON, its brackets made once a process."""
-    head = {"measured": at.measured, "reason": at.reason, **at.flat_values(), "unavailable": at.unavailable}
-    text: bytes = _json_adapters()[1].dump_json(head)
+    head: dict[str, Any] = {"measured": at.measured, "reason": at.reason}
+    head.update(at.flat_values())
+    head["unavailable"] = at.unavailable
+    text = pydantic_core.to_json(head)  # the values are plain (bool, str, float, int, None)
     sparse = b"true" if at.sparse else b"false"
-    brackets = b",".join(_SUMMARY_JSON.get(s, _summary_json) for s in at.brackets)
+    brackets = b",".join(_SUMMARY_JSON.get_many(at.brackets, _summaries_each)) if at.brackets else b""
     return text[:-1] + b',"brackets":[' + brackets + b'],"sparse":' + sparse + b"}"
 
 
 def _summaries_json(summaries: Sequence[PointSummary]) -> bytes:
-    return _SUMMARIES_JSON.get(summaries, lambda held: _json_adapters()[0].dump_json(list(held)))
+    """A list of summaries' JSON: once a process for the very same list (pages showing the same
+    side), else joined from each summary's, made once a process (a point is on many sides)."""
+    return _SUMMARIES_JSON.get(summaries, _joined_summaries)
 
 
-def _summary_json(summary: PointSummary) -> bytes:
-    return summary.__pydantic_serializer__.to_json(summary)
+def _joined_summaries(summaries: Sequence[PointSummary]) -> bytes:
+    return b"[" + b",".join(_SUMMARY_JSON.get_many(summaries, _summaries_each)) + b"]"
+
+
+def _summaries_each(summaries: Sequence[PointSummary]) -> list[bytes]:
+    """Each summary's JSON, the summaries written as one list by the serialiser and cut apart
+    where one object ends and the next begins (`},{"interactivity":`, which a string cannot
+    hold: its quotes are escaped, and a summary holds no object or list)."""
+    text: bytes = _summaries_adapter().dump_json(list(summaries))
+    pieces = text[len(SUMMARY_START) + 1 : -2].split(b"}," + SUMMARY_START)
+    assert len(pieces) == len(summaries)
+    return [SUMMARY_START + piece + b"}" for piece in pieces]
+
+
+SUMMARY_START = b'{"' + next(iter(PointSummary.model_fields)).encode() + b'":'  # how every summary begins
 
 
 @functools.cache
-def _json_adapters() -> tuple[TypeAdapter[list[PointSummary]], TypeAdapter[dict[str, Any]]]:
-    """Serialisers of a list of summaries and of a flat dict as the models' own write them (made
-    on first use, like the models' schemas, which they need built)."""
+def _summaries_adapter() -> TypeAdapter[list[PointSummary]]:
+    """The serialiser of a list of summaries as the models' own write them (made on first use,
+    like the models' schemas, which it needs built)."""
     PointSummary.model_rebuild(force=True)
-    return TypeAdapter(list[PointSummary]), TypeAdapter(dict[str, Any])
+    return TypeAdapter(list[PointSummary])
 
 
-def _object_json(model: BaseModel, given: Mapping[str, bytes]) -> bytes:
-    """`model.model_dump_json()` as bytes, the fields in `given` written as given (their JSON,
-    made elsewhere) and the rest by the model's serialiser, in the model's field order."""
+def _object_parts(model: BaseModel, given: Mapping[str, list[bytes]]) -> list[bytes]:
+    """`model.model_dump_json()` as fragments, the fields in `given` written as given (their
+    JSON's fragments, made elsewhere) and the rest by the model's serialiser, in field order."""
     parts: list[bytes] = []
-    for names, name in _field_runs(type(model), frozenset(given)):
+    for names, name, key in _field_runs(type(model), frozenset(given)):
         if names:
             text: bytes = model.__pydantic_serializer__.to_json(model, include=names)
-            parts.append(text[1:-1])
+            parts.append(b"," + text[1:-1])
         if name is not None:
-            parts.append(b'"' + name.encode() + b'":' + given[name])
-    return b"{" + b",".join(parts) + b"}"
+            parts.append(key)
+            parts += given[name]
+    parts[0] = b"{" + parts[0][1:]  # the first field's comma
+    parts.append(b"}")
+    return parts
 
 
-_RUNS: dict[tuple[type[BaseModel], frozenset[str]], list[tuple[set[str], str | None]]] = {}
+_RUNS: dict[tuple[type[BaseModel], frozenset[str]], list[tuple[set[str], str | None, bytes]]] = {}
 
 
-def _field_runs(model: type[BaseModel], given: frozenset[str]) -> list[tuple[set[str], str | None]]:
+def _field_runs(model: type[BaseModel], given: frozenset[str]) -> list[tuple[set[str], str | None, bytes]]:
     """A model's serialised fields in order, as runs of fields its serialiser writes, each run
-    followed by one field written as given (None after the last run); made once a model."""
+    followed by one field written as given (None after the last run) with its key's JSON
+    (`,"name":`); made once a model."""
     runs = _RUNS.get((model, given))
     if runs is None:
         runs = []
@@ -1031,11 +1093,11 @@ def _field_runs(model: type[BaseModel], given: frozenset[str]) -> list[tuple[set
                 continue
             if name in given:
                 assert field.alias is None and field.serialization_alias is None, name
-                runs.append((run, name))
+                runs.append((run, name, b',"' + name.encode() + b'":'))
                 run = set()
             else:
                 run.add(name)
-        runs.append((run, None))
+        runs.append((run, None, b""))
         _RUNS[(model, given)] = runs
     return runs
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import hashlib
 import io
 import os
@@ -51,6 +52,7 @@ from site_builder.comparison_json import (
     SweepRowOut,
     comparison_json,
     deployment_text,
+    per_registry,
 )
 from site_builder.content import SiteConfig
 from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE, winner
@@ -59,7 +61,7 @@ from site_builder.kinds import KINDS
 from site_builder.memo import IdentityMemo, SequenceMemo
 from site_builder.metrics import Metric
 from site_builder.narrate import SPARSE_MARK, Narrative, interval_text, narrate, points_text, score_text
-from site_builder.numbers import fixed, grouped, round_half_up_int
+from site_builder.numbers import fixed, float_texts, grouped
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.sections import BY_KEY, SECTIONS, page_sections
@@ -212,20 +214,12 @@ def text_columns(model: type[BaseModel], columns: Sequence[str]) -> tuple[int, .
     return tuple(i for i, c in enumerate(columns) if model.model_fields[c].annotation not in NUMBER_TYPES)
 
 
-def _quoted_columns(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> list[Sequence[Any]]:
-    """Rows with the formula guard applied column by column: only to `text` columns when given
-    (a number never needs it), to any column holding text otherwise; rows untouched when no cell
+def _guarded(column: Sequence[Any], distinct: set[Any]) -> Sequence[Any]:
+    """A column with the formula guard applied (`distinct`: its values), untouched when no cell
     needs it, the common case."""
-    if not rows:
-        return []
-    columns = list(zip(*rows, strict=True))
-    changed = False
-    for i in range(len(columns)) if text is None else text:
-        column = columns[i]
-        if any(isinstance(v, str) and v.startswith(FORMULA_STARTS) for v in set(column)):
-            columns[i] = tuple(_csv_text(v) for v in column)
-            changed = True
-    return list(zip(*columns, strict=True)) if changed else list(rows)
+    if any(isinstance(v, str) and v.startswith(FORMULA_STARTS) for v in distinct):
+        return [_csv_text(v) for v in column]
+    return column
 
 
 def _csv_module_quotes(char: str) -> bool:
@@ -238,20 +232,22 @@ def _csv_module_quotes(char: str) -> bool:
 CSV_QUOTED = re.compile("[" + re.escape("".join(c for c in ',"\r\n' if _csv_module_quotes(c))) + "]")
 
 
-def _csv_cells(column: Sequence[Any]) -> list[str]:
+def _csv_cells(column: Sequence[Any], distinct: set[Any] | None = None) -> list[str]:
     """One column's fields as the csv module writes them (minimal quoting): None empty, a float
     by repr, anything else by str, quoted where needed. A column at a time, with the common
-    columns (all text, all floats, all whole numbers) converted without a Python call per cell."""
+    columns (one value throughout, all text, all floats or empty, all whole numbers) converted
+    without a Python call per cell; `distinct`: the column's values, when known."""
     kinds = set(map(type, column))
     cells: list[str]
+    if distinct is not None and len(distinct) == 1 and len(kinds) == 1 and float not in kinds:
+        # one value of one type throughout (1 is True, and 0.0 is -0.0, in a set)
+        return _csv_cells(list(distinct)) * len(column)
     if kinds <= {str}:
         cells = list(column)
-    elif kinds <= {float}:
-        cells = list(map(float.__repr__, column))
+    elif kinds <= {float, type(None)}:
+        cells = float_texts(column)
     elif kinds <= {int, bool}:
         cells = list(map(str, column))
-    elif kinds == {type(None)}:
-        cells = [""] * len(column)
     elif kinds <= {str, type(None)}:
         cells = [v or "" for v in column]
     else:
@@ -268,51 +264,60 @@ def _csv(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> by
 
 
 def _csv_lines(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> list[str]:
-    """`_csv`'s rows, each its line (with its newline)."""
-    rows = _quoted_columns(rows, text)
+    """`_csv`'s rows, each its line (with its newline), with the formula guard (a text starting
+    = + - @ tab or CR gets a leading apostrophe) on the `text` columns when given (a number
+    never needs it), on any column holding text otherwise."""
     if not rows:
         return []
-    if len(rows[0]) < 2:  # the csv module quotes a lone empty field: leave such rows to it
+    columns: list[Sequence[Any]] = list(zip(*rows, strict=True))
+    guard = range(len(columns)) if text is None else text
+    cells = []
+    for i, column in enumerate(columns):
+        distinct = set(column)
+        if i in guard:
+            guarded = _guarded(column, distinct)
+            if guarded is not column:
+                columns[i], column, distinct = guarded, guarded, set(guarded)
+        cells.append(_csv_cells(column, distinct))
+    if len(columns) < 2:  # the csv module quotes a lone empty field: leave such rows to it
         lines = []
-        for row in rows:
+        for row in list(zip(*columns, strict=True)) if columns else rows:
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerow(row)
             lines.append(buffer.getvalue())
         return lines
-    columns = [_csv_cells(column) for column in zip(*rows, strict=True)]
-    return [",".join(row) + "\n" for row in zip(*columns, strict=True)]
+    return [",".join(row) + "\n" for row in zip(*cells, strict=True)]
 
 
-def _shown_value(metric: Metric, raw: float | None) -> float | int | None:
-    """A metric's value as comparison.json lists it: a whole-number metric rounded half up."""
-    return round_half_up_int(raw) if metric.whole and raw is not None else raw
+@per_registry
+def table_layout(registry: tuple[Metric, ...]) -> tuple[tuple[str, ...], bytes, tuple[int, ...]]:
+    """table.csv's metric columns (every metric's attribute), its header line, and the positions
+    of its columns that hold text (sequence, side, reason)."""
+    attributes = tuple(m.attribute for m in registry)
+    columns = ("sequence", "target_interactivity", "side", "measured", *attributes, "reason")
+    return attributes, _csv([columns]), (0, 2, len(columns) - 1)
 
 
 def table_csv(comparison: ComparisonResult) -> bytes:
-    """The matched-interactivity table, every sequence: one row per target and side, every metric."""
-    header = [
-        "sequence",
-        "target_interactivity",
-        "side",
-        "measured",
-        *(m.attribute for m in metrics.METRICS),
-        "reason",
-    ]
-    rows: list[list[Any]] = [header]
+    """The matched-interactivity table, every sequence: one row per target and side, every metric
+    as comparison.json lists it (a whole-number metric rounded half up)."""
+    attributes, header, text = table_layout()
+    rows: list[list[Any]] = []
     for sequence in comparison.sequences:
         for target in sequence.results:
             for side, m in zip(comparison.sides, target.sides, strict=True):
+                shown = m.flat_values()
                 rows.append(
                     [
                         sequence.sequence,
                         target.interactivity,
                         side.label,
                         m.measured,
-                        *(_shown_value(metric, m.values.get(metric.attribute)) for metric in metrics.METRICS),
+                        *map(shown.__getitem__, attributes),
                         m.reason,
                     ]
                 )
-    return _csv(rows)
+    return header + _csv(rows, text)
 
 
 def _run_row(label: str, run: AccuracyRun, catalog: HardwareCatalog) -> dict[str, Any]:
@@ -426,29 +431,38 @@ _POINT_TEXT = text_columns(PointSummary, ("on_frontier", *POINT_COLUMNS))
 
 
 def points_csv(comparison: ComparisonResult) -> bytes:
-    """Every point of both sides, every sequence. A side's rows are written once a process for
-    the very same points (pages share sides) and prefixed with the page's sequence and label."""
-    header = ("sequence", "side", "on_frontier", *POINT_COLUMNS)
-    lines = _csv_lines([header])
+    """Every point of both sides, every sequence. A side's lines are written once a process for
+    the very same points (pages share sides) and prefixed with the page's sequence and label,
+    the prefix joined in as the lines' separator (one join a side, no copy a line)."""
+    parts = [POINTS_HEADER]
     for sequence in comparison.sequences:
         for side in sequence.sides:
             if side.points:
-                prefix = _csv_lines([(sequence.sequence, side.label, "")])[0][:-1]  # "seq,label,"
-                lines += [prefix + line for line in _POINT_LINES.get(side.points, _point_lines)]
-    return "".join(lines).encode()
+                prefix = _row_prefix(sequence.sequence, side.label)  # b"seq,label,"
+                parts += (prefix, (b"\n" + prefix).join(_POINT_LINES.get(side.points, _point_lines)), b"\n")
+    return b"".join(parts)
 
 
-def _point_lines(points: Sequence[PointSummary]) -> list[str]:
+@functools.lru_cache(maxsize=1024)
+def _row_prefix(sequence: str, label: str) -> bytes:
+    """A points.csv line's first cells, a sequence and a side's label, and the comma after them."""
+    return _csv_lines([(sequence, label, "")])[0][:-1].encode()
+
+
+def _point_lines(points: Sequence[PointSummary]) -> list[bytes]:
     return _POINT_LINE.get_many(points, _new_point_lines)
 
 
-def _new_point_lines(points: Sequence[PointSummary]) -> list[str]:
-    return _csv_lines([_POINT_VALUES(p) for p in points], _POINT_TEXT)
+def _new_point_lines(points: Sequence[PointSummary]) -> list[bytes]:
+    """The points' lines, without their newlines (points_csv joins them)."""
+    return [line[:-1].encode() for line in _csv_lines([_POINT_VALUES(p) for p in points], _POINT_TEXT)]
 
+
+POINTS_HEADER = "".join(_csv_lines([("sequence", "side", "on_frontier", *POINT_COLUMNS)])).encode()
 
 # A side's lines (≈ 25 KB an entry), and each point's (a point is on sides paired differently)
-_POINT_LINES: SequenceMemo[PointSummary, list[str]] = SequenceMemo(256)
-_POINT_LINE: IdentityMemo[PointSummary, str] = IdentityMemo(32_768)
+_POINT_LINES: SequenceMemo[PointSummary, list[bytes]] = SequenceMemo(256)
+_POINT_LINE: IdentityMemo[PointSummary, bytes] = IdentityMemo(32_768)
 
 
 SWEEP_COLUMNS = tuple(SweepRowOut.model_fields)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from site_builder.charts import MARKER_DIGITS, marker_value
+from site_builder.charts import MARKER_DIGITS, StringTable, marker_column, marker_value
 
 
 def test_marker_values_keep_six_significant_digits() -> None:
@@ -24,3 +25,33 @@ def test_a_marker_is_within_half_a_unit_of_its_sixth_digit(value: float) -> None
     assert isinstance(shown, float)
     unit = 10 ** (math.floor(math.log10(value)) - MARKER_DIGITS + 1)
     assert abs(shown - value) <= unit / 2 * (1 + 1e-9)
+
+
+NUMBERS = st.one_of(st.none(), st.integers(-(10**6), 10**6), st.floats(), st.floats(0, 1e7))
+
+
+@given(st.one_of(st.lists(NUMBERS), st.lists(st.floats(-1e9, 1e9)), st.lists(st.integers(0, 10**4))))
+def test_a_marker_column_is_each_marker_value_whole_floats_as_integers(values: list[float | int | None]) -> None:
+    """marker_column's fast paths (a column of floats alone, one without floats) write what the
+    plain rule does: marker_value, then a whole float under 1e15 as an integer."""
+
+    def plain(value: float | int | None) -> float | int | None:
+        shown = marker_value(value)
+        return int(shown) if isinstance(shown, float) and shown.is_integer() and abs(shown) < 1e15 else shown
+
+    expected = [plain(v) for v in values]
+    column = marker_column(values)
+    assert json.dumps(column) == json.dumps(expected)  # the same values, ints and floats alike
+    assert [type(v) for v in column] == [type(v) for v in expected]
+
+
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "c", "é"])), max_size=12), st.data())
+def test_string_table_indices_are_index_of_each_text(texts: list[str | None], data: st.DataObject) -> None:
+    """A side's texts indexed in one pass: the indices and the table's order are those of
+    indexing each text in turn, also on a table that already holds some texts."""
+    before = data.draw(st.lists(st.sampled_from(["b", "z"]), max_size=2))
+    one, many = StringTable(), StringTable()
+    for text in before:
+        one.index(text), many.index(text)
+    assert many.indices(texts) == [one.index(t) for t in texts]
+    assert many.texts == one.texts

@@ -158,6 +158,14 @@ def test_csv_files_are_what_the_csv_module_writes(rows: list[list[object]]) -> N
     assert _csv(rows) == buffer.getvalue().encode()
 
 
+def test_csv_columns_of_one_value_and_of_equal_values_written_apart() -> None:
+    """A column holding one value throughout is written once and repeated; values a set takes
+    for one (1 and True, 0.0 and -0.0) keep their own text, as the csv module writes them."""
+    rows = [["=x", 1, 0.0, None, "a,b"], ["=x", True, -0.0, None, "a,b"], ["=x", 1, 0.0, None, "a,b"]]
+    assert _csv(rows) == b"'=x,1,0.0,,\"a,b\"\n'=x,True,-0.0,,\"a,b\"\n'=x,1,0.0,,\"a,b\"\n"
+    assert _csv([[], []]) == b"\n\n" and _csv([[""], ["=y"]]) == b'""\n\'=y\n'
+
+
 HOSTILE_LABELS_STUB = """---
 kind: precision
 model: dsr1
@@ -196,6 +204,32 @@ def test_points_csv_is_every_point_as_the_csv_module_writes_it(project: Path) ->
         csv.writer(buffer, lineterminator="\n").writerows(guarded)
         assert site[f"{page}/points.csv"] == buffer.getvalue().encode(), page
     assert b"\"'=FP4, \"\"four\"\"\",True" in site["h200-labels/points.csv"]
+
+
+def test_table_csv_is_every_target_as_the_csv_module_writes_it(project: Path) -> None:
+    """table.csv, its header made once and its rows from each target's flat values: per page,
+    byte for byte csv.writer over what comparison.json lists (a whole-number metric rounded)."""
+    from site_builder import metrics
+    from site_builder.pipeline import Pipeline
+    from site_builder.project import Project
+
+    (project / "content" / "h200-labels.md").write_text(HOSTILE_LABELS_STUB)
+    site = Pipeline(Project.under(project)).run().files
+    attributes = [m.attribute for m in metrics.METRICS]
+    for page in ("h200-fp4-vs-fp8", "h200-labels"):
+        comparison = json.loads(site[f"{page}/comparison.json"])
+        labels = [side["label"] for side in comparison["sides"]]
+        rows: list[list[object]] = [["sequence", "target_interactivity", "side", "measured", *attributes, "reason"]]
+        for sequence in comparison["sequences"]:
+            for target in sequence["results"]:
+                for label, at in zip(labels, target["sides"], strict=True):
+                    values = [at[a] for a in attributes]
+                    rows.append([sequence["sequence"], target["interactivity"], label, at["measured"], *values, at["reason"]])
+        guarded = [["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in r] for r in rows]
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(guarded)
+        assert site[f"{page}/table.csv"] == buffer.getvalue().encode(), page
+        assert len(rows) > 5
 
 
 @given(

@@ -9,9 +9,12 @@ import json
 import shutil
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from site_builder import charts, comparison_json
 from site_builder.charts import EncodedJSON, chart_data, script_json_text
-from site_builder.comparison_json import ComparisonResult
+from site_builder.comparison_json import ComparisonResult, summarize
 from site_builder.pipeline import Pipeline
 from site_builder.project import Project
 from site_builder.render import json_for_script, page_data
@@ -97,3 +100,26 @@ def test_encoded_json_is_a_dict_with_its_text() -> None:
         str(json_for_script(page))
         == '{"title":"t","points":{"a":"\\u003c/script\\u003eé","inner":{"x":[1.5,null]}}}'
     )
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0.5, 1e4),
+            st.floats(1.0, 1e5),
+            st.text(alphabet=st.sampled_from(list('ab{},:"\\é\n')), min_size=1, max_size=30),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_summaries_written_together_are_cut_into_each_ones_json(rows: list[tuple[float, float, str, bool]]) -> None:
+    """Summaries lacking their JSON are written as one list and cut apart: each piece is that
+    summary's own JSON, also where a record holds what the cut looks for (`},{"interactivity":`)."""
+    summaries = [
+        summarize(point(x, y, record=record.replace("a", '},{"interactivity":')), frontier)
+        for x, y, record, frontier in rows
+    ]
+    pieces = comparison_json._summaries_each(summaries)
+    assert pieces == [s.model_dump_json().encode() for s in summaries]
