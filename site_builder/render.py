@@ -15,10 +15,11 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from types import CodeType
-from typing import Any
+from typing import Any, NamedTuple
 
 import markdown
 import nh3
@@ -137,10 +138,10 @@ def json_for_script(value: Any) -> Markup:
     return Markup(text)
 
 
-@dataclass(frozen=True, slots=True)
-class SideCell:
+class SideCell(NamedTuple):
     """One side's value in a table cell. A class, not a dict: templates read these by the
-    thousand, and Jinja tries an attribute before a key (a dict would fail over every time)."""
+    thousand, and Jinja tries an attribute before a key (a dict would fail over every time); a
+    named tuple, as a page makes ≈ 270 of them (a frozen dataclass sets each field by a call)."""
 
     label: str
     text: str
@@ -162,7 +163,8 @@ class TableRow:
 
 def metric_cells(metric: Metric, sides: Sequence[MetricsAtTarget], labels: Sequence[str]) -> list[SideCell]:
     """One table cell: each side's formatted value, the better one marked (higher or lower wins)."""
-    values = [m.value(metric.key) for m in sides]
+    attribute = metric.attribute
+    values = [m.values.get(attribute) for m in sides]  # MetricsAtTarget.value, without its lookup
     best = winner(values[0], values[1], metric.better) if all(m.measured for m in sides) else None
     cells = []
     for i, (label, m, value) in enumerate(zip(labels, sides, values, strict=True)):
@@ -175,9 +177,9 @@ def metric_cells(metric: Metric, sides: Sequence[MetricsAtTarget], labels: Seque
                 f"measured: {deployment_text(low.concurrency, low.gpu_count)}, "
                 f"{deployment_text(high.concurrency, high.gpu_count)}"
             )
-            note = m.unavailable.get(metric.attribute, "")
+            note = m.unavailable.get(attribute, "")
         elif value is None:
-            text, note = "n/a", m.unavailable.get(metric.attribute, "unavailable")
+            text, note = "n/a", m.unavailable.get(attribute, "unavailable")
         else:
             text, note = metric.prefix + grouped(fixed(value, metric.decimals)), ""
             if m.sparse and metric.key == "throughput":
@@ -199,15 +201,23 @@ def side_values(cells: Sequence[Sequence[SideCell]]) -> Markup:
     return Markup("".join(["<td>\n" + "".join(map(_side_span, cell)) + "</td>\n" for cell in cells]))
 
 
-def _side_span(side: SideCell) -> str:
-    classes = "side-value side-" + str(side.side) + (" win" if side.win else "")
-    if not side.measured:
+def _side_span(cell: SideCell) -> str:
+    label, text, note, win, _, measured, side = cell
+    classes = "side-value side-" + str(side) + (" win" if win else "")
+    if not measured:
         classes += " not-measured"
-    title = f' title="{escape(side.note)}"' if side.note else ""
+    title = f' title="{_escaped(note)}"' if note else ""
     return (
-        f'<span class="{classes}"{title}><span class="side-label">{escape(side.label)}:</span> '
-        f'<span class="value">{escape(side.text)}</span>{WIN_MARK if side.win else ""}</span>\n'
+        f'<span class="{classes}"{title}><span class="side-label">{_escaped(label)}:</span> '
+        f'<span class="value">{_escaped(text)}</span>{WIN_MARK if win else ""}</span>\n'
     )
+
+
+@lru_cache(maxsize=4096)
+def _escaped(text: str) -> str:
+    """Text escaped as Jinja escapes it, remembered: a page's labels and most of its words recur
+    in every cell."""
+    return str(escape(text))
 
 
 def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[TableRow]:
