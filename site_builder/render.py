@@ -12,7 +12,7 @@ import io
 import os
 import re
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -93,6 +93,34 @@ SAFE_TAGS = {
     "hr",
     "br",
 }
+
+
+def filters_text(filters: Mapping[str, Any]) -> Markup:
+    """A side's filters as 'key=value, …' (a list's values joined by commas), escaped: the
+    `filters_text` filter (a loop over a page's six sides' filters costs more in Jinja)."""
+    return Markup(
+        ", ".join(
+            f"{escape(key)}={escape(','.join(map(str, value)) if _listed(value) else value)}"
+            for key, value in filters.items()
+        )
+    )
+
+
+def _listed(value: Any) -> bool:
+    """What Jinja's `is not string and is iterable` holds of a value: a list to join."""
+    if isinstance(value, str):
+        return False
+    try:
+        iter(value)
+    except TypeError:
+        return False
+    return True
+
+
+def lacking(items: Iterable[Any], attribute: str) -> int:
+    """How many of the items have the attribute empty (the `lacking` filter: the frontier points
+    without a recorded date), for `rejectattr(…) | list | length`."""
+    return sum(1 for item in items if not getattr(item, attribute))
 
 
 @dataclass(frozen=True)
@@ -574,6 +602,8 @@ def environment(folders: Sequence[Path], compiled: Path | None = None) -> Enviro
     env.filters["script_json"] = json_for_script
     env.filters["safe_url"] = safe_url
     env.filters["side_values"] = side_values
+    env.filters["filters_text"] = filters_text
+    env.filters["lacking"] = lacking
     env.globals["rendered_once"] = RenderedOnce(4096)
     return env
 
@@ -907,27 +937,36 @@ class SiteRenderer:
         return files
 
 
-def page_data(comparison: ComparisonResult) -> dict[str, Any]:
+def page_data(comparison: ComparisonResult) -> EncodedJSON:
     """What the page script needs to re-interpolate and redraw: knots and constants per sequence.
 
     Knots carry the interactivity and then the curve quantities the shown metrics read."""
-    quantities = metrics.shown_quantities()
-    return {
-        "slug": comparison.slug,
-        "labels": [s.label for s in comparison.sides],
-        "tie": TIE_TOLERANCE,
-        "sparse_ratio": SPARSE_RATIO,
-        "metrics": metrics.page_table(metrics.SHOWN),
-        "quantities": quantities,
-        "default_sequence": comparison.default_sequence,
-        "sequences": EncodedJSON(
-            [
-                (s.sequence, seq, seq.text)
-                for s in comparison.sequences
-                for seq in [_sequence_data(s, quantities)]
-            ]
-        ),
-    }
+    quantities, quantities_json, table, table_json = _SHOWN.get(metrics.SHOWN, _shown_metrics)
+    sequences = EncodedJSON(
+        [(s.sequence, seq, seq.text) for s in comparison.sequences for seq in [_sequence_data(s, quantities)]]
+    )
+    return EncodedJSON(
+        [
+            ("slug", comparison.slug, None),
+            ("labels", [s.label for s in comparison.sides], None),
+            ("tie", TIE_TOLERANCE, None),
+            ("sparse_ratio", SPARSE_RATIO, None),
+            ("metrics", table, table_json),
+            ("quantities", quantities, quantities_json),
+            ("default_sequence", comparison.default_sequence, None),
+            ("sequences", sequences, sequences.text),
+        ]
+    )
+
+
+def _shown_metrics(shown: Sequence[Metric]) -> tuple[list[str], str, list[dict[str, object]], str]:
+    """The shown metrics' curve quantities and table for the page script, with their JSON."""
+    quantities, table = metrics.shown_quantities(), metrics.page_table(shown)
+    return quantities, script_json_text(quantities), table, script_json_text(table)
+
+
+# The same for every page while the registry is the same: made once a process
+_SHOWN: IdentityMemo[Sequence[Metric], tuple[list[str], str, list[dict[str, object]], str]] = IdentityMemo(4)
 
 
 def _sequence_data(sequence: SequenceResult, quantities: list[str]) -> EncodedJSON:
