@@ -59,7 +59,7 @@ from site_builder.kinds import KINDS
 from site_builder.memo import IdentityMemo, SequenceMemo
 from site_builder.metrics import Metric
 from site_builder.narrate import SPARSE_MARK, Narrative, interval_text, narrate, points_text, score_text
-from site_builder.numbers import fixed, grouped, round_half_up_int
+from site_builder.numbers import fixed, round_half_up_int
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.sections import BY_KEY, SECTIONS, page_sections
@@ -209,7 +209,7 @@ def metric_cells(metric: Metric, sides: Sequence[MetricsAtTarget], labels: Seque
         elif value is None:
             text, note = "n/a", m.unavailable.get(attribute, "unavailable")
         else:
-            text, note = metric.prefix + grouped(fixed(value, metric.decimals)), ""
+            text, note = metric.prefix + fixed(value, metric.decimals, thousands=True), ""
             if m.sparse and metric.key == "throughput":
                 text += f" ({SPARSE_MARK})"
                 note = "interpolated between two distant measured points (see the notes and the provenance)"
@@ -965,7 +965,7 @@ def _shown_metrics(shown: Sequence[Metric]) -> tuple[list[str], str, list[dict[s
     return quantities, script_json_text(quantities), table, script_json_text(table)
 
 
-# The same for every page while the registry is the same: made once a process
+# The same for every page while the registry is the same object: made once a process
 _SHOWN: IdentityMemo[Sequence[Metric], tuple[list[str], str, list[dict[str, object]], str]] = IdentityMemo(4)
 
 

@@ -9,7 +9,9 @@ import json
 import shutil
 from pathlib import Path
 
-from site_builder import charts, comparison_json
+import pytest
+
+from site_builder import charts, comparison_json, metrics
 from site_builder.charts import EncodedJSON, chart_data, script_json_text
 from site_builder.comparison_json import ComparisonResult
 from site_builder.pipeline import Pipeline
@@ -97,3 +99,15 @@ def test_encoded_json_is_a_dict_with_its_text() -> None:
         str(json_for_script(page))
         == '{"title":"t","points":{"a":"\\u003c/script\\u003eé","inner":{"x":[1.5,null]}}}'
     )
+
+
+def test_the_page_datas_metrics_follow_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shown metrics' table is made once a process, for the registry as it is: a changed
+    registry (a test's, a plugin's) gets its own."""
+    c = _comparison([(20, 2000, 128), (50, 1000, 32), (90, 400, 8)])
+    before = json.loads(script_json_text(page_data(c)))
+    assert [m["key"] for m in before["metrics"]] == [m.key for m in metrics.SHOWN]
+    monkeypatch.setattr(metrics, "SHOWN", metrics.SHOWN[:2])
+    after = json.loads(script_json_text(page_data(c)))
+    assert [m["key"] for m in after["metrics"]] == [m.key for m in metrics.SHOWN[:2]]
+    assert after["quantities"] == metrics.shown_quantities()
