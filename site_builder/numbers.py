@@ -27,10 +27,12 @@ QUANTA = {decimals: Decimal(1).scaleb(-decimals) for decimals in range(10)}  # m
 
 # Decimal writes a value quantized to more than 6 places in exponent form (0E-7): those go to it
 FORMATS = {decimals: f".{decimals}f" for decimals in range(7)}
+GROUPED_FORMATS = {decimals: f",.{decimals}f" for decimals in range(7)}  # the same, thousands separated
 
 
-def fixed(value: float, decimals: int) -> str:
-    """Half-up rounded, fixed-point text with thousands left unseparated (table style).
+def fixed(value: float, decimals: int, thousands: bool = False) -> str:
+    """Half-up rounded, fixed-point text with thousands left unseparated (table style), or with
+    `thousands` separated: grouped(fixed(value, decimals)), made by formatting where it can.
 
     Rounds the shortest repr (what a reader sees of the number). Without Decimal where that is
     plain: a repr with no more digits than asked is padded, and one whose first dropped digit is
@@ -42,11 +44,13 @@ def fixed(value: float, decimals: int) -> str:
     if "e" not in text and "n" not in text and decimals in FORMATS:
         whole, _, fraction = text.partition(".")
         if len(fraction) <= decimals:
-            return whole + "." + fraction.ljust(decimals, "0") if decimals else whole
+            padded = whole + "." + fraction.ljust(decimals, "0") if decimals else whole
+            return grouped(padded) if thousands else padded
         if fraction[decimals] != "5":
-            return format(value, FORMATS[decimals])
+            return format(value, (GROUPED_FORMATS if thousands else FORMATS)[decimals])
     quantum = QUANTA.get(decimals) or Decimal(1).scaleb(-decimals)
-    return str(Decimal(text).quantize(quantum, rounding=ROUND_HALF_UP))
+    rounded = str(Decimal(text).quantize(quantum, rounding=ROUND_HALF_UP))
+    return grouped(rounded) if thousands else rounded
 
 
 def grouped(text: str) -> str:

@@ -14,13 +14,14 @@ import io
 import os
 import re
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from types import CodeType
-from typing import Any
+from typing import Any, NamedTuple
 
 import markdown
 import nh3
@@ -35,7 +36,7 @@ from jinja2 import (
     select_autoescape,
 )
 from jinja2.runtime import Macro
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from pydantic import BaseModel
 
 from site_builder import __version__, metrics
@@ -61,7 +62,7 @@ from site_builder.kinds import KINDS
 from site_builder.memo import IdentityMemo, SequenceMemo
 from site_builder.metrics import Metric
 from site_builder.narrate import SPARSE_MARK, Narrative, interval_text, narrate, points_text, score_text
-from site_builder.numbers import fixed, float_texts, grouped
+from site_builder.numbers import fixed, float_texts
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.sections import BY_KEY, SECTIONS, page_sections
@@ -95,6 +96,34 @@ SAFE_TAGS = {
     "hr",
     "br",
 }
+
+
+def filters_text(filters: Mapping[str, Any]) -> Markup:
+    """A side's filters as 'key=value, …' (a list's values joined by commas), escaped: the
+    `filters_text` filter (a loop over a page's six sides' filters costs more in Jinja)."""
+    return Markup(
+        ", ".join(
+            f"{escape(key)}={escape(','.join(map(str, value)) if _listed(value) else value)}"
+            for key, value in filters.items()
+        )
+    )
+
+
+def _listed(value: Any) -> bool:
+    """What Jinja's `is not string and is iterable` holds of a value: a list to join."""
+    if isinstance(value, str):
+        return False
+    try:
+        iter(value)
+    except TypeError:
+        return False
+    return True
+
+
+def lacking(items: Iterable[Any], attribute: str) -> int:
+    """How many of the items have the attribute empty (the `lacking` filter: the frontier points
+    without a recorded date), for `rejectattr(…) | list | length`."""
+    return sum(1 for item in items if not getattr(item, attribute))
 
 
 @dataclass(frozen=True)
@@ -140,10 +169,10 @@ def json_for_script(value: Any) -> Markup:
     return Markup(text)
 
 
-@dataclass(frozen=True, slots=True)
-class SideCell:
+class SideCell(NamedTuple):
     """One side's value in a table cell. A class, not a dict: templates read these by the
-    thousand, and Jinja tries an attribute before a key (a dict would fail over every time)."""
+    thousand, and Jinja tries an attribute before a key (a dict would fail over every time); a
+    named tuple, as a page makes ≈ 270 of them (a frozen dataclass sets each field by a call)."""
 
     label: str
     text: str
@@ -165,7 +194,8 @@ class TableRow:
 
 def metric_cells(metric: Metric, sides: Sequence[MetricsAtTarget], labels: Sequence[str]) -> list[SideCell]:
     """One table cell: each side's formatted value, the better one marked (higher or lower wins)."""
-    values = [m.value(metric.key) for m in sides]
+    attribute = metric.attribute
+    values = [m.values.get(attribute) for m in sides]  # MetricsAtTarget.value, without its lookup
     best = winner(values[0], values[1], metric.better) if all(m.measured for m in sides) else None
     cells = []
     for i, (label, m, value) in enumerate(zip(labels, sides, values, strict=True)):
@@ -178,16 +208,47 @@ def metric_cells(metric: Metric, sides: Sequence[MetricsAtTarget], labels: Seque
                 f"measured: {deployment_text(low.concurrency, low.gpu_count)}, "
                 f"{deployment_text(high.concurrency, high.gpu_count)}"
             )
-            note = m.unavailable.get(metric.attribute, "")
+            note = m.unavailable.get(attribute, "")
         elif value is None:
-            text, note = "n/a", m.unavailable.get(metric.attribute, "unavailable")
+            text, note = "n/a", m.unavailable.get(attribute, "unavailable")
         else:
-            text, note = metric.prefix + grouped(fixed(value, metric.decimals)), ""
+            text, note = metric.prefix + fixed(value, metric.decimals, thousands=True), ""
             if m.sparse and metric.key == "throughput":
                 text += f" ({SPARSE_MARK})"
                 note = "interpolated between two distant measured points (see the notes and the provenance)"
         cells.append(SideCell(label, text, note, best == i, value, m.measured, i))
     return cells
+
+
+# The win mark after the better side's value (the same words the table's hint explains)
+WIN_MARK = ' <span class="win-mark" aria-hidden="true">▲</span><span class="visually-hidden"> (better)</span>'
+
+
+def side_values(cells: Sequence[Sequence[SideCell]]) -> Markup:
+    """A matched-table row's cells (the `side_values` filter): per target a <td> holding each
+    side's value in its span. Written here, not looped in the template: a page has ≈ 270 such
+    spans, and Jinja's attribute lookup and escaping per field cost more than the page's other
+    markup. A theme may loop over `row.cells` (SideCell) itself instead."""
+    return Markup("".join(["<td>\n" + "".join(map(_side_span, cell)) + "</td>\n" for cell in cells]))
+
+
+def _side_span(cell: SideCell) -> str:
+    label, text, note, win, _, measured, side = cell
+    classes = "side-value side-" + str(side) + (" win" if win else "")
+    if not measured:
+        classes += " not-measured"
+    title = f' title="{_escaped(note)}"' if note else ""
+    return (
+        f'<span class="{classes}"{title}><span class="side-label">{_escaped(label)}:</span> '
+        f'<span class="value">{_escaped(text)}</span>{WIN_MARK if win else ""}</span>\n'
+    )
+
+
+@lru_cache(maxsize=4096)
+def _escaped(text: str) -> str:
+    """Text escaped as Jinja escapes it, remembered: a page's labels and most of its words recur
+    in every cell."""
+    return str(escape(text))
 
 
 def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[TableRow]:
@@ -555,6 +616,9 @@ def environment(folders: Sequence[Path], compiled: Path | None = None) -> Enviro
     env.filters["fixed"] = fixed
     env.filters["script_json"] = json_for_script
     env.filters["safe_url"] = safe_url
+    env.filters["side_values"] = side_values
+    env.filters["filters_text"] = filters_text
+    env.filters["lacking"] = lacking
     env.globals["rendered_once"] = RenderedOnce(4096)
     return env
 
@@ -896,27 +960,36 @@ class SiteRenderer:
         return files
 
 
-def page_data(comparison: ComparisonResult) -> dict[str, Any]:
+def page_data(comparison: ComparisonResult) -> EncodedJSON:
     """What the page script needs to re-interpolate and redraw: knots and constants per sequence.
 
     Knots carry the interactivity and then the curve quantities the shown metrics read."""
-    quantities = metrics.shown_quantities()
-    return {
-        "slug": comparison.slug,
-        "labels": [s.label for s in comparison.sides],
-        "tie": TIE_TOLERANCE,
-        "sparse_ratio": SPARSE_RATIO,
-        "metrics": metrics.page_table(metrics.SHOWN),
-        "quantities": quantities,
-        "default_sequence": comparison.default_sequence,
-        "sequences": EncodedJSON(
-            [
-                (s.sequence, seq, seq.text)
-                for s in comparison.sequences
-                for seq in [_sequence_data(s, quantities)]
-            ]
-        ),
-    }
+    quantities, quantities_json, table, table_json = _SHOWN.get(metrics.SHOWN, _shown_metrics)
+    sequences = EncodedJSON(
+        [(s.sequence, seq, seq.text) for s in comparison.sequences for seq in [_sequence_data(s, quantities)]]
+    )
+    return EncodedJSON(
+        [
+            ("slug", comparison.slug, None),
+            ("labels", [s.label for s in comparison.sides], None),
+            ("tie", TIE_TOLERANCE, None),
+            ("sparse_ratio", SPARSE_RATIO, None),
+            ("metrics", table, table_json),
+            ("quantities", quantities, quantities_json),
+            ("default_sequence", comparison.default_sequence, None),
+            ("sequences", sequences, sequences.text),
+        ]
+    )
+
+
+def _shown_metrics(shown: Sequence[Metric]) -> tuple[list[str], str, list[dict[str, object]], str]:
+    """The shown metrics' curve quantities and table for the page script, with their JSON."""
+    quantities, table = metrics.shown_quantities(), metrics.page_table(shown)
+    return quantities, script_json_text(quantities), table, script_json_text(table)
+
+
+# The same for every page while the registry is the same object: made once a process
+_SHOWN: IdentityMemo[Sequence[Metric], tuple[list[str], str, list[dict[str, object]], str]] = IdentityMemo(4)
 
 
 def _sequence_data(sequence: SequenceResult, quantities: list[str]) -> EncodedJSON:

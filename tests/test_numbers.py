@@ -124,3 +124,17 @@ def test_numbers_json_is_what_the_json_module_writes_or_none(values: list[object
         assert text == whole
     else:
         assert any(mark in whole for mark in ("e", "Infinity", "NaN", "0.0000"))
+
+
+@given(
+    st.one_of(
+        st.floats(min_value=-1e15, max_value=1e15),
+        st.integers(-(10**9), 10**9),
+        st.decimals(min_value=-10000, max_value=10000, places=4).map(float),
+    ),
+    st.integers(-3, 10),
+)
+def test_fixed_with_thousands_is_the_grouped_text(value: float, decimals: int) -> None:
+    from site_builder.numbers import grouped
+
+    assert fixed(value, decimals, thousands=True) == grouped(fixed(value, decimals))

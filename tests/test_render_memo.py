@@ -9,10 +9,11 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from site_builder import charts, comparison_json
+from site_builder import charts, comparison_json, metrics
 from site_builder.charts import EncodedJSON, chart_data, script_json_text
 from site_builder.comparison_json import ComparisonResult, summarize
 from site_builder.pipeline import Pipeline
@@ -123,3 +124,15 @@ def test_summaries_written_together_are_cut_into_each_ones_json(rows: list[tuple
     ]
     pieces = comparison_json._summaries_each(summaries)
     assert pieces == [s.model_dump_json().encode() for s in summaries]
+
+
+def test_the_page_datas_metrics_follow_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shown metrics' table is made once a process, for the registry as it is: a changed
+    registry (a test's, a plugin's) gets its own."""
+    c = _comparison([(20, 2000, 128), (50, 1000, 32), (90, 400, 8)])
+    before = json.loads(script_json_text(page_data(c)))
+    assert [m["key"] for m in before["metrics"]] == [m.key for m in metrics.SHOWN]
+    monkeypatch.setattr(metrics, "SHOWN", metrics.SHOWN[:2])
+    after = json.loads(script_json_text(page_data(c)))
+    assert [m["key"] for m in after["metrics"]] == [m.key for m in metrics.SHOWN[:2]]
+    assert after["quantities"] == metrics.shown_quantities()
