@@ -20,8 +20,11 @@ import argparse
 import functools
 import html
 import http.server
+import importlib.util
 import re
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -86,13 +89,35 @@ def serve(folder: Path) -> Iterator[str]:
         server.server_close()
 
 
-def plain_page(comparison_html: str) -> str:
-    """A MkDocs-like page of the same text: headings and paragraphs, one stylesheet, no script."""
+def page_text(comparison_html: str) -> str:
+    """The comparison page's text as HTML paragraphs (no tables, forms or scripts)."""
     main = re.search(r"<main[^>]*>(.*)</main>", comparison_html, re.S)
     body = re.sub(r"<script.*?</script>", "", main.group(1) if main else "", flags=re.S)
     text = re.sub(r"<[^>]+>", " ", body)
     paragraphs = [p.strip() for p in re.split(r"\s{2,}", html.unescape(text)) if p.strip()]
-    content = "\n".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
+    return "\n".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
+
+
+def mkdocs_page(comparison_html: str, folder: Path) -> Path | None:
+    """A real MkDocs page of the same text (MkDocs' default theme with its own scripts and styles,
+    none from outside), built under `folder`; None where MkDocs is not installed."""
+    if importlib.util.find_spec("mkdocs") is None:
+        return None
+    docs = folder / "docs"
+    docs.mkdir(parents=True)
+    (docs / "index.md").write_text("# Plain page\n\n" + page_text(comparison_html) + "\n", encoding="utf-8")
+    # the default theme, without its one outside resource (highlight.js from a CDN): all local
+    (folder / "mkdocs.yml").write_text(
+        "site_name: Plain page\ntheme:\n  name: mkdocs\n  highlightjs: false\n", encoding="utf-8"
+    )
+    command = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(folder / "mkdocs.yml"), "-d", "site"]
+    subprocess.run(command, check=True, cwd=folder)
+    return folder / "site" / "index.html"
+
+
+def plain_page(comparison_html: str) -> str:
+    """A MkDocs-like page of the same text: headings and paragraphs, one stylesheet, no script."""
+    content = page_text(comparison_html)
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Plain page</title>'
         '<link rel="stylesheet" href="../assets/site.css"></head><body><main>'
@@ -168,6 +193,7 @@ def main() -> None:
         (plain_folder / "index.html").write_text(text, encoding="utf-8")
         (Path(tmp) / "assets").mkdir(exist_ok=True)
         (Path(tmp) / "assets" / "site.css").write_bytes((site / "assets" / "site.css").read_bytes())
+        made = mkdocs_page(comparison.read_text(encoding="utf-8"), Path(tmp) / "mkdocs")
         with serve(site) as url, serve(Path(tmp)) as plain_root, sync_playwright() as playwright:
             browser = playwright.chromium.launch(
                 executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
@@ -176,14 +202,21 @@ def main() -> None:
             times = load_times(browser, page_url, args.runs, args.cpu_throttle, charts=True)
             plain_url = f"{plain_root}plain/index.html"
             plain = load_times(browser, plain_url, args.runs, args.cpu_throttle, charts=False)
+            mkdocs_url = f"{plain_root}mkdocs/site/index.html"
+            mkdocs = None
+            if made is not None:
+                mkdocs = load_times(browser, mkdocs_url, args.runs, args.cpu_throttle, charts=False)
             handled, painted, worst = edit_latency(browser, page_url, args.edits, args.cpu_throttle)
             browser.close()
     throttle = f", CPU throttled {args.cpu_throttle:g}×" if args.cpu_throttle > 1 else ""
     print(f"page {args.page}{throttle}, medians of {args.runs} fresh loads over localhost:")
     base = plain["load"]
     print(f"  plain page of the same text: load {base:.0f} ms")
-    print(f"  comparison page: load {times['load']:.0f} ms ({times['load'] / base:.2f}×), table ready "
-          f"{times['ready']:.0f} ms, interactivity chart drawn {times['chart']:.0f} ms "
+    if mkdocs is not None:
+        print(f"  MkDocs page of the same text (its default theme): load {mkdocs['load']:.0f} ms")
+    print(f"  comparison page: load {times['load']:.0f} ms ({times['load'] / base:.2f}× the plain page"
+          + (f", {times['load'] / mkdocs['load']:.2f}× the MkDocs page" if mkdocs else "")
+          + f"), table ready {times['ready']:.0f} ms, interactivity chart drawn {times['chart']:.0f} ms "
           f"({times['chart'] / base:.2f}×), every chart drawn {times['charts']:.0f} ms")
     print(f"target edit → next paint, {args.edits} edits: median {painted:.1f} ms (worst {worst:.1f} ms); "
           f"handler {handled:.1f} ms")
