@@ -294,8 +294,8 @@ class StagingSink:
         self.out, self.input_folders = out, input_folders
         self.staging: Staging | None = None
 
-    def open(self, keep: list[str]) -> None:
-        self.staging = Staging(self.out, keep, self.input_folders)
+    def open(self, keep: list[str], *, reuse: bool = False) -> None:
+        self.staging = Staging(self.out, keep, self.input_folders, reuse=reuse)
 
     def put(self, relative: str, content: bytes) -> None:
         assert self.staging is not None
@@ -715,8 +715,8 @@ class Pipeline:
         """Every page computed and rendered (or taken from the cache) and written as it comes,
         its HTML with the related slot; then the related links filled in, then the shared files."""
         inputs = work.inputs
-        if isinstance(sink, StagingSink):
-            sink.open(inputs.config.keep)
+        if isinstance(sink, StagingSink):  # a cached build's files are links: its old site is reused
+            sink.open(inputs.config.keep, reuse=cache is not None)
         page_keys = {s.slug: keys.page(s) for s in planned} if keys is not None else {}
         heads: dict[str, PageHead | None] = {}
         entries: dict[str, dict[str, Any]] = {}

@@ -12,6 +12,7 @@ atomic exchange where the system has it; staging folders of killed builds go at 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fnmatch
 import os
@@ -285,7 +286,14 @@ class Staging:
     before anything is written; kept files are carried over; the marker lists what was written;
     the old site stays until the new one replaces it in one step; `abort` leaves it untouched."""
 
-    def __init__(self, out: Path, keep: Sequence[str] = (), input_folders: Sequence[Path] = ()) -> None:
+    def __init__(
+        self,
+        out: Path,
+        keep: Sequence[str] = (),
+        input_folders: Sequence[Path] = (),
+        *,
+        reuse: bool = False,
+    ) -> None:
         self.out = out.resolve()
         self.keep = keep
         check_output_folder(self.out, input_folders)
@@ -295,8 +303,25 @@ class Staging:
         self.folder = self.out.parent / f".{self.out.name}.building-{os.getpid()}"
         self._root = os.fspath(self.folder) + os.sep
         self.retired = self.out.parent / f".{self.out.name}.previous-{os.getpid()}"
+        # With `reuse` (a cached build, whose files are links to the cache's blobs), the site this
+        # build replaces is kept as the next build's staging folder: its folders are used again
+        # and a file already linked to the right blob stays, where a fresh folder would mean
+        # creating every folder and link, and deleting the old site every file (both slow on a
+        # disk that has just freed thousands of files). Without it, a spare is deleted.
+        self.reuse = reuse
+        self.spare = self.out.parent / f".{self.out.name}.spare"
         shutil.rmtree(self.folder, ignore_errors=True)
-        self.folder.mkdir()
+        self.reused = False
+        if reuse:
+            try:
+                os.rename(self.spare, self.folder)  # atomic: a build running beside takes it, or this
+                self.reused = True
+            except OSError:
+                pass
+        elif self.spare.is_dir() and not self.spare.is_symlink():
+            remove_in_background(self.spare)
+        if not self.reused:
+            self.folder.mkdir()
         self.written: set[str] = set()
         self._folders: set[str] = set()  # top-level folders made
         self._links = True
@@ -309,19 +334,56 @@ class Staging:
             raise OutputError(f"{relative} is written twice")
         target = self._root + relative.replace("/", os.sep)
         if len(parts) > 1 and parts[0] not in self._folders:  # one level: pages are slug/file
-            os.makedirs(os.path.dirname(target), exist_ok=True)
+            self._folder_for(target)
             if len(parts) == 2:
                 self._folders.add(parts[0])
         self.written.add(relative)
         return target
 
+    def _folder_for(self, target: str) -> None:
+        """The folder a file goes in; in a reused staging folder, what is in the way (a file, or
+        a link, where the folder goes) removed first."""
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            if not self.reused:
+                raise
+            relative = os.path.relpath(os.path.dirname(target), self.folder)
+            here = os.fspath(self.folder)
+            for part in relative.split(os.sep):
+                here = os.path.join(here, part)
+                if os.path.islink(here) or (os.path.lexists(here) and not os.path.isdir(here)):
+                    os.unlink(here)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+
+    def _clear(self, target: str) -> None:
+        """In a reused staging folder: what is at `target` removed, so that a new file is made
+        (a file there may be a link to a cache blob: never written through)."""
+        if not self.reused or not os.path.lexists(target):
+            return
+        if os.path.isdir(target) and not os.path.islink(target):
+            shutil.rmtree(target)
+        else:
+            os.unlink(target)
+
     def write(self, relative: str, content: bytes) -> None:
-        with open(self._target(relative), "wb") as out:
+        target = self._target(relative)
+        self._clear(target)
+        with open(target, "xb") as out:
             out.write(content)
 
     def link(self, relative: str, source: Path) -> None:
         """The file as `source` holds it: hard-linked where the system allows, else copied."""
         target = self._target(relative)
+        if self.reused:
+            try:
+                there, wanted = os.lstat(target), os.stat(source)
+            except OSError:
+                pass
+            else:
+                if (there.st_ino, there.st_dev) == (wanted.st_ino, wanted.st_dev):
+                    return  # the same file already: the spare's link to the same blob
+            self._clear(target)
         if self._links:
             try:
                 os.link(source, target)
@@ -348,10 +410,15 @@ class Staging:
         """Carry kept files over, write the marker, swap the new site in."""
         try:
             kept = files_to_keep(self.out, self.written, self.keep)
+            if self.reused:  # what the spare holds that this build did not write
+                self._drop_all_but({*self.written, *kept})
             for relative in kept:
-                (self.folder / relative).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(self.out / relative, self.folder / relative, follow_symlinks=False)
+                target = self._root + relative.replace("/", os.sep)
+                self._folder_for(target)
+                self._clear(target)
+                shutil.copy2(self.out / relative, target, follow_symlinks=False)
             manifest = "\n".join([MANIFEST_HEADER, *sorted(self.written)])
+            self._clear(self._root + MARKER)
             (self.folder / MARKER).write_text(
                 f"Written by build-site; replaced on every build.\n{manifest}\n"
             )
@@ -367,7 +434,24 @@ class Staging:
             if self.retired.exists() and not self.out.exists():
                 self.retired.rename(self.out)
             raise
+        if self.reuse and not self.spare.exists():
+            try:
+                os.rename(self.retired, self.spare)  # the next build's staging folder
+                return
+            except OSError:
+                pass
         remove_in_background(self.retired)
+
+    def _drop_all_but(self, wanted: set[str]) -> None:
+        """Remove every file and link of the reused staging folder that is not `wanted`, then
+        every folder left empty."""
+        for relative in _files_in(self.folder):
+            if relative not in wanted:
+                os.unlink(self._root + relative.replace("/", os.sep))
+        for here, _, _ in os.walk(self.folder, topdown=False):
+            if here != os.fspath(self.folder):
+                with contextlib.suppress(OSError):  # not empty: it holds a file of this site
+                    os.rmdir(here)
 
     def abort(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -199,8 +199,13 @@ def test_a_build_killed_at_any_moment_leaves_a_whole_site(project: Path) -> None
         now = sorted(p.relative_to(project / "site") for p in (project / "site").rglob("*"))
         assert now == expected, f"killed after {delay} s"
     subprocess.run(command, env=env, check=True, timeout=60)
-    # the replaced site is deleted by a process of its own (write.remove_in_background)
-    assert _gone_within(30, lambda: sorted(p.name for p in project.iterdir() if p.name.startswith(".site.")))
+    # killed builds' staging folders are deleted by a process of its own (write.remove_in_background);
+    # the site the last build replaced stays as the next one's staging folder (a cached build)
+    def leftovers() -> list[str]:
+        return sorted(p.name for p in project.iterdir() if p.name.startswith(".site."))
+
+    assert _gone_within(30, lambda: [name for name in leftovers() if name != ".site.spare"])
+    assert leftovers() == [".site.spare"]
 
 
 def _gone_within(seconds: float, left: Callable[[], list[str]]) -> bool:
@@ -213,16 +218,20 @@ def _gone_within(seconds: float, left: Callable[[], list[str]]) -> bool:
 def test_the_replaced_site_is_deleted_in_the_background_and_a_stopped_deletion_next_time(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The old site is gone after a rebuild without the build waiting for its deletion; a
-    deletion that was stopped (its folder left, its process gone) is finished by the next build."""
+    """The old site is gone after an uncached rebuild (and the spare a cached one kept, too)
+    without the build waiting for its deletion; a deletion that was stopped (its folder left,
+    its process gone) is finished by the next build, a cached one keeping only its spare."""
     for options in ((), ("--no-cache",)):
         assert run(capsys, "build", "--root", str(project), "-q", *options)[0] == 0
     assert _gone_within(30, lambda: [p.name for p in project.iterdir() if p.name.startswith(".site.")])
     stopped = project / f".site.previous-{_dead_pid()}"
     shutil.copytree(project / "site", stopped)
     assert run(capsys, "build", "--root", str(project), "-q")[0] == 0
-    assert _gone_within(30, lambda: [p.name for p in project.iterdir() if p.name.startswith(".site.")])
-    assert (project / "site" / "index.html").is_file()
+    def others() -> list[str]:
+        return [p.name for p in project.iterdir() if p.name.startswith(".site.") and p.name != ".site.spare"]
+
+    assert _gone_within(30, others)
+    assert (project / "site" / "index.html").is_file() and (project / ".site.spare").is_dir()
 
 
 # -- crashes --------------------------------------------------------------------------------------

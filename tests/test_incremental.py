@@ -5,8 +5,10 @@ through the pipeline; the cache folder is safe to delete and never takes over a 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -388,7 +390,8 @@ def test_a_rebuild_computing_a_page_has_scipy_imported_by_a_worker_forked_before
     _build(two_models, "site")
     stub = two_models / "content" / f"{STUB_PAGE}.md"
     stub.write_text(stub.read_text().replace("hardware: h200\n", "hardware: h200\nsequence: 1k/1k\n"))
-    early = pipeline._can_fork_early(None)  # more than one core, and fork
+    # as the build's own process sees it (one thread): more than one core, and fork
+    early = (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
     assert _build_in_a_process(two_models) == ["1", "1", "True", str(not early)]
     assert tree(two_models / "site") == _clean(two_models)
 
@@ -510,3 +513,32 @@ def test_a_guide_is_made_from_its_markdown_again_only_when_its_text_changes(
     assert "A sentence added by the test." in page
     monkeypatch.undo()
     assert tree(two_models / "site") == _clean(two_models)
+
+
+def test_a_cached_build_reuses_the_site_it_replaced_as_its_next_staging_folder(two_models: Path) -> None:
+    """The replaced site stays beside the output as `.site.spare` and the next cached build
+    builds in it: whatever the spare holds in the way (a file where a page's folder goes, a
+    folder where a file goes, a stray file, a link to a cache blob where a file is written) is
+    replaced, never written through, and the site is a clean build's."""
+    _build(two_models, "site")
+    _build(two_models, "site")  # the first site is now the spare
+    spare = two_models / ".site.spare"
+    assert (spare / "index.html").is_file()
+    shutil.rmtree(spare / STUB_PAGE)
+    (spare / STUB_PAGE).write_text("a file where the page's folder goes")
+    (spare / "robots.txt").unlink()
+    (spare / "robots.txt").mkdir()
+    (spare / "robots.txt" / "inside").write_text("a folder where a file goes")
+    (spare / "stray" / "deep").mkdir(parents=True)
+    (spare / "stray" / "deep" / "file.txt").write_text("left by nobody")
+    blobs = two_models / FOLDER / "blobs"
+    other = next(p for p in (two_models / "site").glob("*/comparison.json") if p.parent.name != STUB_PAGE)
+    shared = next(b for b in blobs.iterdir() if b.stat().st_ino == other.stat().st_ino)  # a page kept
+    (spare / "404.html").unlink()
+    os.link(shared, spare / "404.html")  # the build writes 404.html: not through this link
+    stub = two_models / "content" / f"{STUB_PAGE}.md"
+    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
+    _build(two_models, "site")
+    assert tree(two_models / "site") == _clean(two_models)
+    assert all(hashlib.sha256(b.read_bytes()).hexdigest() == b.name for b in blobs.iterdir())
+    assert hashlib.sha256(shared.read_bytes()).hexdigest() == shared.name
