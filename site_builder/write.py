@@ -257,6 +257,24 @@ def remove_in_background(folder: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _linked_pages(folder: Path, folders: int = 8) -> bool:
+    """Whether a spare's page files are hard links (a cached build's, to its blobs), by the
+    first file of up to `folders` of its folders: one with a second link is enough."""
+    looked = 0
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            with os.scandir(entry.path) as files:
+                first = next((f for f in files if f.is_file(follow_symlinks=False)), None)
+            if first is not None and first.stat(follow_symlinks=False).st_nlink > 1:
+                return True
+            looked += 1
+            if looked == folders:
+                break
+    return False
+
+
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return False
@@ -312,13 +330,14 @@ class Staging:
         self.spare = self.out.parent / f".{self.out.name}.spare"
         shutil.rmtree(self.folder, ignore_errors=True)
         self.reused = False
-        if reuse:
+        spare = self.spare.is_dir() and not self.spare.is_symlink()
+        if reuse and spare and _linked_pages(self.spare):
             try:
                 os.rename(self.spare, self.folder)  # atomic: a build running beside takes it, or this
                 self.reused = True
             except OSError:
                 pass
-        elif self.spare.is_dir() and not self.spare.is_symlink():
+        elif spare:  # unused; or an uncached build's own files, each costing what deleting it does
             remove_in_background(self.spare)
         if not self.reused:
             self.folder.mkdir()
@@ -434,7 +453,7 @@ class Staging:
             if self.retired.exists() and not self.out.exists():
                 self.retired.rename(self.out)
             raise
-        if self.reuse and not self.spare.exists():
+        if self.reuse and self.retired.is_dir() and not self.spare.exists() and _linked_pages(self.retired):
             try:
                 os.rename(self.retired, self.spare)  # the next build's staging folder
                 return

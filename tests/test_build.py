@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -345,3 +346,23 @@ def test_the_command_reports_and_exits_with_its_code_without_tearing_down(projec
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
     assert "broken.md" in done.stderr and done.stderr.rstrip().endswith("nothing was written")
+
+
+def test_only_a_spare_of_linked_page_files_is_reused(tmp_path: Path) -> None:
+    """A cached build builds in the site it replaced when that site's page files are links to
+    the cache's blobs; a spare of an uncached build's own files would cost as much to replace
+    file by file as to delete, so it is deleted (in the background) and the build starts afresh."""
+    spare = tmp_path / ".site.spare"
+    (spare / "page").mkdir(parents=True)
+    (spare / "page" / "index.html").write_text("an uncached build's own file")
+    staging = Staging(tmp_path / "site", reuse=True)
+    assert not staging.reused and staging.folder.is_dir() and not any(staging.folder.iterdir())
+    staging.abort()
+    other = tmp_path / "other"  # beside: the first spare is being deleted by a process of its own
+    (other / ".site.spare" / "page").mkdir(parents=True)
+    blob = other / "blob"
+    blob.write_text("a cache blob")
+    os.link(blob, other / ".site.spare" / "page" / "index.html")
+    staging = Staging(other / "site", reuse=True)
+    assert staging.reused and (staging.folder / "page" / "index.html").stat().st_ino == blob.stat().st_ino
+    staging.abort()

@@ -220,7 +220,8 @@ def test_the_replaced_site_is_deleted_in_the_background_and_a_stopped_deletion_n
 ) -> None:
     """The old site is gone after an uncached rebuild (and the spare a cached one kept, too)
     without the build waiting for its deletion; a deletion that was stopped (its folder left,
-    its process gone) is finished by the next build, a cached one keeping only its spare."""
+    its process gone) is finished by the next build. A cached build keeps the site it replaced
+    as its spare only when that site's page files are links to the cache."""
     for options in ((), ("--no-cache",)):
         assert run(capsys, "build", "--root", str(project), "-q", *options)[0] == 0
     assert _gone_within(30, lambda: [p.name for p in project.iterdir() if p.name.startswith(".site.")])
@@ -231,7 +232,10 @@ def test_the_replaced_site_is_deleted_in_the_background_and_a_stopped_deletion_n
         return [p.name for p in project.iterdir() if p.name.startswith(".site.") and p.name != ".site.spare"]
 
     assert _gone_within(30, others)
-    assert (project / "site" / "index.html").is_file() and (project / ".site.spare").is_dir()
+    assert (project / "site" / "index.html").is_file()
+    assert not (project / ".site.spare").exists()  # it replaced an uncached build's own files
+    assert run(capsys, "build", "--root", str(project), "-q")[0] == 0
+    assert (project / ".site.spare").is_dir()  # it replaced a cached build's links: kept
 
 
 # -- crashes --------------------------------------------------------------------------------------
