@@ -237,12 +237,16 @@ class BuildCache:
         kept = self.pages.get(slug, {}).get(extra)
         if kept is None or kept["key"] != key or not self._intact(kept["blob"]):
             return None
-        return self.blobs / str(kept["blob"][0])
+        return self.blob(str(kept["blob"][0]))
 
     def _store_extra(self, slug: str, extra: str, key: str, content: bytes | list[Any]) -> Path:
-        stamp = blob_stamp(self._keep(content)) if isinstance(content, bytes) else content
+        stamp = self._stamp_of(content)
         self.pages[slug][extra] = {"key": key, "blob": stamp}
-        return self.blobs / str(stamp[0])
+        return self.blob(str(stamp[0]))
+
+    def _stamp_of(self, content: bytes | list[Any]) -> list[Any]:
+        """A blob's stamp: of the content, kept now, or as the worker that kept it gave it."""
+        return blob_stamp(self._keep(content)) if isinstance(content, bytes) else content
 
     def _keep(self, content: bytes) -> Path:
         return keep_blob(self.blobs, content)
@@ -304,10 +308,7 @@ class BuildCache:
         worker that kept them; head None: a page not published), and with `numbers` (their key
         and bytes) what its numbers were; returns where each file is."""
         self.used.add(slug)
-        stored = {
-            relative: blob_stamp(self._keep(content)) if isinstance(content, bytes) else content
-            for relative, content in files.items()
-        }
+        stored = {relative: self._stamp_of(content) for relative, content in files.items()}
         self.pages[slug] = {
             "key": key,
             "head": head,
@@ -317,7 +318,7 @@ class BuildCache:
         }
         if numbers is not None:
             self._store_extra(slug, "numbers", *numbers)
-        return {relative: self.blobs / str(stamp[0]) for relative, stamp in stored.items()}
+        return {relative: self.blob(str(stamp[0])) for relative, stamp in stored.items()}
 
     def save(self) -> None:
         """Write the manifest for the pages this run used, and drop blobs nothing refers to."""

@@ -491,6 +491,11 @@ def _pool(work: _Work, pages: int, workers: int | None) -> Executor:
     if count <= 1 or pages < (PARALLEL_FROM if fork else SPAWN_FROM):
         return _Serial(work)
     method = "fork" if fork else "spawn"
+    return _workers(work, count, method)
+
+
+def _workers(work: _Work, count: int, method: str) -> ProcessPoolExecutor:
+    """A pool of `count` worker processes started by `method`, each given `work` once."""
     return ProcessPoolExecutor(
         count, mp_context=multiprocessing.get_context(method), initializer=_start_worker, initargs=(work,)
     )
@@ -500,9 +505,7 @@ def _early_worker(work: _Work) -> ProcessPoolExecutor:
     """One worker forked now, before the points a rebuild's few pages need are loaded: it imports
     scipy and compiles the theme (≈ 0.5 s) while this process loads them and links the pages the
     cache holds."""
-    pool = ProcessPoolExecutor(
-        1, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(work,)
-    )
+    pool = _workers(work, 1, "fork")
     pool.submit(_warm_up)  # forks it now
     return pool
 
@@ -808,7 +811,7 @@ class Pipeline:
             renderer = work.new_renderer(log)
             linked = related_links(ordered)
             fill = [(s, links) for s, links in linked.items() if page_html(s) in page_paths[s]]
-            _fill_related(pool, work, fill, cache, in_cache, sink, renderer, log)
+            _fill_related(pool, fill, cache, in_cache, sink, renderer, log)
         self._lap("related")
         # the files that list or serve every page, then every claim checked
         slugs = [h.slug for h in ordered]
@@ -878,7 +881,6 @@ FILL_CHUNK = 64  # pages whose related links a worker fills at a time
 
 def _fill_related(
     pool: Executor,
-    work: _Work,
     fill: list[tuple[str, list[dict[str, str]]]],
     cache: BuildCache | None,
     in_cache: set[str],
@@ -887,8 +889,8 @@ def _fill_related(
     log: ProblemLog,
 ) -> None:
     """Each page's related links into its HTML: a page the cache holds filled with these links is
-    a link to it; one the cache holds unfilled is filled and kept by the workers (where they keep
-    blobs), else here; a page made this run without the cache is filled in the sink."""
+    a link to it; one the cache holds unfilled is filled and kept by the workers; a page made
+    this run without the cache is filled in the sink."""
     jobs: list[tuple[str, str, list[dict[str, str]]]] = []
     for slug, links in fill:
         html = page_html(slug)
@@ -899,33 +901,33 @@ def _fill_related(
         found = cache.filled(slug, name, links)
         if found is not None:
             sink.put_file(html, found)
-        elif work.blobs is None:
-            page = filled(cache.blob(name).read_bytes(), RELATED_SLOT, renderer.related_section(links))
-            sink.put_file(html, cache.store_filled(slug, name, links, page))
         else:
             jobs.append((slug, name, links))
     if cache is None or not jobs:
         return
     chunks = [jobs[n : n + FILL_CHUNK] for n in range(0, len(jobs), FILL_CHUNK)]
-    for chunk, (stamps, problems) in zip(chunks, pool.map(_fill, chunks), strict=True):
+    done = pool.map(functools.partial(_fill, cache.blobs), chunks)
+    for chunk, (stamps, problems) in zip(chunks, done, strict=True):
         log.problems.extend(problems)
         for (slug, name, links), stamp in zip(chunk, stamps, strict=True):
             sink.put_file(page_html(slug), cache.store_filled(slug, name, links, stamp))
 
 
-def _fill(jobs: list[tuple[str, str, list[dict[str, str]]]]) -> tuple[list[list[Any]], list[Problem]]:
-    """In a worker: each page's HTML (a blob) with its related links in, kept as a blob; the
-    stamps, and the problems rendering the section found."""
+def _fill(
+    blobs: Path, jobs: list[tuple[str, str, list[dict[str, str]]]]
+) -> tuple[list[list[Any]], list[Problem]]:
+    """In a worker: each page's HTML (a blob in `blobs`) with its related links in, kept as a
+    blob; the stamps, and the problems rendering the section found."""
     work = _WORK
-    assert work is not None and work.blobs is not None
+    assert work is not None
     log = ProblemLog()
     if work.renderer is None:
         work.renderer = work.new_renderer(log)
     work.renderer.log = log
     stamps = []
     for _, name, links in jobs:
-        page = filled((work.blobs / name).read_bytes(), RELATED_SLOT, work.renderer.related_section(links))
-        stamps.append(blob_stamp(keep_blob(work.blobs, page)))
+        page = filled((blobs / name).read_bytes(), RELATED_SLOT, work.renderer.related_section(links))
+        stamps.append(blob_stamp(keep_blob(blobs, page)))
     return stamps, log.problems
 
 

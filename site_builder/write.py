@@ -351,13 +351,17 @@ class Staging:
             raise OutputError(f"refusing to write outside the output folder: {relative}")
         if relative in self.written:
             raise OutputError(f"{relative} is written twice")
-        target = self._root + relative.replace("/", os.sep)
+        target = self._path(relative)
         if len(parts) > 1 and parts[0] not in self._folders:  # one level: pages are slug/file
             self._folder_for(target)
             if len(parts) == 2:
                 self._folders.add(parts[0])
         self.written.add(relative)
         return target
+
+    def _path(self, relative: str) -> str:
+        """Where a file of the site (relative POSIX path) is in the staging folder."""
+        return self._root + relative.replace("/", os.sep)
 
     def _folder_for(self, target: str) -> None:
         """The folder a file goes in; in a reused staging folder, what is in the way (a file, or
@@ -432,12 +436,12 @@ class Staging:
             if self.reused:  # what the spare holds that this build did not write
                 self._drop_all_but({*self.written, *kept})
             for relative in kept:
-                target = self._root + relative.replace("/", os.sep)
+                target = self._path(relative)
                 self._folder_for(target)
                 self._clear(target)
                 shutil.copy2(self.out / relative, target, follow_symlinks=False)
             manifest = "\n".join([MANIFEST_HEADER, *sorted(self.written)])
-            self._clear(self._root + MARKER)
+            self._clear(self._path(MARKER))
             (self.folder / MARKER).write_text(
                 f"Written by build-site; replaced on every build.\n{manifest}\n"
             )
@@ -466,7 +470,7 @@ class Staging:
         every folder left empty."""
         for relative in _files_in(self.folder):
             if relative not in wanted:
-                os.unlink(self._root + relative.replace("/", os.sep))
+                os.unlink(self._path(relative))
         for here, _, _ in os.walk(self.folder, topdown=False):
             if here != os.fspath(self.folder):
                 with contextlib.suppress(OSError):  # not empty: it holds a file of this site
