@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import multiprocessing
 import os
 import pickle
@@ -58,7 +57,7 @@ from site_builder.engine.spline import load_scipy
 from site_builder.evaluations import EvalRun
 from site_builder.plan import PlanFacts, plan_pages
 from site_builder.points import DatasetInfo
-from site_builder.pool import PointPool
+from site_builder.pool import PointPool, freeze_long_lived
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
 from site_builder.render import (
@@ -294,8 +293,9 @@ class StagingSink:
         self.out, self.input_folders = out, input_folders
         self.staging: Staging | None = None
 
-    def open(self, keep: list[str], *, reuse: bool = False) -> None:
-        self.staging = Staging(self.out, keep, self.input_folders, reuse=reuse)
+    def open(self, keep: list[str]) -> None:
+        """The staging folder: the site the last build replaced, reused (write.Staging)."""
+        self.staging = Staging(self.out, keep, self.input_folders, reuse=True)
 
     def put(self, relative: str, content: bytes) -> None:
         assert self.staging is not None
@@ -350,7 +350,7 @@ _WORK: _Work | None = None
 def _start_worker(work: _Work) -> None:
     global _WORK
     _WORK = work
-    gc.freeze()  # the inputs live as long as the worker: keep the collector from walking them
+    freeze_long_lived()  # the inputs live as long as the worker: keep the collector from walking them
 
 
 @dataclass
@@ -670,7 +670,7 @@ class Pipeline:
             summary = InputsSummary.of(inputs)
             if cache is not None:
                 cache.store_inputs(inputs_key, summary.to_json())
-        gc.freeze()  # the loaded inputs outlive the run: keep the collector from walking them
+        freeze_long_lived()  # the loaded inputs outlive the run: keep the collector from walking them
         self._lap("load")
         log.problems.extend(inputs.problems)
         stubs = load_stubs(self.project.content, log)
@@ -718,8 +718,8 @@ class Pipeline:
         """Every page computed and rendered (or taken from the cache) and written as it comes,
         its HTML with the related slot; then the related links filled in, then the shared files."""
         inputs = work.inputs
-        if isinstance(sink, StagingSink):  # a cached build's files are links: its old site is reused
-            sink.open(inputs.config.keep, reuse=cache is not None)
+        if isinstance(sink, StagingSink):
+            sink.open(inputs.config.keep)
         page_keys = {s.slug: keys.page(s) for s in planned} if keys is not None else {}
         heads: dict[str, PageHead | None] = {}
         entries: dict[str, dict[str, Any]] = {}

@@ -278,6 +278,15 @@ def _number(seen: dict[Any, int], key: Any, distinct: list[Any], value: Any) -> 
 
 FREEZE_EVERY = 4096  # points made, at most, between two freezes (see made_without_collection)
 _made_since_freeze = 0
+_froze = False  # whether this process (or the one it was forked from) froze its long-lived objects
+
+
+def freeze_long_lived() -> None:
+    """`gc.freeze()`, remembered: what is alive now lives on, and the collector need not walk it
+    again (asking gc.get_freeze_count() instead walks every frozen object: 25 ms at 990 pages)."""
+    global _froze
+    gc.freeze()
+    _froze = True
 
 
 def made_without_collection(make: Callable[[], list[Made]]) -> list[Made]:
@@ -301,6 +310,6 @@ def made_without_collection(make: Callable[[], list[Made]]) -> list[Made]:
     _made_since_freeze += len(made)
     if _made_since_freeze >= FREEZE_EVERY:
         _made_since_freeze = 0
-        if gc.get_freeze_count():
+        if _froze:
             gc.freeze()
     return made

@@ -348,21 +348,41 @@ def test_the_command_reports_and_exits_with_its_code_without_tearing_down(projec
     assert "broken.md" in done.stderr and done.stderr.rstrip().endswith("nothing was written")
 
 
-def test_only_a_spare_of_linked_page_files_is_reused(tmp_path: Path) -> None:
-    """A cached build builds in the site it replaced when that site's page files are links to
-    the cache's blobs; a spare of an uncached build's own files would cost as much to replace
-    file by file as to delete, so it is deleted (in the background) and the build starts afresh."""
+def test_a_reused_spare_is_written_over_where_its_own_files_are_and_never_through_a_link(
+    tmp_path: Path,
+) -> None:
+    """The site the last build replaced is the next build's staging folder. A file of its own
+    (one link) is written over where it is: the same file, its old longer content cut to the new
+    one. A file linked from elsewhere (a cache blob), a symbolic link and a FIFO in the way are
+    replaced by a new file: the blob, the link's target and the FIFO are left as they were, and
+    nothing waits on the FIFO."""
     spare = tmp_path / ".site.spare"
     (spare / "page").mkdir(parents=True)
-    (spare / "page" / "index.html").write_text("an uncached build's own file")
-    staging = Staging(tmp_path / "site", reuse=True)
-    assert not staging.reused and staging.folder.is_dir() and not any(staging.folder.iterdir())
-    staging.abort()
-    other = tmp_path / "other"  # beside: the first spare is being deleted by a process of its own
-    (other / ".site.spare" / "page").mkdir(parents=True)
-    blob = other / "blob"
+    own = spare / "page" / "index.html"
+    own.write_text("an older and much longer page than the one written now")
+    blob, elsewhere = tmp_path / "blob", tmp_path / "elsewhere.txt"
     blob.write_text("a cache blob")
-    os.link(blob, other / ".site.spare" / "page" / "index.html")
-    staging = Staging(other / "site", reuse=True)
-    assert staging.reused and (staging.folder / "page" / "index.html").stat().st_ino == blob.stat().st_ino
-    staging.abort()
+    elsewhere.write_text("a file outside the site")
+    os.link(blob, spare / "page" / "points.csv")
+    os.symlink(elsewhere, spare / "page" / "table.csv")
+    os.mkfifo(spare / "page" / "comparison.json")
+    inode = own.stat().st_ino
+    staging = Staging(tmp_path / "site", reuse=True)
+    assert staging.reused and not spare.exists()
+    page = staging.folder / "page"
+    for name in ("index.html", "points.csv", "table.csv", "comparison.json"):
+        staging.write(f"page/{name}", f"new {name}".encode())
+        assert (page / name).read_bytes() == f"new {name}".encode()
+        assert (page / name).is_file() and not (page / name).is_symlink()
+    assert (page / "index.html").stat().st_ino == inode  # written over, not made anew
+    assert (page / "points.csv").stat().st_ino != blob.stat().st_ino
+    assert blob.read_text() == "a cache blob" and elsewhere.read_text() == "a file outside the site"
+    staging.rewrite("page/index.html", lambda old: old + b" with its related links")
+    assert (page / "index.html").read_bytes() == b"new index.html with its related links"
+    assert (page / "index.html").stat().st_ino == inode  # this build's own file: changed in place
+    os.link(page / "index.html", tmp_path / "linked")  # as a cache blob would be
+    staging.rewrite("page/index.html", lambda old: b"changed")
+    assert (page / "index.html").read_bytes() == b"changed"
+    assert (tmp_path / "linked").read_bytes() == b"new index.html with its related links"
+    staging.finish()
+    assert (tmp_path / "site" / "page" / "table.csv").read_bytes() == b"new table.csv"

@@ -542,3 +542,29 @@ def test_a_cached_build_reuses_the_site_it_replaced_as_its_next_staging_folder(t
     assert tree(two_models / "site") == _clean(two_models)
     assert all(hashlib.sha256(b.read_bytes()).hexdigest() == b.name for b in blobs.iterdir())
     assert hashlib.sha256(shared.read_bytes()).hexdigest() == shared.name
+
+
+def test_uncached_builds_write_over_the_spare_and_give_a_clean_builds_site(two_models: Path) -> None:
+    """An uncached build builds in the spare too: over a cached build's links it writes new files
+    (every blob keeps its content), over an uncached build's own files it writes in place (the
+    same files, cut to their new lengths); either way the site is a clean build's, and a stub
+    the last build had but this one has not leaves no page behind."""
+    _build(two_models, "site")
+    _build(two_models, "site")  # the spare: links to the cache's blobs
+    _build(two_models, "site", cache=False)
+    blobs = two_models / FOLDER / "blobs"
+    assert all(hashlib.sha256(b.read_bytes()).hexdigest() == b.name for b in blobs.iterdir())
+    assert tree(two_models / "site") == _clean(two_models)
+    _build(two_models, "site", cache=False)  # the spare: the first uncached build's own files
+    page = two_models / ".site.spare" / STUB_PAGE / "index.html"
+    inode = page.stat().st_ino
+    page.write_bytes(page.read_bytes() * 2)  # longer than what is written over it
+    stub = two_models / "content" / f"{STUB_PAGE}.md"
+    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
+    _build(two_models, "site", cache=False)
+    assert (two_models / "site" / STUB_PAGE / "index.html").stat().st_ino == inode
+    assert tree(two_models / "site") == _clean(two_models)
+    stub.unlink()
+    _build(two_models, "site", cache=False)
+    assert not (two_models / "site" / STUB_PAGE).exists()
+    assert tree(two_models / "site") == _clean(two_models)
