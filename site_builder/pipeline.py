@@ -33,7 +33,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from site_builder.cache import (
     FOLDER,
@@ -74,7 +74,7 @@ from site_builder.render import (
 from site_builder.select import PointIndex
 from site_builder.sweeps import SweepRow
 from site_builder.validate import validate_points
-from site_builder.write import Owner, SiteFiles, Staging, check_output_folder, clean_leftovers
+from site_builder.write import Owner, SiteFiles, Staging, check_output_folder, clean_leftovers, rewrite_file
 
 Progress = Callable[[str, int, int], None]  # (stage, pages done, pages in all)
 PARALLEL_FROM = 24  # pages to do: below this a process pool costs more than it saves
@@ -82,6 +82,8 @@ SPAWN_FROM = 200  # the same where workers must be spawned rather than forked
 CHUNK = 4  # pages a worker takes at a time, at least (but the last chunk) …
 CHUNK_MAX = 16  # … and at most: one model and GPU's pages, up to this many, in one chunk
 AHEAD = 64  # pages in flight at most (made, or being made, and not yet written)
+
+Item = TypeVar("Item")
 Stamp = tuple[tuple[str, int, int, int, int], ...]
 Numbers = tuple[ComparisonResult, list[Problem]]  # a page's numbers and the problems computing found
 
@@ -304,6 +306,11 @@ class StagingSink:
     def put_file(self, relative: str, source: Path) -> None:
         assert self.staging is not None
         self.staging.link(relative, source)
+
+    def path(self, relative: str) -> str:
+        """Where a file of the site is in the staging folder (for a worker to change it there)."""
+        assert self.staging is not None
+        return self.staging.path(relative)
 
     def fill(self, relative: str, slot: str, content: bytes) -> None:
         assert self.staging is not None
@@ -890,12 +897,17 @@ def _fill_related(
 ) -> None:
     """Each page's related links into its HTML: a page the cache holds filled with these links is
     a link to it; one the cache holds unfilled is filled and kept by the workers; a page made
-    this run without the cache is filled in the sink."""
+    this run without the cache is filled where it was written, by the workers in a staging
+    folder (in place), else in the sink."""
     jobs: list[tuple[str, str, list[dict[str, str]]]] = []
+    staged: list[tuple[str, list[dict[str, str]]]] = []
     for slug, links in fill:
         html = page_html(slug)
         if cache is None or slug not in in_cache:
-            sink.fill(html, RELATED_SLOT, renderer.related_section(links))
+            if isinstance(sink, StagingSink) and not isinstance(pool, _Serial):
+                staged.append((sink.path(html), links))
+            else:
+                sink.fill(html, RELATED_SLOT, renderer.related_section(links))
             continue
         name = cache.pages[slug]["files"][html][0]
         found = cache.filled(slug, name, links)
@@ -903,9 +915,11 @@ def _fill_related(
             sink.put_file(html, found)
         else:
             jobs.append((slug, name, links))
+    for problems in pool.map(_fill_in_place, _cut(staged, FILL_CHUNK)):
+        log.problems.extend(problems)
     if cache is None or not jobs:
         return
-    chunks = [jobs[n : n + FILL_CHUNK] for n in range(0, len(jobs), FILL_CHUNK)]
+    chunks = _cut(jobs, FILL_CHUNK)
     done = pool.map(functools.partial(_fill, cache.blobs), chunks)
     for chunk, (stamps, problems) in zip(chunks, done, strict=True):
         log.problems.extend(problems)
@@ -913,20 +927,44 @@ def _fill_related(
             sink.put_file(page_html(slug), cache.store_filled(slug, name, links, stamp))
 
 
+def _filled_related(page: bytes, section: bytes) -> bytes:
+    return filled(page, RELATED_SLOT, section)
+
+
+def _cut(items: list[Item], size: int) -> list[list[Item]]:
+    return [items[n : n + size] for n in range(0, len(items), size)]
+
+
+def _worker_renderer(log: ProblemLog) -> SiteRenderer:
+    """In a worker: its renderer (made once), reporting to `log`."""
+    work = _WORK
+    assert work is not None
+    if work.renderer is None:
+        work.renderer = work.new_renderer(log)
+    work.renderer.log = log
+    return work.renderer
+
+
+def _fill_in_place(jobs: list[tuple[str, list[dict[str, str]]]]) -> list[Problem]:
+    """In a worker: each page's HTML in the staging folder (this build's own file) with its
+    related links in, written over where it is; the problems rendering the section found."""
+    log = ProblemLog()
+    renderer = _worker_renderer(log)
+    for path, links in jobs:
+        rewrite_file(path, functools.partial(_filled_related, section=renderer.related_section(links)))
+    return log.problems
+
+
 def _fill(
     blobs: Path, jobs: list[tuple[str, str, list[dict[str, str]]]]
 ) -> tuple[list[list[Any]], list[Problem]]:
     """In a worker: each page's HTML (a blob in `blobs`) with its related links in, kept as a
     blob; the stamps, and the problems rendering the section found."""
-    work = _WORK
-    assert work is not None
     log = ProblemLog()
-    if work.renderer is None:
-        work.renderer = work.new_renderer(log)
-    work.renderer.log = log
+    renderer = _worker_renderer(log)
     stamps = []
     for _, name, links in jobs:
-        page = filled((blobs / name).read_bytes(), RELATED_SLOT, work.renderer.related_section(links))
+        page = filled((blobs / name).read_bytes(), RELATED_SLOT, renderer.related_section(links))
         stamps.append(blob_stamp(keep_blob(blobs, page)))
     return stamps, log.problems
 

@@ -258,6 +258,21 @@ def remove_in_background(folder: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def rewrite_file(path: str, change: Callable[[bytes], bytes]) -> None:
+    """The file at `path` changed by `change`: written over where it is when the file is its own
+    (`_overwrite`), else written anew beside it and moved over it, so a file hard-linked from the
+    build cache is replaced, never changed through the link."""
+    with open(path, "rb") as source:
+        old = source.read()
+    content = change(old)
+    if content == old or _overwrite(path, content):
+        return
+    fresh = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.new")
+    with open(fresh, "wb") as out:
+        out.write(content)
+    os.replace(fresh, path)
+
+
 def _overwrite(target: str, content: bytes) -> bool:
     """Write `content` over the regular file at `target` where it is, if the file is its own (no
     other link to it: never through to a cache blob); False if there is no such file. Its blocks
@@ -356,7 +371,7 @@ class Staging:
             raise OutputError(f"refusing to write outside the output folder: {relative}")
         if relative in self.written:
             raise OutputError(f"{relative} is written twice")
-        target = self._path(relative)
+        target = self.path(relative)
         if len(parts) > 1 and parts[0] not in self._folders:  # one level: pages are slug/file
             self._folder_for(target)
             if len(parts) == 2:
@@ -364,7 +379,7 @@ class Staging:
         self.written.add(relative)
         return target
 
-    def _path(self, relative: str) -> str:
+    def path(self, relative: str) -> str:
         """Where a file of the site (relative POSIX path) is in the staging folder."""
         return self._root + relative.replace("/", os.sep)
 
@@ -425,16 +440,8 @@ class Staging:
     def rewrite(self, relative: str, change: Callable[[bytes], bytes]) -> None:
         """A file written this build, changed: written anew beside it and moved over it, so a
         file hard-linked from the build cache is replaced, never changed through the link."""
-        if relative not in self.written:
-            return
-        target = self.folder / relative
-        old = target.read_bytes()
-        content = change(old)
-        if content == old or _overwrite(os.fspath(target), content):  # a file of this build's own
-            return
-        fresh = target.with_name(f".{target.name}.new")
-        fresh.write_bytes(content)
-        os.replace(fresh, target)
+        if relative in self.written:
+            rewrite_file(self.path(relative), change)
 
     def finish(self) -> None:
         """Carry kept files over, write the marker, swap the new site in."""
@@ -443,12 +450,12 @@ class Staging:
             if self.reused:  # what the spare holds that this build did not write
                 self._drop_all_but({*self.written, *kept})
             for relative in kept:
-                target = self._path(relative)
+                target = self.path(relative)
                 self._folder_for(target)
                 self._clear(target)
                 shutil.copy2(self.out / relative, target, follow_symlinks=False)
             manifest = "\n".join([MANIFEST_HEADER, *sorted(self.written)])
-            self._clear(self._path(MARKER))
+            self._clear(self.path(MARKER))
             (self.folder / MARKER).write_text(
                 f"Written by build-site; replaced on every build.\n{manifest}\n"
             )
@@ -477,7 +484,7 @@ class Staging:
         every folder left empty."""
         for relative in _files_in(self.folder):
             if relative not in wanted:
-                os.unlink(self._path(relative))
+                os.unlink(self.path(relative))
         for here, _, _ in os.walk(self.folder, topdown=False):
             if here != os.fspath(self.folder):
                 with contextlib.suppress(OSError):  # not empty: it holds a file of this site

@@ -127,6 +127,9 @@ def test_serial_parallel_and_cached_builds_write_the_same_bytes(
     monkeypatch.setattr(pipeline, "SPAWN_FROM", 0)
     _build(two_models, "serial", cache=False, workers=1)
     _build(two_models, "parallel", cache=False, workers=2)
+    first = tree(two_models / "parallel")
+    _build(two_models, "parallel", cache=False, workers=2)  # over its spare: written in place
+    assert tree(two_models / "parallel") == first
     _build(two_models, "cached", workers=2)
     _build(two_models, "cached", workers=2)  # every page from the cache
     serial = tree(two_models / "serial")
