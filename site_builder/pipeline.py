@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import multiprocessing
 import os
 import pickle
@@ -82,6 +83,7 @@ SPAWN_FROM = 200  # the same where workers must be spawned rather than forked
 CHUNK = 4  # pages a worker takes at a time, at least (but the last chunk) …
 CHUNK_MAX = 16  # … and at most: one model and GPU's pages, up to this many, in one chunk
 AHEAD = 64  # pages in flight at most (made, or being made, and not yet written)
+WORKER_GC_YOUNG = 20_000  # net allocations between a worker's young collections (see _start_worker)
 
 Item = TypeVar("Item")
 Stamp = tuple[tuple[str, int, int, int, int], ...]
@@ -358,6 +360,9 @@ def _start_worker(work: _Work) -> None:
     global _WORK
     _WORK = work
     freeze_long_lived()  # the inputs live as long as the worker: keep the collector from walking them
+    # a page makes and drops hundreds of thousands of objects; collecting the young every 700 net
+    # allocations (the default) cost 2 % of a worker's instructions, every 20,000 two thirds less
+    gc.set_threshold(WORKER_GC_YOUNG, *gc.get_threshold()[1:])
 
 
 @dataclass
