@@ -385,19 +385,15 @@ class Staging:
 
     def _folder_for(self, target: str) -> None:
         """The folder a file goes in; in a reused staging folder, what is in the way (a file, or
-        a link, where the folder goes) removed first."""
-        try:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-        except (FileExistsError, NotADirectoryError):
-            if not self.reused:
-                raise
+        a link, where a folder goes) removed first: nothing is written through a link."""
+        if self.reused:
             relative = os.path.relpath(os.path.dirname(target), self.folder)
             here = os.fspath(self.folder)
-            for part in relative.split(os.sep):
+            for part in relative.split(os.sep) if relative != os.curdir else ():
                 here = os.path.join(here, part)
                 if os.path.islink(here) or (os.path.lexists(here) and not os.path.isdir(here)):
                     os.unlink(here)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
 
     def _clear(self, target: str) -> None:
         """In a reused staging folder: what is at `target` removed, so that a new file is made

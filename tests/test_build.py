@@ -354,8 +354,8 @@ def test_a_reused_spare_is_written_over_where_its_own_files_are_and_never_throug
     """The site the last build replaced is the next build's staging folder. A file of its own
     (one link) is written over where it is: the same file, its old longer content cut to the new
     one. A file linked from elsewhere (a cache blob), a symbolic link and a FIFO in the way are
-    replaced by a new file: the blob, the link's target and the FIFO are left as they were, and
-    nothing waits on the FIFO."""
+    replaced by a new file, and a link to a folder where a page's folder goes by a folder: the
+    blob and what the links point to are left as they were, and nothing waits on the FIFO."""
     spare = tmp_path / ".site.spare"
     (spare / "page").mkdir(parents=True)
     own = spare / "page" / "index.html"
@@ -366,6 +366,10 @@ def test_a_reused_spare_is_written_over_where_its_own_files_are_and_never_throug
     os.link(blob, spare / "page" / "points.csv")
     os.symlink(elsewhere, spare / "page" / "table.csv")
     os.mkfifo(spare / "page" / "comparison.json")
+    outside = tmp_path / "outside"  # a folder of someone's, linked where a page's folder goes
+    outside.mkdir()
+    (outside / "index.html").write_text("someone's page")
+    os.symlink(outside, spare / "linked")
     inode = own.stat().st_ino
     staging = Staging(tmp_path / "site", reuse=True)
     assert staging.reused and not spare.exists()
@@ -377,6 +381,10 @@ def test_a_reused_spare_is_written_over_where_its_own_files_are_and_never_throug
     assert (page / "index.html").stat().st_ino == inode  # written over, not made anew
     assert (page / "points.csv").stat().st_ino != blob.stat().st_ino
     assert blob.read_text() == "a cache blob" and elsewhere.read_text() == "a file outside the site"
+    staging.write("linked/index.html", b"a page of the site")
+    assert (outside / "index.html").read_text() == "someone's page"
+    assert not (staging.folder / "linked").is_symlink()
+    assert (staging.folder / "linked" / "index.html").read_bytes() == b"a page of the site"
     staging.rewrite("page/index.html", lambda old: old + b" with its related links")
     assert (page / "index.html").read_bytes() == b"new index.html with its related links"
     assert (page / "index.html").stat().st_ino == inode  # this build's own file: changed in place
