@@ -251,6 +251,45 @@ def _escaped(text: str) -> str:
     return str(escape(text))
 
 
+def bracket_rows(sequence: SequenceResult) -> Markup:
+    """The provenance's bracket table rows for a sequence (the `bracket_rows` filter): per target
+    and side, a row per frontier point bracketing the target, or one row saying why the side is
+    not measured there. Written here, not looped in the template: a page has ≈ 36 such rows, and
+    Jinja's loops, macro calls and escaping cost more than the rest of the section; a point's
+    cells are the same on every page showing it, so made once a process."""
+    labels = [_escaped(side.label) for side in sequence.sides]
+    rows: list[str] = []
+    for target in sequence.results:
+        start = "<tr><td>" + _escaped(fixed(target.interactivity, 0)) + "</td><td>"
+        for i, m in enumerate(target.sides):
+            lead = start + labels[i] + "</td>"
+            if m.measured:
+                cells = _BRACKET_CELLS.get_each(m.brackets, _bracket_cells)
+                rows.extend([lead + point + "</tr>\n" for point in cells])
+            else:
+                rows.append(lead + '<td colspan="6" class="reason">' + str(escape(m.reason)) + "</td></tr>\n")
+    return Markup("".join(rows))
+
+
+def _bracket_cells(k: PointSummary) -> str:
+    """A bracketing point's cells: configuration, concurrency, interactivity, throughput, date,
+    source (file, record, client, run address)."""
+    url = safe_url(k.run_url)
+    return (
+        f'<td class="configuration">{_escaped(k.configuration)}</td><td>{k.concurrency}</td>'
+        f"<td>{fixed(k.interactivity, 1)}</td><td>{fixed(k.throughput_per_gpu, 1)}</td>"
+        f"<td>{_escaped(k.date) if k.date else 'date not recorded'}</td>"
+        f'<td class="source">{_escaped(k.source_file)}, {escape(k.record)}'
+        + (f" ({escape(k.client)})" if k.client else "")
+        + (f'<br><code class="url">{escape(url)}</code>' if url else "")
+        + "</td>"
+    )
+
+
+# A frontier point's bracket cells, once a process (a point brackets targets on several pages)
+_BRACKET_CELLS: IdentityMemo[PointSummary, str] = IdentityMemo(4096)
+
+
 def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[TableRow]:
     labels = [s.label for s in comparison.sides]
     return [
@@ -619,6 +658,7 @@ def environment(folders: Sequence[Path], compiled: Path | None = None) -> Enviro
     env.filters["side_values"] = side_values
     env.filters["filters_text"] = filters_text
     env.filters["lacking"] = lacking
+    env.filters["bracket_rows"] = bracket_rows
     env.globals["rendered_once"] = RenderedOnce(4096)
     return env
 
