@@ -100,13 +100,23 @@ SAFE_TAGS = {
 
 def filters_text(filters: Mapping[str, Any]) -> Markup:
     """A side's filters as 'key=value, …' (a list's values joined by commas), escaped: the
-    `filters_text` filter (a loop over a page's six sides' filters costs more in Jinja)."""
+    `filters_text` filter (a loop over a page's six sides' filters costs more in Jinja). Keys and
+    values recur on every page, so their escaped text is remembered (`_escaped`)."""
     return Markup(
         ", ".join(
-            f"{escape(key)}={escape(','.join(map(str, value)) if _listed(value) else value)}"
-            for key, value in filters.items()
+            [
+                _escaped_text(key)
+                + "="
+                + _escaped_text(",".join(map(str, value)) if _listed(value) else value)
+                for key, value in filters.items()
+            ]
         )
     )
+
+
+def _escaped_text(value: Any) -> str:
+    """A value as Jinja's autoescape writes it; a plain string's text remembered."""
+    return _escaped(value) if type(value) is str else str(escape(value))
 
 
 def _listed(value: Any) -> bool:
@@ -229,19 +239,34 @@ def side_values(cells: Sequence[Sequence[SideCell]]) -> Markup:
     side's value in its span. Written here, not looped in the template: a page has ≈ 270 such
     spans, and Jinja's attribute lookup and escaping per field cost more than the page's other
     markup. A theme may loop over `row.cells` (SideCell) itself instead."""
-    return Markup("".join(["<td>\n" + "".join(map(_side_span, cell)) + "</td>\n" for cell in cells]))
+    parts = []
+    for cell in cells:
+        parts.append("<td>\n")
+        for label, text, note, win, _, measured, side in cell:
+            parts.append(_span_start(label, note, win, measured, side))
+            # a value's text is most often a plain number, with nothing to escape (and new on
+            # each page: remembering its escaped text would not help)
+            parts.append(text if type(text) is str and _ESCAPED_CHARS.isdisjoint(text) else str(escape(text)))
+            parts.append(_WON if win else _END)
+        parts.append("</td>\n")
+    return Markup("".join(parts))
 
 
-def _side_span(cell: SideCell) -> str:
-    label, text, note, win, _, measured, side = cell
+@lru_cache(maxsize=1024)
+def _span_start(label: str, note: str, win: bool, measured: bool, side: int) -> str:
+    """A side's span up to its value, remembered: a page's labels, notes and wins recur."""
     classes = "side-value side-" + str(side) + (" win" if win else "")
     if not measured:
         classes += " not-measured"
     title = f' title="{_escaped(note)}"' if note else ""
-    return (
-        f'<span class="{classes}"{title}><span class="side-label">{_escaped(label)}:</span> '
-        f'<span class="value">{_escaped(text)}</span>{WIN_MARK if win else ""}</span>\n'
-    )
+    label_span = f'<span class="side-label">{_escaped(label)}:</span>'
+    return f'<span class="{classes}"{title}>{label_span} <span class="value">'
+
+
+_END = "</span></span>\n"
+_WON = "</span>" + WIN_MARK + "</span>\n"
+# What Jinja's escaping changes
+_ESCAPED_CHARS = frozenset("&<>'\"")
 
 
 @lru_cache(maxsize=4096)
