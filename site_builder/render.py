@@ -202,32 +202,48 @@ class TableRow:
     cells: list[list[SideCell]]
 
 
-def metric_cells(metric: Metric, sides: Sequence[MetricsAtTarget], labels: Sequence[str]) -> list[SideCell]:
-    """One table cell: each side's formatted value, the better one marked (higher or lower wins)."""
-    attribute = metric.attribute
-    values = [m.values.get(attribute) for m in sides]  # MetricsAtTarget.value, without its lookup
-    best = winner(values[0], values[1], metric.better) if all(m.measured for m in sides) else None
-    cells = []
-    for i, (label, m, value) in enumerate(zip(labels, sides, values, strict=True)):
-        if not m.measured:
-            text, note = "not measured", m.reason or ""
-        elif value is None and metric.key == "concurrency" and len(m.brackets) == 2:
-            # between two deployments: the two measured concurrencies, never a number in between
-            low, high = m.brackets
-            text = (
-                f"measured: {deployment_text(low.concurrency, low.gpu_count)}, "
-                f"{deployment_text(high.concurrency, high.gpu_count)}"
-            )
-            note = m.unavailable.get(attribute, "")
-        elif value is None:
-            text, note = "n/a", m.unavailable.get(attribute, "unavailable")
-        else:
-            text, note = metric.prefix + fixed(value, metric.decimals, thousands=True), ""
-            if m.sparse and metric.key == "throughput":
-                text += f" ({SPARSE_MARK})"
-                note = "interpolated between two distant measured points (see the notes and the provenance)"
-        cells.append(SideCell(label, text, note, best == i, value, m.measured, i))
-    return cells
+def target_cells(
+    shown: Sequence[Metric], sides: Sequence[MetricsAtTarget], labels: Sequence[str]
+) -> list[list[SideCell]]:
+    """One target's table cells, a list per shown metric: each side's formatted value, the
+    better one marked (higher or lower wins). Each side's fields are read once for all metrics
+    (a pydantic model's attribute costs more than a local's)."""
+    facts = [(label, m, m.measured, m.values) for label, m in zip(labels, sides, strict=True)]
+    both = all([measured for _, _, measured, _ in facts])
+    columns = []
+    for metric in shown:
+        attribute = metric.attribute
+        values = [side_values.get(attribute) for _, _, _, side_values in facts]
+        best = winner(values[0], values[1], metric.better) if both else None
+        cells = []
+        for i, (label, m, measured, _) in enumerate(facts):
+            value = values[i]
+            if not measured:
+                text, note = "not measured", m.reason or ""
+            elif value is not None:
+                text, note = metric.prefix + fixed(value, metric.decimals, thousands=True), ""
+                if m.sparse and metric.key == "throughput":
+                    text += f" ({SPARSE_MARK})"
+                    note = (
+                        "interpolated between two distant measured points (see the notes and the provenance)"
+                    )
+            elif metric.key == "concurrency" and len(m.brackets) == 2:
+                # between two deployments: the two measured concurrencies, never a number in between
+                low, high = m.brackets
+                text = (
+                    f"measured: {_deployment_text(low.concurrency, low.gpu_count)}, "
+                    f"{_deployment_text(high.concurrency, high.gpu_count)}"
+                )
+                note = m.unavailable.get(attribute, "")
+            else:
+                text, note = "n/a", m.unavailable.get(attribute, "unavailable")
+            cells.append(SideCell(label, text, note, best == i, value, measured, i))
+        columns.append(cells)
+    return columns
+
+
+# A deployment's words, remembered: a page's sides run a few deployments, named at many targets
+_deployment_text = lru_cache(maxsize=1024)(deployment_text)
 
 
 # The win mark after the better side's value (the same words the table's hint explains)
@@ -317,9 +333,10 @@ _BRACKET_CELLS: IdentityMemo[PointSummary, str] = IdentityMemo(4096)
 
 def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[TableRow]:
     labels = [s.label for s in comparison.sides]
+    columns = [target_cells(metrics.SHOWN, target.sides, labels) for target in sequence.results]
     return [
-        TableRow(m.key, m.row_title, [metric_cells(m, target.sides, labels) for target in sequence.results])
-        for m in metrics.SHOWN
+        TableRow(m.key, m.row_title, [column[row] for column in columns])
+        for row, m in enumerate(metrics.SHOWN)
     ]
 
 
