@@ -100,23 +100,26 @@ SAFE_TAGS = {
 
 def filters_text(filters: Mapping[str, Any]) -> Markup:
     """A side's filters as 'key=value, …' (a list's values joined by commas), escaped: the
-    `filters_text` filter (a loop over a page's six sides' filters costs more in Jinja). Keys and
-    values recur on every page, so their escaped text is remembered (`_escaped`)."""
+    `filters_text` filter (a loop over a page's six sides' filters costs more in Jinja). A key
+    with a string or flag recurs on every page, so its text is remembered (`_filter_text`)."""
     return Markup(
         ", ".join(
             [
-                _escaped_text(key)
-                + "="
-                + _escaped_text(",".join(map(str, value)) if _listed(value) else value)
+                _filter_text(key, value) if type(value) in _REMEMBERED else _filter_words(key, value)
                 for key, value in filters.items()
             ]
         )
     )
 
 
-def _escaped_text(value: Any) -> str:
-    """A value as Jinja's autoescape writes it; a plain string's text remembered."""
-    return _escaped(value) if type(value) is str else str(escape(value))
+def _filter_words(key: str, value: Any) -> str:
+    return f"{escape(key)}={escape(','.join(map(str, value)) if _listed(value) else value)}"
+
+
+# The values a filter's text is remembered by: hashable, and equal only to their own kind's
+# (typed: True and 1 are remembered apart)
+_REMEMBERED = {str, bool}
+_filter_text = lru_cache(maxsize=1024, typed=True)(_filter_words)
 
 
 def _listed(value: Any) -> bool:
@@ -684,7 +687,11 @@ def _reads_only_arguments(code: CodeType) -> bool:
 def environment(folders: Sequence[Path], compiled: Path | None = None) -> Environment:
     """Jinja over the theme's search path: the project's own templates first, then the default;
     with `compiled`, a folder where Jinja keeps each template's compiled code, under a checksum
-    of its source (compiling the theme is ≈ 0.3 s a process; loading it from there ≈ 0.02 s)."""
+    of its source (compiling the theme is ≈ 0.3 s a process; loading it from there ≈ 0.02 s).
+    A template is loaded once an environment and kept, never checked again (no modification time
+    asked for, no least-recently-used bookkeeping): an environment serves one build, made with
+    one theme (`serve` builds again with a new environment), and a page includes a dozen
+    sections."""
     env = Environment(
         loader=_ConfinedLoader([str(f) for f in folders]),
         bytecode_cache=FileSystemBytecodeCache(str(compiled)) if compiled is not None else None,
@@ -693,6 +700,8 @@ def environment(folders: Sequence[Path], compiled: Path | None = None) -> Enviro
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,
+        cache_size=-1,
     )
     env.filters["fixed"] = fixed
     env.filters["script_json"] = json_for_script

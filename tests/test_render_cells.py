@@ -10,6 +10,7 @@ from typing import cast
 
 from hypothesis import given
 from hypothesis import strategies as st
+from markupsafe import Markup
 
 from site_builder.comparison_json import SequenceResult
 from site_builder.render import SideCell, bracket_rows, environment, filters_text, lacking, side_values
@@ -219,3 +220,10 @@ def test_bracket_rows_by_example() -> None:
     reason = '<tr><td>43</td><td>B</td><td colspan="6" class="reason">below B&#39;s range</td></tr>\n'
     assert _rows(sequence) == row + row + reason
     assert _rows(sequence) == _plain_brackets(sequence)  # its cells again, kept from the first
+
+
+def test_filters_text_remembers_a_flag_apart_from_an_equal_number() -> None:
+    assert filters_text({"disagg": True}) == "disagg=True"
+    assert filters_text({"disagg": 1}) == "disagg=1"  # True == 1, yet its own text
+    assert filters_text({"x": Markup("<b>")}) == "x=<b>"  # already safe: as Jinja leaves it
+    assert filters_text({"x": "<b>"}) == "x=&lt;b&gt;"
