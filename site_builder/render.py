@@ -100,13 +100,26 @@ SAFE_TAGS = {
 
 def filters_text(filters: Mapping[str, Any]) -> Markup:
     """A side's filters as 'key=value, …' (a list's values joined by commas), escaped: the
-    `filters_text` filter (a loop over a page's six sides' filters costs more in Jinja)."""
+    `filters_text` filter (a loop over a page's six sides' filters costs more in Jinja). A key
+    with a string or flag recurs on every page, so its text is remembered (`_filter_text`)."""
     return Markup(
         ", ".join(
-            f"{escape(key)}={escape(','.join(map(str, value)) if _listed(value) else value)}"
-            for key, value in filters.items()
+            [
+                _filter_text(key, value) if type(value) in _REMEMBERED else _filter_words(key, value)
+                for key, value in filters.items()
+            ]
         )
     )
+
+
+def _filter_words(key: str, value: Any) -> str:
+    return f"{escape(key)}={escape(','.join(map(str, value)) if _listed(value) else value)}"
+
+
+# The values a filter's text is remembered by: hashable, and equal only to their own kind's
+# (typed: True and 1 are remembered apart)
+_REMEMBERED = {str, bool}
+_filter_text = lru_cache(maxsize=1024, typed=True)(_filter_words)
 
 
 def _listed(value: Any) -> bool:
@@ -192,32 +205,48 @@ class TableRow:
     cells: list[list[SideCell]]
 
 
-def metric_cells(metric: Metric, sides: Sequence[MetricsAtTarget], labels: Sequence[str]) -> list[SideCell]:
-    """One table cell: each side's formatted value, the better one marked (higher or lower wins)."""
-    attribute = metric.attribute
-    values = [m.values.get(attribute) for m in sides]  # MetricsAtTarget.value, without its lookup
-    best = winner(values[0], values[1], metric.better) if all(m.measured for m in sides) else None
-    cells = []
-    for i, (label, m, value) in enumerate(zip(labels, sides, values, strict=True)):
-        if not m.measured:
-            text, note = "not measured", m.reason or ""
-        elif value is None and metric.key == "concurrency" and len(m.brackets) == 2:
-            # between two deployments: the two measured concurrencies, never a number in between
-            low, high = m.brackets
-            text = (
-                f"measured: {deployment_text(low.concurrency, low.gpu_count)}, "
-                f"{deployment_text(high.concurrency, high.gpu_count)}"
-            )
-            note = m.unavailable.get(attribute, "")
-        elif value is None:
-            text, note = "n/a", m.unavailable.get(attribute, "unavailable")
-        else:
-            text, note = metric.prefix + fixed(value, metric.decimals, thousands=True), ""
-            if m.sparse and metric.key == "throughput":
-                text += f" ({SPARSE_MARK})"
-                note = "interpolated between two distant measured points (see the notes and the provenance)"
-        cells.append(SideCell(label, text, note, best == i, value, m.measured, i))
-    return cells
+def target_cells(
+    shown: Sequence[Metric], sides: Sequence[MetricsAtTarget], labels: Sequence[str]
+) -> list[list[SideCell]]:
+    """One target's table cells, a list per shown metric: each side's formatted value, the
+    better one marked (higher or lower wins). Each side's fields are read once for all metrics
+    (a pydantic model's attribute costs more than a local's)."""
+    facts = [(label, m, m.measured, m.values) for label, m in zip(labels, sides, strict=True)]
+    both = all([measured for _, _, measured, _ in facts])
+    columns = []
+    for metric in shown:
+        attribute = metric.attribute
+        values = [side_values.get(attribute) for _, _, _, side_values in facts]
+        best = winner(values[0], values[1], metric.better) if both else None
+        cells = []
+        for i, (label, m, measured, _) in enumerate(facts):
+            value = values[i]
+            if not measured:
+                text, note = "not measured", m.reason or ""
+            elif value is not None:
+                text, note = metric.prefix + fixed(value, metric.decimals, thousands=True), ""
+                if m.sparse and metric.key == "throughput":
+                    text += f" ({SPARSE_MARK})"
+                    note = (
+                        "interpolated between two distant measured points (see the notes and the provenance)"
+                    )
+            elif metric.key == "concurrency" and len(m.brackets) == 2:
+                # between two deployments: the two measured concurrencies, never a number in between
+                low, high = m.brackets
+                text = (
+                    f"measured: {_deployment_text(low.concurrency, low.gpu_count)}, "
+                    f"{_deployment_text(high.concurrency, high.gpu_count)}"
+                )
+                note = m.unavailable.get(attribute, "")
+            else:
+                text, note = "n/a", m.unavailable.get(attribute, "unavailable")
+            cells.append(SideCell(label, text, note, best == i, value, measured, i))
+        columns.append(cells)
+    return columns
+
+
+# A deployment's words, remembered: a page's sides run a few deployments, named at many targets
+_deployment_text = lru_cache(maxsize=1024)(deployment_text)
 
 
 # The win mark after the better side's value (the same words the table's hint explains)
@@ -229,19 +258,34 @@ def side_values(cells: Sequence[Sequence[SideCell]]) -> Markup:
     side's value in its span. Written here, not looped in the template: a page has ≈ 270 such
     spans, and Jinja's attribute lookup and escaping per field cost more than the page's other
     markup. A theme may loop over `row.cells` (SideCell) itself instead."""
-    return Markup("".join(["<td>\n" + "".join(map(_side_span, cell)) + "</td>\n" for cell in cells]))
+    parts = []
+    for cell in cells:
+        parts.append("<td>\n")
+        for label, text, note, win, _, measured, side in cell:
+            parts.append(_span_start(label, note, win, measured, side))
+            # a value's text is most often a plain number, with nothing to escape (and new on
+            # each page: remembering its escaped text would not help)
+            parts.append(text if type(text) is str and _ESCAPED_CHARS.isdisjoint(text) else str(escape(text)))
+            parts.append(_WON if win else _END)
+        parts.append("</td>\n")
+    return Markup("".join(parts))
 
 
-def _side_span(cell: SideCell) -> str:
-    label, text, note, win, _, measured, side = cell
+@lru_cache(maxsize=1024)
+def _span_start(label: str, note: str, win: bool, measured: bool, side: int) -> str:
+    """A side's span up to its value, remembered: a page's labels, notes and wins recur."""
     classes = "side-value side-" + str(side) + (" win" if win else "")
     if not measured:
         classes += " not-measured"
     title = f' title="{_escaped(note)}"' if note else ""
-    return (
-        f'<span class="{classes}"{title}><span class="side-label">{_escaped(label)}:</span> '
-        f'<span class="value">{_escaped(text)}</span>{WIN_MARK if win else ""}</span>\n'
-    )
+    label_span = f'<span class="side-label">{_escaped(label)}:</span>'
+    return f'<span class="{classes}"{title}>{label_span} <span class="value">'
+
+
+_END = "</span></span>\n"
+_WON = "</span>" + WIN_MARK + "</span>\n"
+# What Jinja's escaping changes
+_ESCAPED_CHARS = frozenset("&<>'\"")
 
 
 @lru_cache(maxsize=4096)
@@ -251,11 +295,51 @@ def _escaped(text: str) -> str:
     return str(escape(text))
 
 
+def bracket_rows(sequence: SequenceResult) -> Markup:
+    """The provenance's bracket table rows for a sequence (the `bracket_rows` filter): per target
+    and side, a row per frontier point bracketing the target, or one row saying why the side is
+    not measured there. Written here, not looped in the template: a page has ≈ 36 such rows, and
+    Jinja's loops, macro calls and escaping cost more than the rest of the section; a point's
+    cells are the same on every page showing it, so made once a process."""
+    labels = [_escaped(side.label) for side in sequence.sides]
+    rows: list[str] = []
+    for target in sequence.results:
+        start = "<tr><td>" + _escaped(fixed(target.interactivity, 0)) + "</td><td>"
+        for i, m in enumerate(target.sides):
+            lead = start + labels[i] + "</td>"
+            if m.measured:
+                cells = _BRACKET_CELLS.get_each(m.brackets, _bracket_cells)
+                rows.extend([lead + point + "</tr>\n" for point in cells])
+            else:
+                rows.append(lead + '<td colspan="6" class="reason">' + str(escape(m.reason)) + "</td></tr>\n")
+    return Markup("".join(rows))
+
+
+def _bracket_cells(k: PointSummary) -> str:
+    """A bracketing point's cells: configuration, concurrency, interactivity, throughput, date,
+    source (file, record, client, run address)."""
+    url = safe_url(k.run_url)
+    return (
+        f'<td class="configuration">{_escaped(k.configuration)}</td><td>{k.concurrency}</td>'
+        f"<td>{fixed(k.interactivity, 1)}</td><td>{fixed(k.throughput_per_gpu, 1)}</td>"
+        f"<td>{_escaped(k.date) if k.date else 'date not recorded'}</td>"
+        f'<td class="source">{_escaped(k.source_file)}, {escape(k.record)}'
+        + (f" ({escape(k.client)})" if k.client else "")
+        + (f'<br><code class="url">{escape(url)}</code>' if url else "")
+        + "</td>"
+    )
+
+
+# A frontier point's bracket cells, once a process (a point brackets targets on several pages)
+_BRACKET_CELLS: IdentityMemo[PointSummary, str] = IdentityMemo(4096)
+
+
 def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[TableRow]:
     labels = [s.label for s in comparison.sides]
+    columns = [target_cells(metrics.SHOWN, target.sides, labels) for target in sequence.results]
     return [
-        TableRow(m.key, m.row_title, [metric_cells(m, target.sides, labels) for target in sequence.results])
-        for m in metrics.SHOWN
+        TableRow(m.key, m.row_title, [column[row] for column in columns])
+        for row, m in enumerate(metrics.SHOWN)
     ]
 
 
@@ -603,7 +687,11 @@ def _reads_only_arguments(code: CodeType) -> bool:
 def environment(folders: Sequence[Path], compiled: Path | None = None) -> Environment:
     """Jinja over the theme's search path: the project's own templates first, then the default;
     with `compiled`, a folder where Jinja keeps each template's compiled code, under a checksum
-    of its source (compiling the theme is ≈ 0.3 s a process; loading it from there ≈ 0.02 s)."""
+    of its source (compiling the theme is ≈ 0.3 s a process; loading it from there ≈ 0.02 s).
+    A template is loaded once an environment and kept, never checked again (no modification time
+    asked for, no least-recently-used bookkeeping): an environment serves one build, made with
+    one theme (`serve` builds again with a new environment), and a page includes a dozen
+    sections."""
     env = Environment(
         loader=_ConfinedLoader([str(f) for f in folders]),
         bytecode_cache=FileSystemBytecodeCache(str(compiled)) if compiled is not None else None,
@@ -612,6 +700,8 @@ def environment(folders: Sequence[Path], compiled: Path | None = None) -> Enviro
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,
+        cache_size=-1,
     )
     env.filters["fixed"] = fixed
     env.filters["script_json"] = json_for_script
@@ -619,6 +709,7 @@ def environment(folders: Sequence[Path], compiled: Path | None = None) -> Enviro
     env.filters["side_values"] = side_values
     env.filters["filters_text"] = filters_text
     env.filters["lacking"] = lacking
+    env.filters["bracket_rows"] = bracket_rows
     env.globals["rendered_once"] = RenderedOnce(4096)
     return env
 

@@ -486,7 +486,7 @@ def page_side(curves: SideCurves, constants: Constants) -> dict[str, Any]:
 def python_column(
     curves: list[SideCurves], consts: list[Constants], names: list[str], target: float
 ) -> dict[str, Any]:
-    """One target of the table as the build computes it (render.metric_cells)."""
+    """One target of the table as the build computes it (render.target_cells)."""
     ats = [metrics_at(c, target, k) for c, k in zip(curves, consts, strict=True)]
     both = all(at.measured for at in ats)
     winners, texts = {}, {}

@@ -1,4 +1,4 @@
-"""Markup written in Python for speed (render.side_values, filters_text, lacking) is byte for byte
+"""Markup written in Python for speed (render.side_values, bracket_rows, filters_text, lacking) is byte for byte
 what the plain template code it replaced writes, for every kind of cell and text that needs
 escaping."""
 
@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from hypothesis import given
 from hypothesis import strategies as st
+from markupsafe import Markup
 
-from site_builder.render import SideCell, environment, filters_text, lacking, side_values
+from site_builder.comparison_json import SequenceResult
+from site_builder.render import SideCell, bracket_rows, environment, filters_text, lacking, side_values
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 
@@ -88,3 +91,139 @@ def test_lacking_counts_what_rejectattr_counts(items: list[Dated]) -> None:
     plain = environment([TEMPLATES]).from_string(PLAIN_LACKING).render(items=items)
     assert str(lacking(items, "date")) == plain
     assert lacking(items, "date") == sum(1 for item in items if not item.date)
+
+
+# The provenance's bracket table rows as the default theme wrote them in Jinja before bracket_rows
+PLAIN_BRACKETS = """{% macro bracket_cells(k) -%}
+<td class="configuration">{{ k.configuration }}</td><td>{{ k.concurrency }}</td><td>{{ k.interactivity | fixed(1) }}</td><td>{{ k.throughput_per_gpu | fixed(1) }}</td><td>{{ k.date or 'date not recorded' }}</td><td class="source">{{ k.source_file }}, {{ k.record }}{% if k.client %} ({{ k.client }}){% endif %}{% if k.run_url | safe_url %}<br><code class="url">{{ k.run_url | safe_url }}</code>{% endif %}</td>
+{%- endmacro %}
+{% for target in s.results %}
+{% for m in target.sides %}
+{% set side_label = s.sides[loop.index0].label %}
+{% if m.measured %}
+{% for k in m.brackets %}
+<tr><td>{{ target.interactivity | fixed(0) }}</td><td>{{ side_label }}</td>{{ bracket_cells(k) }}</tr>
+{% endfor %}
+{% else %}
+<tr><td>{{ target.interactivity | fixed(0) }}</td><td>{{ side_label }}</td><td colspan="6" class="reason">{{ m.reason }}</td></tr>
+{% endif %}
+{% endfor %}
+{% endfor %}
+"""
+
+
+@dataclass(frozen=True)
+class Point:
+    """What bracket_rows reads of a comparison_json.PointSummary."""
+
+    configuration: str
+    concurrency: int
+    interactivity: float
+    throughput_per_gpu: float
+    date: str | None
+    source_file: str
+    record: str
+    client: str | None
+    run_url: str | None
+
+
+@dataclass(frozen=True)
+class AtTarget:
+    measured: bool
+    reason: str | None
+    brackets: list[Point]
+
+
+@dataclass(frozen=True)
+class Target:
+    interactivity: float
+    sides: list[AtTarget]
+
+
+@dataclass(frozen=True)
+class Side:
+    label: str
+
+
+@dataclass(frozen=True)
+class Sequence:
+    sides: list[Side]
+    results: list[Target]
+
+
+def _rows(sequence: Sequence) -> str:
+    return bracket_rows(cast(SequenceResult, sequence))
+
+
+numbers = st.floats(min_value=0, max_value=1e6, allow_nan=False) | st.sampled_from([0.05, 2.5, 12.25, 1e-7])
+points = st.builds(
+    Point,
+    configuration=texts,
+    concurrency=st.integers(min_value=1, max_value=4096),
+    interactivity=numbers,
+    throughput_per_gpu=numbers,
+    date=st.none() | texts,
+    source_file=texts,
+    record=texts,
+    client=st.none() | texts,
+    run_url=st.sampled_from([None, "", "https://ci.example/run?a=1&b=<2>", "javascript:alert(1)", "http:/x"]),
+)
+sides_at_target = st.builds(
+    AtTarget,
+    measured=st.just(True),
+    reason=st.none(),
+    brackets=st.lists(points, max_size=2),
+) | st.builds(AtTarget, measured=st.just(False), reason=texts, brackets=st.just([]))
+sequences = st.builds(
+    Sequence,
+    sides=st.tuples(texts, texts).map(lambda labels: [Side(label) for label in labels]),
+    results=st.lists(
+        st.builds(Target, interactivity=numbers, sides=st.lists(sides_at_target, min_size=2, max_size=2)),
+        max_size=3,
+    ),
+)
+
+
+def _plain_brackets(sequence: Sequence) -> str:
+    return environment([TEMPLATES]).from_string(PLAIN_BRACKETS).render(s=sequence).lstrip("\n")
+
+
+@given(sequences)
+def test_bracket_rows_are_what_the_template_loop_writes(sequence: Sequence) -> None:
+    assert _rows(sequence) == _plain_brackets(sequence)
+
+
+def test_bracket_rows_by_example() -> None:
+    point = Point(
+        configuration="sglang TP8 <fp8>",
+        concurrency=64,
+        interactivity=41.25,
+        throughput_per_gpu=1234.55,
+        date=None,
+        source_file="runs/a&b.json",
+        record="row 3",
+        client="bench 'x'",
+        run_url="https://ci.example/run?a=1&b=2",
+    )
+    measured = AtTarget(measured=True, reason=None, brackets=[point, point])
+    missing = AtTarget(measured=False, reason="below B's range", brackets=[])
+    sequence = Sequence(
+        sides=[Side("A"), Side("B")],
+        results=[Target(interactivity=42.5, sides=[measured, missing])],
+    )
+    cells = (
+        '<td class="configuration">sglang TP8 &lt;fp8&gt;</td><td>64</td><td>41.3</td><td>1234.6</td>'
+        '<td>date not recorded</td><td class="source">runs/a&amp;b.json, row 3 (bench &#39;x&#39;)'
+        '<br><code class="url">https://ci.example/run?a=1&amp;b=2</code></td>'
+    )
+    row = "<tr><td>43</td><td>A</td>" + cells + "</tr>\n"  # 42.5 rounds half up
+    reason = '<tr><td>43</td><td>B</td><td colspan="6" class="reason">below B&#39;s range</td></tr>\n'
+    assert _rows(sequence) == row + row + reason
+    assert _rows(sequence) == _plain_brackets(sequence)  # its cells again, kept from the first
+
+
+def test_filters_text_remembers_a_flag_apart_from_an_equal_number() -> None:
+    assert filters_text({"disagg": True}) == "disagg=True"
+    assert filters_text({"disagg": 1}) == "disagg=1"  # True == 1, yet its own text
+    assert filters_text({"x": Markup("<b>")}) == "x=<b>"  # already safe: as Jinja leaves it
+    assert filters_text({"x": "<b>"}) == "x=&lt;b&gt;"
