@@ -521,8 +521,10 @@ def _new_point_lines(points: Sequence[PointSummary]) -> list[bytes]:
 
 POINTS_HEADER = "".join(_csv_lines([("sequence", "side", "on_frontier", *POINT_COLUMNS)])).encode()
 
-# A side's lines (≈ 25 KB an entry), and each point's (a point is on sides paired differently)
-_POINT_LINES: SequenceMemo[PointSummary, list[bytes]] = SequenceMemo(256)
+# A side's lines (≈ 25 KB an entry), keyed by the side's list of points (pages showing the side
+# share it, and nothing changes it: comparison_json.side_result), and each point's (a point is on
+# sides paired differently)
+_POINT_LINES: IdentityMemo[list[PointSummary], list[bytes]] = IdentityMemo(256)
 _POINT_LINE: IdentityMemo[PointSummary, bytes] = IdentityMemo(32_768)
 
 
