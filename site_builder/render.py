@@ -331,6 +331,21 @@ def _csv_lines(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None)
     if not rows:
         return []
     columns: list[Sequence[Any]] = list(zip(*rows, strict=True))
+    if len(columns) < 2:  # the csv module quotes a lone empty field: leave such rows to it
+        if columns and (text is None or 0 in text):
+            columns = [_guarded(columns[0], set(columns[0]))]
+        lines = []
+        for row in list(zip(*columns, strict=True)) if columns else rows:
+            buffer = io.StringIO()
+            csv.writer(buffer, lineterminator="\n").writerow(row)
+            lines.append(buffer.getvalue())
+        return lines
+    return [",".join(row) + "\n" for row in zip(*_csv_columns(columns, text), strict=True)]
+
+
+def _csv_columns(columns: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> list[list[str]]:
+    """Each column's fields (`_csv_cells`), with the formula guard on the `text` columns when
+    given, on any column holding text otherwise (`_csv_lines`)."""
     guard = range(len(columns)) if text is None else text
     cells = []
     for i, column in enumerate(columns):
@@ -338,16 +353,9 @@ def _csv_lines(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None)
         if i in guard:
             guarded = _guarded(column, distinct)
             if guarded is not column:
-                columns[i], column, distinct = guarded, guarded, set(guarded)
+                column, distinct = guarded, set(guarded)
         cells.append(_csv_cells(column, distinct))
-    if len(columns) < 2:  # the csv module quotes a lone empty field: leave such rows to it
-        lines = []
-        for row in list(zip(*columns, strict=True)) if columns else rows:
-            buffer = io.StringIO()
-            csv.writer(buffer, lineterminator="\n").writerow(row)
-            lines.append(buffer.getvalue())
-        return lines
-    return [",".join(row) + "\n" for row in zip(*cells, strict=True)]
+    return cells
 
 
 @per_registry
@@ -487,8 +495,16 @@ def accuracy_csv(comparison: ComparisonResult) -> bytes | None:
 POINT_COLUMNS = tuple(f for f in PointSummary.model_fields if f not in ("configuration", "on_frontier"))
 
 
-_POINT_VALUES = attrgetter("on_frontier", *POINT_COLUMNS)
-_POINT_TEXT = text_columns(PointSummary, ("on_frontier", *POINT_COLUMNS))
+# A point's line in three parts: its own values, its configuration's (one field a configuration,
+# made once: _CONFIGURATION_CELLS) and its provenance's
+_OWN_COLUMNS = POINT_COLUMNS[: POINT_COLUMNS.index("model")]
+_CONFIGURATION_COLUMNS = POINT_COLUMNS[len(_OWN_COLUMNS) : POINT_COLUMNS.index("date")]
+_PROVENANCE_COLUMNS = POINT_COLUMNS[POINT_COLUMNS.index("date") :]
+_OWN_TEXT = text_columns(PointSummary, ("on_frontier", *_OWN_COLUMNS))
+_CONFIGURATION_TEXT = text_columns(PointSummary, _CONFIGURATION_COLUMNS)
+_PROVENANCE_TEXT = text_columns(PointSummary, _PROVENANCE_COLUMNS)
+_CONFIGURATION_VALUES = attrgetter(*_CONFIGURATION_COLUMNS)
+assert all(PointSummary.model_fields[c].annotation in (str, bool) for c in _CONFIGURATION_COLUMNS)
 
 
 def points_csv(comparison: ComparisonResult) -> bytes:
@@ -515,8 +531,23 @@ def _point_lines(points: Sequence[PointSummary]) -> list[bytes]:
 
 
 def _new_point_lines(points: Sequence[PointSummary]) -> list[bytes]:
-    """The points' lines, without their newlines (points_csv joins them)."""
-    return [line[:-1].encode() for line in _csv_lines([_POINT_VALUES(p) for p in points], _POINT_TEXT)]
+    """The points' lines, without their newlines (points_csv joins them), made a column at a
+    time; the configuration's fields (text and a bool, the same for the points of one) are
+    written once for each distinct configuration."""
+    own = _csv_columns([[p.on_frontier for p in points], *_columns(points, _OWN_COLUMNS)], _OWN_TEXT)
+    provenance = _csv_columns(_columns(points, _PROVENANCE_COLUMNS), _PROVENANCE_TEXT)
+    configurations = list(map(_CONFIGURATION_VALUES, points))
+    distinct = list(dict.fromkeys(configurations))
+    distinct_cells = _csv_columns(list(zip(*distinct, strict=True)), _CONFIGURATION_TEXT)
+    written = dict(zip(distinct, map(",".join, zip(*distinct_cells, strict=True)), strict=True))
+    return [
+        ",".join(cells).encode()
+        for cells in zip(*own, map(written.__getitem__, configurations), *provenance, strict=True)
+    ]
+
+
+def _columns(items: Sequence[Any], names: Sequence[str]) -> list[list[Any]]:
+    return [list(map(attrgetter(name), items)) for name in names]
 
 
 POINTS_HEADER = "".join(_csv_lines([("sequence", "side", "on_frontier", *POINT_COLUMNS)])).encode()
