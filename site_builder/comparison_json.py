@@ -1086,12 +1086,27 @@ def _summaries_each(summaries: Sequence[PointSummary]) -> list[bytes]:
     """Each summary's JSON, the summaries written as one list by the serialiser and cut apart
     where one object ends and the next begins (`},{"interactivity":`, which a string cannot
     hold: its quotes are escaped, and a summary holds no object or list)."""
-    text: bytes = _summaries_adapter().dump_json(list(summaries))
+    if _PLAIN_SUMMARIES:  # their fields as they are, in order: each summary's values as a dict
+        text: bytes = pydantic_core.to_json([s.__dict__ for s in summaries], inf_nan_mode="null")
+    else:
+        text = _summaries_adapter().dump_json(list(summaries))
     pieces = text[len(SUMMARY_START) + 1 : -2].split(b"}," + SUMMARY_START)
     assert len(pieces) == len(summaries)
     return [SUMMARY_START + piece + b"}" for piece in pieces]
 
 
+# A summary's JSON is its values' as they are (no field renamed, left out or written by a
+# serialiser of its own, floats that are not finite written null as the model writes them), so
+# a list of summaries is written as a list of their dicts, without the model's serialiser
+_PLAIN_SUMMARIES = (
+    all(
+        f.alias is None and f.serialization_alias is None and not f.exclude
+        for f in PointSummary.model_fields.values()
+    )
+    and not PointSummary.__pydantic_decorators__.field_serializers
+    and not PointSummary.__pydantic_decorators__.model_serializers
+    and PointSummary.model_config.get("ser_json_inf_nan", "null") == "null"
+)
 SUMMARY_START = b'{"' + next(iter(PointSummary.model_fields)).encode() + b'":'  # how every summary begins
 
 
