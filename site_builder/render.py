@@ -495,15 +495,16 @@ def accuracy_csv(comparison: ComparisonResult) -> bytes | None:
 POINT_COLUMNS = tuple(f for f in PointSummary.model_fields if f not in ("configuration", "on_frontier"))
 
 
-# A point's line in three parts: its own values, its configuration's (one field a configuration,
-# made once: _CONFIGURATION_CELLS) and its provenance's
-_OWN_COLUMNS = POINT_COLUMNS[: POINT_COLUMNS.index("model")]
-_CONFIGURATION_COLUMNS = POINT_COLUMNS[len(_OWN_COLUMNS) : POINT_COLUMNS.index("date")]
-_PROVENANCE_COLUMNS = POINT_COLUMNS[POINT_COLUMNS.index("date") :]
-_OWN_TEXT = text_columns(PointSummary, ("on_frontier", *_OWN_COLUMNS))
-_CONFIGURATION_TEXT = text_columns(PointSummary, _CONFIGURATION_COLUMNS)
-_PROVENANCE_TEXT = text_columns(PointSummary, _PROVENANCE_COLUMNS)
+# A point's line in parts: its own values and its provenance's, a column at a time, and between
+# them its configuration's fields (text and a bool, the same for the points of one), written once
+# for each distinct configuration
+_OWN_COLUMNS = ("on_frontier", *POINT_COLUMNS[: POINT_COLUMNS.index("model")])
+_CONFIGURATION_COLUMNS = POINT_COLUMNS[len(_OWN_COLUMNS) - 1 : POINT_COLUMNS.index("date")]
+_UNSHARED_COLUMNS = (*_OWN_COLUMNS, *POINT_COLUMNS[POINT_COLUMNS.index("date") :])
+_UNSHARED_VALUES = attrgetter(*_UNSHARED_COLUMNS)
+_UNSHARED_TEXT = text_columns(PointSummary, _UNSHARED_COLUMNS)
 _CONFIGURATION_VALUES = attrgetter(*_CONFIGURATION_COLUMNS)
+_CONFIGURATION_TEXT = text_columns(PointSummary, _CONFIGURATION_COLUMNS)
 assert all(PointSummary.model_fields[c].annotation in (str, bool) for c in _CONFIGURATION_COLUMNS)
 
 
@@ -532,22 +533,14 @@ def _point_lines(points: Sequence[PointSummary]) -> list[bytes]:
 
 def _new_point_lines(points: Sequence[PointSummary]) -> list[bytes]:
     """The points' lines, without their newlines (points_csv joins them), made a column at a
-    time; the configuration's fields (text and a bool, the same for the points of one) are
-    written once for each distinct configuration."""
-    own = _csv_columns([[p.on_frontier for p in points], *_columns(points, _OWN_COLUMNS)], _OWN_TEXT)
-    provenance = _csv_columns(_columns(points, _PROVENANCE_COLUMNS), _PROVENANCE_TEXT)
+    time, a configuration's fields written once for its points."""
+    cells = _csv_columns(list(zip(*map(_UNSHARED_VALUES, points), strict=True)), _UNSHARED_TEXT)
     configurations = list(map(_CONFIGURATION_VALUES, points))
     distinct = list(dict.fromkeys(configurations))
     distinct_cells = _csv_columns(list(zip(*distinct, strict=True)), _CONFIGURATION_TEXT)
     written = dict(zip(distinct, map(",".join, zip(*distinct_cells, strict=True)), strict=True))
-    return [
-        ",".join(cells).encode()
-        for cells in zip(*own, map(written.__getitem__, configurations), *provenance, strict=True)
-    ]
-
-
-def _columns(items: Sequence[Any], names: Sequence[str]) -> list[list[Any]]:
-    return [list(map(attrgetter(name), items)) for name in names]
+    cells.insert(len(_OWN_COLUMNS), list(map(written.__getitem__, configurations)))
+    return [",".join(line).encode() for line in zip(*cells, strict=True)]
 
 
 POINTS_HEADER = "".join(_csv_lines([("sequence", "side", "on_frontier", *POINT_COLUMNS)])).encode()
