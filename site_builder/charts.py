@@ -21,7 +21,7 @@ from typing import Any
 
 from site_builder import metrics
 from site_builder.comparison_json import ComparisonResult, PointSummary, SequenceResult
-from site_builder.memo import SequenceMemo
+from site_builder.memo import IdentityMemo
 from site_builder.metrics import Metric
 from site_builder.numbers import fixed, grouped, numbers_json
 
@@ -118,8 +118,7 @@ class EncodedJSON(dict[str, Any]):
         self.text = (
             "{"
             + ",".join(
-                _key_text(key) + (_dumps(value) if text is None else text)
-                for key, value, text in items
+                _key_text(key) + (_dumps(value) if text is None else text) for key, value, text in items
             )
             + "}"
         )
@@ -170,20 +169,59 @@ def side_markers(points: Sequence[PointSummary], columns: Sequence[str]) -> Side
     return SideMarkers(frontier, off_columns, _numbers_json(frontier), _numbers_json(off_columns))
 
 
-# A side's markers, once a process for the very same summaries in the same order (pages share
-# sides) and the same columns; ≈ 10 KB an entry
-_SIDE_MARKERS: SequenceMemo[Any, SideMarkers] = SequenceMemo(512)
+# A side's markers and its points' texts, once a process for the very same list of points (pages
+# showing a side share it, and nothing changes it: comparison_json.side_result), with the columns
+# they were made for; ≈ 10 KB an entry
+_SIDE_MARKERS: IdentityMemo[list[PointSummary], tuple[tuple[str, ...], SideMarkers]] = IdentityMemo(512)
 
 
-def side_points(points: Sequence[PointSummary], columns: list[str], strings: StringTable) -> EncodedJSON:
+@dataclass(frozen=True, slots=True)
+class SideTexts:
+    """A side's configurations and dates: each distinct text once (in order of first showing)
+    and per point the position of its own among them."""
+
+    configurations: list[str]
+    configuration_of: list[int]
+    dates: list[str | None]
+    date_of: list[int]
+
+
+def side_texts(points: Sequence[PointSummary]) -> SideTexts:
+    configurations = list(map(CONFIGURATION, points))
+    dates = list(map(DATE, points))
+    distinct_configurations = list(dict.fromkeys(configurations))
+    distinct_dates = list(dict.fromkeys(dates))
+    at_configuration = {text: n for n, text in enumerate(distinct_configurations)}
+    at_date = {text: n for n, text in enumerate(distinct_dates)}
+    return SideTexts(
+        distinct_configurations,
+        list(map(at_configuration.__getitem__, configurations)),
+        distinct_dates,
+        list(map(at_date.__getitem__, dates)),
+    )
+
+
+_SIDE_TEXTS: IdentityMemo[list[PointSummary], SideTexts] = IdentityMemo(512)
+
+
+def _page_indices(strings: StringTable, distinct: Sequence[str | None], of: list[int]) -> list[int | None]:
+    """A side's texts as indices into the page's table: its distinct texts looked up once each."""
+    at = [strings.index(text) for text in distinct]
+    return list(map(at.__getitem__, of))
+
+
+def side_points(points: list[PointSummary], columns: list[str], strings: StringTable) -> EncodedJSON:
     """One side's measured points, column by column (a column of similar numbers packs better):
     per point in the side's order, on the frontier 0/1 and its configuration and date as indices
     into the page's string table; the values (`columns`) only for the points off the frontier,
     since those on it are the frontier's knots, in the same order (both sorted by
     interactivity), which the page data already carries in full."""
-    markers = _SIDE_MARKERS.get([*columns, *points], lambda _: side_markers(points, columns))
-    configurations = strings.indices(list(map(CONFIGURATION, points)))
-    dates = strings.indices(list(map(DATE, points)))
+    made_for, markers = _SIDE_MARKERS.get(points, lambda _: (tuple(columns), side_markers(points, columns)))
+    if made_for != tuple(columns):  # the shown metrics changed (a test replacing the registry)
+        markers = side_markers(points, columns)
+    texts = _SIDE_TEXTS.get(points, side_texts)
+    configurations = _page_indices(strings, texts.configurations, texts.configuration_of)
+    dates = _page_indices(strings, texts.dates, texts.date_of)
     return EncodedJSON(
         [
             ("frontier", markers.frontier, markers.frontier_json),

@@ -8,6 +8,7 @@ measured at this interactivity: …") are words, made from the engine's structur
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -564,14 +565,16 @@ def pooling(side: ComputedSide) -> str:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _SideShown:
     """What a side's result shows of its frontier and points, the same on every page showing
-    them: the summaries and what the frontier's configurations and dates say (tuples; each page
-    gets lists of its own)."""
+    them: the summaries and what the frontier's configurations and dates say. The lists are
+    shared by every SideResult made from them and never changed (SideResult is frozen), so what
+    is derived from them downstream (the JSON, the CSV lines, the chart's markers) is keyed by
+    their identity (memo.py)."""
 
-    frontier: tuple[PointSummary, ...]
-    points: tuple[PointSummary, ...]
+    frontier: list[PointSummary]
+    points: list[PointSummary]
     engines: tuple[str, ...]
     spec_methods: tuple[str, ...]
     modes: tuple[str, ...]
@@ -589,9 +592,12 @@ def _side_shown(numbers: tuple[tuple[BenchmarkPoint, ...], ...]) -> _SideShown:
         _SUMMARIES[0].get_each([p for p in points if id(p) not in on_frontier], _off_frontier)
     )
     dates = sorted(p.provenance.date for p in frontier if p.provenance.date)
+    shown = [on_frontier[id(p)] if id(p) in on_frontier else next(off_frontier) for p in points]
+    if len(shown) == len(knots) and all(map(operator.is_, shown, knots)):
+        shown = knots  # every point on the frontier: one list, its JSON made once
     return _SideShown(
-        frontier=tuple(knots),
-        points=tuple([on_frontier[id(p)] if id(p) in on_frontier else next(off_frontier) for p in points]),
+        frontier=knots,
+        points=shown,
         engines=tuple(sorted({p.config.framework for p in frontier})),
         spec_methods=tuple(sorted({p.config.spec_method for p in frontier})),
         modes=tuple(sorted({"disagg" if p.config.disagg else "agg" for p in frontier})),
@@ -608,10 +614,45 @@ _SIDES_SHOWN: SequenceMemo[tuple[BenchmarkPoint, ...], _SideShown] = SequenceMem
 
 
 def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
+    """The side's result, one object for every page showing the same side with the same words
+    (label, filters, constants): it is frozen, and what is derived from it downstream is then
+    derived once. The key holds what the result is made of (the shown summaries by identity,
+    held in the entry: their id is never reused while it lives)."""
     shown = _SIDES_SHOWN.get((numbers.points, numbers.frontier), _side_shown)
+    key = (
+        id(shown),
+        side.label,
+        _filters_key(side.filters),
+        _filters_key(side.narrowed_by),
+        side.hardware,
+        side.constants,
+        numbers.range,
+        numbers.one_deployment,
+    )
+    entry = _SIDE_RESULTS.get(key)
+    if entry is not None and entry[0] is shown:
+        return entry[1]
+    result = _side_result(side, numbers, shown)
+    if len(_SIDE_RESULTS) >= SIDES_KEPT:
+        _SIDE_RESULTS.clear()
+    _SIDE_RESULTS[key] = (shown, result)
+    return result
+
+
+def _filters_key(filters: Mapping[str, Any]) -> tuple[tuple[str, type, Any], ...]:
+    """Filters as a key: in their order (the JSON keeps it), a list as a tuple, each value
+    with its type (True and 1 are equal, and write differently)."""
+    return tuple((k, type(v), tuple(v) if isinstance(v, list) else v) for k, v in filters.items())
+
+
+# Sides' results by what they are made of (side_result); an entry holds its _SideShown
+_SIDE_RESULTS: dict[tuple[Any, ...], tuple[_SideShown, SideResult]] = {}
+
+
+def _side_result(side: ComputedSide, numbers: SideNumbers, shown: _SideShown) -> SideResult:
     fields = {
         "label": side.label,
-        # a copy, as validation makes: a page's result shares no container with another's
+        # a copy, as validation makes: the result shares no container with the page's side
         "filters": {k: list(v) if isinstance(v, list) else v for k, v in side.filters.items()},
         "pooling": pooling(side),
         "narrowed": bool(side.narrowed_by),
@@ -626,8 +667,8 @@ def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
         "unknown_gpu_counts": shown.unknown_gpu_counts,
         "concurrency_joins": list(numbers.one_deployment),
         "dates": shown.dates,
-        "frontier": list(shown.frontier),
-        "points": list(shown.points),
+        "frontier": shown.frontier,
+        "points": shown.points,
     }
     if numbers.range is None or all(type(v) is float for v in numbers.range):
         # every field as validation would leave it (it would turn an int into a float)
@@ -1030,9 +1071,10 @@ def _at_target_json(at: MetricsAtTarget) -> bytes:
     return text[:-1] + b',"brackets":[' + brackets + b'],"sparse":' + sparse + b"}"
 
 
-def _summaries_json(summaries: Sequence[PointSummary]) -> bytes:
+def _summaries_json(summaries: list[PointSummary]) -> bytes:
     """A list of summaries' JSON: once a process for the very same list (pages showing the same
-    side), else joined from each summary's, made once a process (a point is on many sides)."""
+    side share it: side_result), else joined from each summary's, made once a process (a point
+    is on many sides)."""
     return _SUMMARIES_JSON.get(summaries, _joined_summaries)
 
 
@@ -1044,12 +1086,27 @@ def _summaries_each(summaries: Sequence[PointSummary]) -> list[bytes]:
     """Each summary's JSON, the summaries written as one list by the serialiser and cut apart
     where one object ends and the next begins (`},{"interactivity":`, which a string cannot
     hold: its quotes are escaped, and a summary holds no object or list)."""
-    text: bytes = _summaries_adapter().dump_json(list(summaries))
+    if _PLAIN_SUMMARIES:  # their fields as they are, in order: each summary's values as a dict
+        text: bytes = pydantic_core.to_json([s.__dict__ for s in summaries], inf_nan_mode="null")
+    else:
+        text = _summaries_adapter().dump_json(list(summaries))
     pieces = text[len(SUMMARY_START) + 1 : -2].split(b"}," + SUMMARY_START)
     assert len(pieces) == len(summaries)
     return [SUMMARY_START + piece + b"}" for piece in pieces]
 
 
+# A summary's JSON is its values' as they are (no field renamed, left out or written by a
+# serialiser of its own, floats that are not finite written null as the model writes them), so
+# a list of summaries is written as a list of their dicts, without the model's serialiser
+_PLAIN_SUMMARIES = (
+    all(
+        f.alias is None and f.serialization_alias is None and not f.exclude
+        for f in PointSummary.model_fields.values()
+    )
+    and not PointSummary.__pydantic_decorators__.field_serializers
+    and not PointSummary.__pydantic_decorators__.model_serializers
+    and PointSummary.model_config.get("ser_json_inf_nan", "null") == "null"
+)
 SUMMARY_START = b'{"' + next(iter(PointSummary.model_fields)).encode() + b'":'  # how every summary begins
 
 
@@ -1102,8 +1159,8 @@ def _field_runs(model: type[BaseModel], given: frozenset[str]) -> list[tuple[set
     return runs
 
 
-# A side's frontier or points as JSON, keyed by its summaries (the very objects, in order: pages
-# that show the same side share them, each holding its own list); ≈ 30 KB an entry at most
-_SUMMARIES_JSON: SequenceMemo[PointSummary, bytes] = SequenceMemo(2 * SIDES_KEPT)
+# A side's frontier or points as JSON, keyed by the list (pages that show the same side share
+# it, and nothing changes it: _SideShown); ≈ 30 KB an entry at most
+_SUMMARIES_JSON: IdentityMemo[list[PointSummary], bytes] = IdentityMemo(2 * SIDES_KEPT)
 # A bracketing point's summary as JSON (a frontier point brackets targets on several pages)
 _SUMMARY_JSON: IdentityMemo[PointSummary, bytes] = IdentityMemo(SUMMARIES_KEPT)

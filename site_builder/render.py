@@ -415,6 +415,21 @@ def _csv_lines(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None)
     if not rows:
         return []
     columns: list[Sequence[Any]] = list(zip(*rows, strict=True))
+    if len(columns) < 2:  # the csv module quotes a lone empty field: leave such rows to it
+        if columns and (text is None or 0 in text):
+            columns = [_guarded(columns[0], set(columns[0]))]
+        lines = []
+        for row in list(zip(*columns, strict=True)) if columns else rows:
+            buffer = io.StringIO()
+            csv.writer(buffer, lineterminator="\n").writerow(row)
+            lines.append(buffer.getvalue())
+        return lines
+    return [",".join(row) + "\n" for row in zip(*_csv_columns(columns, text), strict=True)]
+
+
+def _csv_columns(columns: Sequence[Sequence[Any]], text: Sequence[int] | None = None) -> list[list[str]]:
+    """Each column's fields (`_csv_cells`), with the formula guard on the `text` columns when
+    given, on any column holding text otherwise (`_csv_lines`)."""
     guard = range(len(columns)) if text is None else text
     cells = []
     for i, column in enumerate(columns):
@@ -422,16 +437,9 @@ def _csv_lines(rows: Sequence[Sequence[Any]], text: Sequence[int] | None = None)
         if i in guard:
             guarded = _guarded(column, distinct)
             if guarded is not column:
-                columns[i], column, distinct = guarded, guarded, set(guarded)
+                column, distinct = guarded, set(guarded)
         cells.append(_csv_cells(column, distinct))
-    if len(columns) < 2:  # the csv module quotes a lone empty field: leave such rows to it
-        lines = []
-        for row in list(zip(*columns, strict=True)) if columns else rows:
-            buffer = io.StringIO()
-            csv.writer(buffer, lineterminator="\n").writerow(row)
-            lines.append(buffer.getvalue())
-        return lines
-    return [",".join(row) + "\n" for row in zip(*cells, strict=True)]
+    return cells
 
 
 @per_registry
@@ -571,8 +579,17 @@ def accuracy_csv(comparison: ComparisonResult) -> bytes | None:
 POINT_COLUMNS = tuple(f for f in PointSummary.model_fields if f not in ("configuration", "on_frontier"))
 
 
-_POINT_VALUES = attrgetter("on_frontier", *POINT_COLUMNS)
-_POINT_TEXT = text_columns(PointSummary, ("on_frontier", *POINT_COLUMNS))
+# A point's line in parts: its own values and its provenance's, a column at a time, and between
+# them its configuration's fields (text and a bool, the same for the points of one), written once
+# for each distinct configuration
+_OWN_COLUMNS = ("on_frontier", *POINT_COLUMNS[: POINT_COLUMNS.index("model")])
+_CONFIGURATION_COLUMNS = POINT_COLUMNS[len(_OWN_COLUMNS) - 1 : POINT_COLUMNS.index("date")]
+_UNSHARED_COLUMNS = (*_OWN_COLUMNS, *POINT_COLUMNS[POINT_COLUMNS.index("date") :])
+_UNSHARED_VALUES = attrgetter(*_UNSHARED_COLUMNS)
+_UNSHARED_TEXT = text_columns(PointSummary, _UNSHARED_COLUMNS)
+_CONFIGURATION_VALUES = attrgetter(*_CONFIGURATION_COLUMNS)
+_CONFIGURATION_TEXT = text_columns(PointSummary, _CONFIGURATION_COLUMNS)
+assert all(PointSummary.model_fields[c].annotation in (str, bool) for c in _CONFIGURATION_COLUMNS)
 
 
 def points_csv(comparison: ComparisonResult) -> bytes:
@@ -599,14 +616,23 @@ def _point_lines(points: Sequence[PointSummary]) -> list[bytes]:
 
 
 def _new_point_lines(points: Sequence[PointSummary]) -> list[bytes]:
-    """The points' lines, without their newlines (points_csv joins them)."""
-    return [line[:-1].encode() for line in _csv_lines([_POINT_VALUES(p) for p in points], _POINT_TEXT)]
+    """The points' lines, without their newlines (points_csv joins them), made a column at a
+    time, a configuration's fields written once for its points."""
+    cells = _csv_columns(list(zip(*map(_UNSHARED_VALUES, points), strict=True)), _UNSHARED_TEXT)
+    configurations = list(map(_CONFIGURATION_VALUES, points))
+    distinct = list(dict.fromkeys(configurations))
+    distinct_cells = _csv_columns(list(zip(*distinct, strict=True)), _CONFIGURATION_TEXT)
+    written = dict(zip(distinct, map(",".join, zip(*distinct_cells, strict=True)), strict=True))
+    cells.insert(len(_OWN_COLUMNS), list(map(written.__getitem__, configurations)))
+    return [",".join(line).encode() for line in zip(*cells, strict=True)]
 
 
 POINTS_HEADER = "".join(_csv_lines([("sequence", "side", "on_frontier", *POINT_COLUMNS)])).encode()
 
-# A side's lines (≈ 25 KB an entry), and each point's (a point is on sides paired differently)
-_POINT_LINES: SequenceMemo[PointSummary, list[bytes]] = SequenceMemo(256)
+# A side's lines (≈ 25 KB an entry), keyed by the side's list of points (pages showing the side
+# share it, and nothing changes it: comparison_json.side_result), and each point's (a point is on
+# sides paired differently)
+_POINT_LINES: IdentityMemo[list[PointSummary], list[bytes]] = IdentityMemo(256)
 _POINT_LINE: IdentityMemo[PointSummary, bytes] = IdentityMemo(32_768)
 
 

@@ -126,6 +126,18 @@ def test_summaries_written_together_are_cut_into_each_ones_json(rows: list[tuple
     assert pieces == [s.model_dump_json().encode() for s in summaries]
 
 
+def test_a_summarys_json_is_the_models_also_for_values_validation_never_lets_in() -> None:
+    """A summary's values are written as the model writes them (the summaries are written as
+    plain dicts: comparison_json._PLAIN_SUMMARIES): a float that is not finite is null, text
+    is UTF-8 with its quotes and controls escaped, an int stays an int."""
+    assert comparison_json._PLAIN_SUMMARIES
+    made = summarize(point(20.0, 1000.0, record='é "q" \\ \t'), True)
+    odd = made.model_copy(update={"throughput_per_gpu": float("inf"), "users_per_gpu": float("nan")})
+    pieces = comparison_json._summaries_each([made, odd])
+    assert pieces == [made.model_dump_json().encode(), odd.model_dump_json().encode()]
+    assert b'"throughput_per_gpu":null' in pieces[1] and '"record":"é \\"q\\"'.encode() in pieces[0]
+
+
 def test_the_page_datas_metrics_follow_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """The shown metrics' table is made once a process, for the registry as it is: a changed
     registry (a test's, a plugin's) gets its own."""
