@@ -96,12 +96,20 @@ def _hermite(x: np.ndarray, y: np.ndarray, slopes: np.ndarray) -> CubicHermiteSp
     """CubicHermiteSpline's coefficients through a curve (y 1-D) or curves (a column each)."""
     from scipy.interpolate import CubicHermiteSpline
 
-    if not np.all(np.isfinite(slopes)):  # scipy's constructor says why it refuses them
+    if not np.isfinite(slopes).all():  # scipy's constructor says why it refuses them
         return CubicHermiteSpline(x, y, slopes, extrapolate=False)
-    dx = np.diff(x).reshape(-1, *[1] * (y.ndim - 1))  # a knot's gap, against each column
-    slope = np.diff(y, axis=0) / dx
+    # np.diff and np.stack as the constructor calls them, written as the array operations they
+    # are (b - a; one array filled row by row): the same values, without their calls' overhead
+    dx = x[1:] - x[:-1]
+    if y.ndim > 1:
+        dx = dx.reshape(-1, *[1] * (y.ndim - 1))  # a knot's gap, against each column
+    slope = (y[1:] - y[:-1]) / dx
     t = (slopes[:-1] + slopes[1:] - 2 * slope) / dx
-    c = np.stack((t / dx, (slope - slopes[:-1]) / dx - t, slopes[:-1], y[:-1]))
+    c = np.empty((4, *y[:-1].shape))
+    c[0] = t / dx
+    c[1] = (slope - slopes[:-1]) / dx - t
+    c[2] = slopes[:-1]
+    c[3] = y[:-1]
     spline: CubicHermiteSpline = CubicHermiteSpline.construct_fast(c, x, extrapolate=False)
     return spline
 
