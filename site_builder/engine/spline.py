@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -116,7 +117,7 @@ def _hermite(x: np.ndarray, y: np.ndarray, slopes: np.ndarray) -> CubicHermiteSp
 
 def _checked_knots(xs: Sequence[float]) -> None:
     """Knots a spline accepts: strictly rising x, all finite."""
-    if any(b <= a for a, b in itertools.pairwise(xs)):
+    if any(map(operator.ge, xs[:-1], xs[1:])):  # some b <= a, a knot after a
         raise ValueError("knots must have strictly increasing x")
     if not all(map(math.isfinite, xs)):
         raise ValueError("knots must be finite")
@@ -161,10 +162,10 @@ class MonotoneCurves:
                 raise ValueError("xs and ys differ in length")
             if not all(map(math.isfinite, ys)):
                 raise ValueError("knots must be finite")
-        self.xs = [float(x) for x in xs]
-        self.columns = [[float(y) for y in ys] for ys in columns]
+        self.xs = list(map(float, xs))
+        self.columns = [list(map(float, ys)) for ys in columns]
         self.tangents = steffen_columns(self.xs, self.columns)
-        self._knot = {x: i for i, x in enumerate(self.xs)}
+        self._knot = dict(zip(self.xs, range(len(self.xs)), strict=True))
         self._built: CubicHermiteSpline | None = None
         self._between: dict[float, list[float]] = {}  # every curve's value between knots, so far
 

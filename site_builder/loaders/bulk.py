@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from itertools import repeat
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -429,7 +429,8 @@ class NativeRows:
             built = made_without_collection(lambda: self._build(missing))
             for row, point in zip(missing, built, strict=True):
                 made[row] = point
-        return [p for p in (made[r] for r in rows) if p is not None]
+        found = [made[r] for r in rows]  # every one made by now
+        return cast(list[BenchmarkPoint], found)
 
     def _build(self, rows: Sequence[int]) -> list[BenchmarkPoint]:
         picked = np.asarray(rows, dtype=np.intp)
