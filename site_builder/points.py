@@ -6,7 +6,7 @@ tok/s/user, power in watts per GPU.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,6 +38,25 @@ def prevalidated(cls: type[Model], data: dict[str, Any], fields_set: set[str]) -
     _set_extra(model, None)
     _set_private(model, None)
     return model
+
+
+def prevalidated_each(
+    cls: type[Model], data: Iterable[dict[str, Any]], fields_sets: Iterable[set[str]]
+) -> list[Model]:
+    """`prevalidated` for each of many objects' data (with its fields set), in one loop: a
+    loaded file's points are made a few hundred at a time."""
+    new, set_dict, set_fields = object.__new__, _set_dict, _set_fields
+    set_extra, set_private = _set_extra, _set_private
+    made: list[Model] = []
+    add = made.append
+    for values, fields_set in zip(data, fields_sets, strict=False):  # `repeat` for a shared set
+        model = new(cls)
+        set_dict(model, values)
+        set_fields(model, fields_set)
+        set_extra(model, None)
+        set_private(model, None)
+        add(model)
+    return made
 
 
 _set_dict = _slot_setter("__dict__")

@@ -7,7 +7,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from site_builder.catalog import AppliedConstants
-from site_builder.engine.compare import AtTarget, Constants, SideCurves, band_of, default_targets, metrics_at
+from site_builder.engine.compare import (
+    AtTarget,
+    Constants,
+    SideCurves,
+    band_of,
+    default_targets,
+    metrics_at,
+    metrics_at_targets,
+    same_configuration,
+)
 from site_builder.engine.frontier import pareto_frontier
 from site_builder.points import BenchmarkPoint
 from tests.factories import SideInput, compare_sequence, constants, point
@@ -201,6 +210,29 @@ def test_concurrency_between_two_deployments_is_none_with_the_reason() -> None:
     # users per GPU is comparable across sizes: 64 ÷ 8 = 8 and 16 ÷ 4 = 4, halfway 6
     assert at.values["users_per_gpu"] == 6.0
     assert _at([point(20, 2000, 64, tp=8), point(40, 1000, 16, tp=4)], 40.0).values["concurrency"] == 16.0
+
+
+def test_targets_read_together_keep_each_targets_own_gaps() -> None:
+    # knots 20 (TP8, c=64), 40 (TP8, c=16), 60 (TP4, c=8): 30 lies within TP8's falling load, 50
+    # between TP8 and TP4, 70 outside; one call for the three (the gaps of 50 must not leak to 30)
+    curves = SideCurves([point(20, 2000, 64), point(40, 1000, 16), point(60, 500, 8, tp=4)])
+    within, between, outside = metrics_at_targets(curves, [30.0, 50.0, 70.0], Constants(None, 1000.0))
+    assert within.measured and within.values["concurrency"] is not None
+    assert "concurrency" not in within.missing
+    assert between.values["concurrency"] is None and between.missing["concurrency"] == ("deployment",)
+    # cost needs the unknown price at every measured target, said the same way
+    assert within.missing["cost"] == between.missing["cost"] == ("usd_per_gpu_hour",)
+    assert within.values["cost"] is None
+    assert not outside.measured and outside.measured_range == (20.0, 60.0)
+    assert within.missing is not between.missing  # each target's own mapping
+
+
+def test_configurations_compared_once_answer_as_equality_does() -> None:
+    tp8, same, tp4 = point(20, 1, tp=8).config, point(40, 1, tp=8).config, point(30, 1, tp=4).config
+    assert tp8 is not same
+    for _ in range(2):  # the second time from the memo
+        assert same_configuration(tp8, same) and same_configuration(tp8, tp8)
+        assert not same_configuration(tp8, tp4) and not same_configuration(tp4, tp8)
 
 
 def test_concurrency_that_would_rise_with_interactivity_is_none() -> None:

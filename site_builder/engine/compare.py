@@ -17,7 +17,7 @@ from site_builder.engine.frontier import frontier_of_ordered
 from site_builder.engine.spline import MonotoneCurves
 from site_builder.memo import SequenceMemo
 from site_builder.numbers import round_half_up_int
-from site_builder.points import BenchmarkPoint
+from site_builder.points import BenchmarkPoint, Configuration
 
 TARGET_FRACTIONS = (0.25, 0.50, 0.75)
 TIE_TOLERANCE = 0.01  # within 1% is "essentially tied" (DESIGN.md)
@@ -79,15 +79,15 @@ class SideCurves:
         self.curves = MonotoneCurves(self._xs, list(columns.values()))
         # per stretch between knot i and i+1: whether one deployment's concurrency falls across it
         self.one_deployment = [
-            a.concurrency >= b.concurrency and (a.config is b.config or a.config == b.config)
+            a.concurrency >= b.concurrency and same_configuration(a.config, b.config)
             for a, b in zip(self.frontier, self.frontier[1:], strict=False)
         ]
+        self._range = (self._xs[0], self._xs[-1]) if self._xs else None
 
     @property
     def range(self) -> tuple[float, float] | None:
-        if not self.frontier:
-            return None
-        return (self.frontier[0].interactivity, self.frontier[-1].interactivity)
+        """The frontier's interactivity span (None without a knot)."""
+        return self._range
 
     def quantities(self, x: float) -> dict[str, float | None] | None:
         """Every curve quantity at x, or None outside the measured range."""
@@ -145,6 +145,27 @@ class SideCurves:
             return [self.frontier[stretch], self.frontier[stretch + 1]]
         knot = self.curves.knot(target)
         return [] if knot is None else [self.frontier[knot]]
+
+
+# Pairs of configurations compared by SideCurves, and whether they are equal: a frontier crosses
+# between the same deployments on many sides, and comparing two models field by field is slow
+CONFIGURATION_PAIRS_KEPT = 4096
+_SAME_CONFIGURATION: dict[tuple[int, int], tuple[Configuration, Configuration, bool]] = {}
+
+
+def same_configuration(a: Configuration, b: Configuration) -> bool:
+    """`a == b`, remembered for the very same pair (the entry holds both, so their ids stay theirs)."""
+    if a is b:
+        return True
+    key = (id(a), id(b))
+    found = _SAME_CONFIGURATION.get(key)
+    if found is not None and found[0] is a and found[1] is b:
+        return found[2]
+    same = a == b
+    if len(_SAME_CONFIGURATION) >= CONFIGURATION_PAIRS_KEPT:
+        _SAME_CONFIGURATION.clear()
+    _SAME_CONFIGURATION[key] = (a, b, same)
+    return same
 
 
 # Sides of the pages one process builds (a side's points are on several pages: the same points,
@@ -217,30 +238,51 @@ class AtTarget:
 
 def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTarget:
     """Every registered metric at the target, derived from the interpolated curve quantities."""
-    values_there = curves.curves.at(target) if "throughput" in curves.splined else None
-    if values_there is None:
-        return AtTarget(measured=False, measured_range=curves.range)
-    stretch = curves.stretch(target)
-    gaps = curves._gaps(stretch)
-    known = {**curves._quantities(values_there, gaps), **constants.as_values()}
-    # the names a metric can lack here: a quantity with a gap, a constant without a value
-    unknown = gaps.keys() | {name for name in metrics.CONSTANTS if known[name] is None}
-    values: dict[str, float | None] = {}
-    missing: dict[str, tuple[str, ...]] = {}
-    for metric, formula, names in metrics.compiled():
-        values[metric.key] = formula(known)
-        if unknown.isdisjoint(names):
+    return metrics_at_targets(curves, [target], constants)[0]
+
+
+def metrics_at_targets(curves: SideCurves, targets: Sequence[float], constants: Constants) -> list[AtTarget]:
+    """`metrics_at` at each target: what the targets share (the constants, the metrics, the
+    side's range, which names a metric lacks for a set of gaps) found once."""
+    measured_range = curves.range
+    if "throughput" not in curves.splined:
+        return [AtTarget(measured=False, measured_range=measured_range) for _ in targets]
+    constant_values = constants.as_values()
+    unknown_constants = {name for name in metrics.CONSTANTS if constant_values[name] is None}
+    compiled = metrics.compiled()
+    missing_for: dict[tuple[tuple[str, str], ...], dict[str, tuple[str, ...]]] = {}
+    found: list[AtTarget] = []
+    for target in targets:
+        values_there = curves.curves.at(target)
+        if values_there is None:
+            found.append(AtTarget(measured=False, measured_range=measured_range))
             continue
-        missing[metric.key] = tuple(gaps.get(name, name) for name in names if name in unknown)
-    brackets = curves._brackets(target, stretch)
-    return AtTarget(
-        measured=True,
-        values=values,
-        missing=missing,
-        measured_range=curves.range,
-        brackets=tuple(brackets),
-        sparse=curves._sparse(brackets),
-    )
+        stretch = curves.stretch(target)
+        gaps = curves._gaps(stretch)
+        known = {**curves._quantities(values_there, gaps), **constant_values}
+        values = {metric.key: formula(known) for metric, formula, _ in compiled}
+        gaps_key = tuple(gaps.items())
+        missing = missing_for.get(gaps_key)
+        if missing is None:
+            # the names a metric can lack here: a quantity with a gap, a constant without a value
+            unknown = gaps.keys() | unknown_constants
+            missing = missing_for[gaps_key] = {
+                metric.key: tuple(gaps.get(name, name) for name in names if name in unknown)
+                for metric, _, names in compiled
+                if not unknown.isdisjoint(names)
+            }
+        brackets = curves._brackets(target, stretch)
+        found.append(
+            AtTarget(
+                measured=True,
+                values=values,
+                missing=dict(missing),
+                measured_range=measured_range,
+                brackets=tuple(brackets),
+                sparse=curves._sparse(brackets),
+            )
+        )
+    return found
 
 
 @dataclass(frozen=True)
@@ -282,7 +324,11 @@ def compare_sequence(
     for c in curves:
         c.prepare(targets)
     results = tuple(
-        (metrics_at(curves[0], t, constants[0]), metrics_at(curves[1], t, constants[1])) for t in targets
+        zip(
+            metrics_at_targets(curves[0], targets, constants[0]),
+            metrics_at_targets(curves[1], targets, constants[1]),
+            strict=True,
+        )
     )
     sides = tuple(
         SideNumbers(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -96,19 +97,27 @@ def _hermite(x: np.ndarray, y: np.ndarray, slopes: np.ndarray) -> CubicHermiteSp
     """CubicHermiteSpline's coefficients through a curve (y 1-D) or curves (a column each)."""
     from scipy.interpolate import CubicHermiteSpline
 
-    if not np.all(np.isfinite(slopes)):  # scipy's constructor says why it refuses them
+    if not np.isfinite(slopes).all():  # scipy's constructor says why it refuses them
         return CubicHermiteSpline(x, y, slopes, extrapolate=False)
-    dx = np.diff(x).reshape(-1, *[1] * (y.ndim - 1))  # a knot's gap, against each column
-    slope = np.diff(y, axis=0) / dx
+    # np.diff and np.stack as the constructor calls them, written as the array operations they
+    # are (b - a; one array filled row by row): the same values, without their calls' overhead
+    dx = x[1:] - x[:-1]
+    if y.ndim > 1:
+        dx = dx.reshape(-1, *[1] * (y.ndim - 1))  # a knot's gap, against each column
+    slope = (y[1:] - y[:-1]) / dx
     t = (slopes[:-1] + slopes[1:] - 2 * slope) / dx
-    c = np.stack((t / dx, (slope - slopes[:-1]) / dx - t, slopes[:-1], y[:-1]))
+    c = np.empty((4, *y[:-1].shape))
+    c[0] = t / dx
+    c[1] = (slope - slopes[:-1]) / dx - t
+    c[2] = slopes[:-1]
+    c[3] = y[:-1]
     spline: CubicHermiteSpline = CubicHermiteSpline.construct_fast(c, x, extrapolate=False)
     return spline
 
 
 def _checked_knots(xs: Sequence[float]) -> None:
     """Knots a spline accepts: strictly rising x, all finite."""
-    if any(b <= a for a, b in itertools.pairwise(xs)):
+    if any(map(operator.ge, xs[:-1], xs[1:])):  # some b <= a, a knot after a
         raise ValueError("knots must have strictly increasing x")
     if not all(map(math.isfinite, xs)):
         raise ValueError("knots must be finite")
@@ -153,10 +162,10 @@ class MonotoneCurves:
                 raise ValueError("xs and ys differ in length")
             if not all(map(math.isfinite, ys)):
                 raise ValueError("knots must be finite")
-        self.xs = [float(x) for x in xs]
-        self.columns = [[float(y) for y in ys] for ys in columns]
+        self.xs = list(map(float, xs))
+        self.columns = [list(map(float, ys)) for ys in columns]
         self.tangents = steffen_columns(self.xs, self.columns)
-        self._knot = {x: i for i, x in enumerate(self.xs)}
+        self._knot = dict(zip(self.xs, range(len(self.xs)), strict=True))
         self._built: CubicHermiteSpline | None = None
         self._between: dict[float, list[float]] = {}  # every curve's value between knots, so far
 

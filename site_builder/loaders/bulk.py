@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence, Set
 from itertools import repeat
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +38,7 @@ from site_builder.points import (
     Provenance,
     WorkerGroup,
     prevalidated,
+    prevalidated_each,
 )
 from site_builder.pool import made_without_collection
 
@@ -428,18 +429,61 @@ class NativeRows:
             built = made_without_collection(lambda: self._build(missing))
             for row, point in zip(missing, built, strict=True):
                 made[row] = point
-        return [p for p in (made[r] for r in rows) if p is not None]
+        found = [made[r] for r in rows]  # every one made by now
+        return cast(list[BenchmarkPoint], found)
 
     def _build(self, rows: Sequence[int]) -> list[BenchmarkPoint]:
         picked = np.asarray(rows, dtype=np.intp)
         throughput, output, input_tput, interactivity = (c[picked] for c in self.measured)
-        source = self.sources[picked]
         latencies = {metric: _latency_stats(by_stat, picked) for metric, by_stat in self.latency.items()}
         with_stats = np.zeros(len(picked), dtype=np.int64)
         for bit, metric in enumerate(LATENCY_METRICS):
             if metric in latencies:
                 given = np.fromiter((s is not None for s in latencies[metric]), bool, len(picked))
                 with_stats |= given.astype(np.int64) << bit
+        powers: Iterable[Power | None] = repeat(None)
+        if self.power is not None and not np.isnan(self.power[0][picked]).all():
+            powers = _powers(*self.power, picked)
+        texts = [repeat(None) if t is None else [t[r] for r in rows] for t in self.texts.values()]
+        dataset, source_file = self.datasets[0], self.files[0]
+        provenances = prevalidated_each(
+            Provenance,
+            (
+                {
+                    "dataset": dataset,
+                    "source_file": source_file,
+                    "record": label or "whole file",
+                    "client": None,
+                    "date": date,
+                    "run_url": run_url,
+                    "image": image,
+                    "note": note,
+                }
+                for label, date, run_url, image, note in zip(
+                    self._labels(self.kept[picked].tolist()),
+                    self.dates[picked].tolist(),
+                    *texts,
+                    strict=False,  # `repeat` for a text no row has
+                )
+            ),
+            repeat(_PROVENANCE_FIELDS),
+        )
+        configs = self.configs
+        rows_data = zip(
+            [configs[c] for c in self.config_codes[picked].tolist()],
+            self.isl[picked].tolist(),
+            self.osl[picked].tolist(),
+            self.concurrency[picked].tolist(),
+            throughput.tolist(),
+            _optional(output),
+            _optional(input_tput),
+            interactivity.tolist(),
+            self.sources[picked].tolist(),
+            *(latencies.get(metric, repeat(None)) for metric in LATENCY_METRICS),
+            powers,
+            provenances,
+            strict=False,  # `repeat` for a column no row has
+        )
         fields_sets = {
             pattern: {
                 "config",
@@ -450,73 +494,9 @@ class NativeRows:
             }
             for pattern in set(with_stats.tolist())
         }
-        powers: Iterable[Power | None] = repeat(None)
-        if self.power is not None and not np.isnan(self.power[0][picked]).all():
-            powers = _powers(*self.power, picked)
-        texts = [repeat(None) if t is None else [t[r] for r in rows] for t in self.texts.values()]
-        provenance_set = set(Provenance.model_fields)
-        provenance_data = {
-            "dataset": self.datasets[0],
-            "source_file": self.files[0],
-            "record": "",
-            "client": None,
-            "date": None,
-            "run_url": None,
-            "image": None,
-            "note": None,
-        }
-        built: list[BenchmarkPoint] = []
-        add = built.append
-        configs = self.configs
-        points = zip(
-            [configs[c] for c in self.config_codes[picked].tolist()],
-            self.isl[picked].tolist(),
-            self.osl[picked].tolist(),
-            self.concurrency[picked].tolist(),
-            throughput.tolist(),
-            _optional(output),
-            _optional(input_tput),
-            interactivity.tolist(),
-            source.tolist(),
-            *(latencies.get(metric, repeat(None)) for metric in LATENCY_METRICS),
-            powers,
-            with_stats.tolist(),
-            [self.labels[record] for record in self.kept[picked].tolist()],
-            self.dates[picked].tolist(),
-            *texts,
-            strict=False,  # `repeat` for a column no row has
-        )
-        for (
-            config,
-            isl_,
-            osl_,
-            concurrency_,
-            throughput_,
-            output_,
-            input_,
-            interactivity_,
-            source_,
-            ttft,
-            tpot_,
-            itl,
-            e2el,
-            power,
-            pattern,
-            label,
-            date,
-            run_url,
-            image,
-            note,
-        ) in points:
-            data = provenance_data.copy()
-            data["record"] = label or "whole file"
-            data["date"] = date
-            data["run_url"] = run_url
-            data["image"] = image
-            data["note"] = note
-            provenance = prevalidated(Provenance, data, provenance_set)
-            point = prevalidated(
-                BenchmarkPoint,
+        return prevalidated_each(
+            BenchmarkPoint,
+            (
                 {  # BenchmarkPoint's fields in their order (tests/test_bulk_loading.py holds it)
                     "config": config,
                     "isl": isl_,
@@ -534,11 +514,35 @@ class NativeRows:
                     "e2el": e2el,
                     "power": power,
                     "provenance": provenance,
-                },
-                fields_sets[pattern],
-            )
-            add(point)
-        return built
+                }
+                for (
+                    config,
+                    isl_,
+                    osl_,
+                    concurrency_,
+                    throughput_,
+                    output_,
+                    input_,
+                    interactivity_,
+                    source_,
+                    ttft,
+                    tpot_,
+                    itl,
+                    e2el,
+                    power,
+                    provenance,
+                ) in rows_data
+            ),
+            [fields_sets[pattern] for pattern in with_stats.tolist()],
+        )
+
+    def _labels(self, records: list[int]) -> list[str]:
+        """These records' labels (a numbered record's made here, without a call each)."""
+        labels = self.labels
+        if isinstance(labels, Numbered):
+            word, first = labels.word, labels.first
+            return [f"{word} {first + record}" for record in records]
+        return [labels[record] for record in records]
 
 
 def _row_codes(columns: Sequence[Column], kept: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
@@ -647,15 +651,18 @@ def _latency_stats(by_stat: Mapping[str, Floats], kept: npt.NDArray[np.intp]) ->
     columns = [
         _optional(by_stat[name][kept]) if name in by_stat else repeat(None) for name in _LATENCY_FIELDS
     ]
-    out: list[LatencyStats | None] = []
-    add = out.append
-    for pattern, mean, median, std, p90, p99, p99_9 in zip(given.tolist(), *columns, strict=False):
-        if not pattern:
-            add(None)
-            continue
-        data = {"mean": mean, "median": median, "std": std, "p90": p90, "p99": p99, "p99_9": p99_9}
-        add(prevalidated(LatencyStats, data, fields_sets[pattern]))
-    return out
+    made = iter(
+        prevalidated_each(
+            LatencyStats,
+            (
+                {"mean": mean, "median": median, "std": std, "p90": p90, "p99": p99, "p99_9": p99_9}
+                for pattern, mean, median, std, p90, p99, p99_9 in zip(given.tolist(), *columns, strict=False)
+                if pattern
+            ),
+            [fields_sets[pattern] for pattern in given.tolist() if pattern],
+        )
+    )
+    return [next(made) if pattern else None for pattern in given.tolist()]
 
 
 def _powers(watts: Floats, joules: Mapping[str, Floats], kept: npt.NDArray[np.intp]) -> list[Power | None]:
@@ -685,6 +692,7 @@ def _texts(values: Column | None, kept: npt.NDArray[np.intp]) -> list[str | None
 
 
 _LATENCY_FIELDS = tuple(LatencyStats.model_fields)
+_PROVENANCE_FIELDS = set(Provenance.model_fields)
 
 
 _CONFIGURATION_FIELDS = set(Configuration.model_fields)
