@@ -27,14 +27,12 @@ import gc
 import multiprocessing
 import os
 import pickle
-import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
-from multiprocessing.synchronize import Lock
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -85,7 +83,6 @@ SPAWN_FROM = 200  # the same where workers must be spawned rather than forked
 CHUNK = 4  # pages a worker takes at a time, at least (but the last chunk) …
 CHUNK_MAX = 16  # … and at most: one model and GPU's pages, up to this many, in one chunk
 AHEAD = 64  # pages in flight at most (made, or being made, and not yet written)
-EARLY_FROM_BYTES = 1 << 20  # data from which a clean build forks its workers before loading it
 WORKER_GC_YOUNG = 20_000  # net allocations between a worker's young collections (see _start_worker)
 
 Item = TypeVar("Item")
@@ -350,7 +347,6 @@ class _Work:
     # where a worker keeps its pages' files as the build cache's blobs (a build into a folder,
     # cached): written there by the worker, beside the others, instead of sent back
     blobs: Path | None = None
-    handed: str = ""  # in an early worker: the file this work was handed over in (`_take_over`)
 
     def new_renderer(self, log: ProblemLog) -> SiteRenderer:
         assert self.inputs.catalog is not None
@@ -490,7 +486,7 @@ def _forks(workers: int | None) -> bool:
 
 
 def _can_fork_early(workers: int | None) -> bool:
-    """Whether a worker may be forked before the points are loaded (`_early_workers`): more than
+    """Whether a worker may be forked before the points are loaded (`_early_worker`): more than
     one core to use, and fork safe here."""
     return (workers or os.cpu_count() or 1) > 1 and _can_fork()
 
@@ -517,79 +513,30 @@ def _workers(work: _Work, count: int, method: str) -> ProcessPoolExecutor:
     )
 
 
-def _early_workers(work: _Work, count: int) -> ProcessPoolExecutor:
-    """`count` workers forked now, before the points are loaded. One of them imports scipy and
-    compiles the theme (≈ 0.5 s) while this process loads the points, plans the pages and links
-    those the cache holds, on the other core; the others do so at their first page (a core each
-    then). What they need next is handed over in a file (`_hand_over`)."""
-    warming = multiprocessing.get_context("fork").Lock()
-    pool = ProcessPoolExecutor(
-        count,
-        mp_context=multiprocessing.get_context("fork"),
-        initializer=_start_early_worker,
-        initargs=(work, warming),
-    )
-    pool.submit(int)  # forks them all now
+def _early_worker(work: _Work) -> ProcessPoolExecutor:
+    """One worker forked now, before the points a rebuild's few pages need are loaded: it imports
+    scipy and compiles the theme (≈ 0.5 s) while this process loads them and links the pages the
+    cache holds."""
+    pool = _workers(work, 1, "fork")
+    pool.submit(_warm_up)  # forks it now
     return pool
 
 
-def _start_early_worker(work: _Work, warming: Lock) -> None:
-    _start_worker(work)
-    if warming.acquire(block=False):  # the first worker to start; the lock is never released
-        load_scipy()
-        if work.inputs.catalog is not None:
-            work.renderer = work.new_renderer(ProblemLog())
-            work.renderer.compile_templates()
-
-
-def _hand_over(work: _Work, stack: contextlib.ExitStack) -> str:
-    """The finished work (inputs, pages to make, settings), pickled into a file for the early
-    workers to read once each (pickling 114,000 points' inputs takes 0.06 s, reading them 0.05 s);
-    the file is removed when the run ends."""
-    descriptor, path = tempfile.mkstemp(prefix="site-builder-work-", suffix=".pickle")
-    stack.callback(_remove, path)
-    with os.fdopen(descriptor, "wb") as out:
-        pickle.dump(replace(work, renderer=None), out, protocol=pickle.HIGHEST_PROTOCOL)
-    return path
-
-
-def _remove(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)
-
-
-def _take_over(path: str) -> None:
-    """In an early worker: the work handed over in `path`, read the first time it is named; the
-    renderer compiled meanwhile is kept if the handed-over settings and catalog are its own."""
-    global _WORK
+def _warm_up() -> None:
+    """In an early worker: what computing and rendering a page first needs."""
     work = _WORK
     assert work is not None
-    if work.handed == path:
-        return
-    with open(path, "rb") as handed:
-        given: _Work = pickle.load(handed)  # our own file, written by the build that forked us
-    given.handed = path
-    made_from = (work.inputs.config, work.inputs.catalog)
-    if work.renderer is not None and (given.inputs.config, given.inputs.catalog) == made_from:
-        given.renderer = work.renderer
-    _WORK = given
-    freeze_long_lived()
+    load_scipy()
+    if work.renderer is None and work.inputs.catalog is not None:
+        work.renderer = work.new_renderer(ProblemLog())
+        work.renderer.compile_templates()
 
 
-def _page_handed(path: str, slug: str) -> _PageDone:
-    """`_page` in an early worker, the work handed over in `path`."""
-    _take_over(path)
+def _page_given(inputs: Inputs, slug: str) -> _PageDone:
+    """`_page` in an early worker, given the inputs loaded after it was forked."""
+    assert _WORK is not None
+    _WORK.inputs = inputs
     return _page(slug)
-
-
-def _data_bytes(folder: Path) -> int:
-    """The size of every file under a folder (links not followed)."""
-    total = 0
-    for here, _, names in os.walk(folder):
-        for name in names:
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(here, name)).st_size
-    return total
 
 
 def _chunk(fn: Callable[[str], _PageDone], slugs: list[str]) -> list[_PageDone]:
@@ -726,36 +673,29 @@ class Pipeline:
         data = DataFiles(self.project.data) if cache is not None else None
         inputs_key = self._inputs_key(data) if data is not None else ""
         stored = cache.inputs(inputs_key) if cache is not None and self.lazy else None
-        with contextlib.ExitStack() as stack:
-            early = None  # workers forked before a large data set is loaded
-            if stored is not None:  # the data did not change: its points are loaded for the pages made
-                summary = InputsSummary.from_json(stored)
-                inputs = load_inputs(self.project, self.site_url, results=False)
-                inputs.problems = summary.problems
-            else:
-                if _can_fork_early(self.workers) and _data_bytes(self.project.data) >= EARLY_FROM_BYTES:
-                    settings = load_inputs(self.project, self.site_url, results=False)
-                    forked = _Work(self.project, settings, {}, keep_pages=isinstance(sink, MemorySink))
-                    forked.compiled = cache.templates if cache is not None else None
-                    count = self.workers or os.cpu_count() or 1
-                    early = stack.enter_context(_early_workers(forked, count))
-                inputs = self._inputs()
-                summary = InputsSummary.of(inputs)
-                if cache is not None:
-                    cache.store_inputs(inputs_key, summary.to_json())
-            freeze_long_lived()  # the loaded inputs outlive the run: keep the collector from walking them
-            self._lap("load")
-            log.problems.extend(inputs.problems)
-            stubs = load_stubs(self.project.content, log)
-            if not stubs and not log.errors:
-                content = self.project.content.as_posix()
-                log.add(content, "", "", "no comparison stubs (*.md) found", Severity.WARNING)
-            planned = plan_pages(stubs, summary.facts, inputs.config)
-            keys = self._keys(inputs.config, data, summary) if data is not None else None
-            stubs_by_slug = {s.slug: s for s in planned}
-            work = _Work(self.project, inputs, stubs_by_slug, keep_pages=isinstance(sink, MemorySink))
-            lazy = summary if stored is not None else None
-            return self._pages(work, planned, cache, keys, sink, log, progress, lazy, early)
+        if stored is not None:  # the data did not change: its points are loaded for the pages made
+            summary = InputsSummary.from_json(stored)
+            inputs = load_inputs(self.project, self.site_url, results=False)
+            inputs.problems = summary.problems
+        else:
+            inputs = self._inputs()
+            summary = InputsSummary.of(inputs)
+            if cache is not None:
+                cache.store_inputs(inputs_key, summary.to_json())
+        freeze_long_lived()  # the loaded inputs outlive the run: keep the collector from walking them
+        self._lap("load")
+        log.problems.extend(inputs.problems)
+        stubs = load_stubs(self.project.content, log)
+        if not stubs and not log.errors:
+            log.add(
+                self.project.content.as_posix(), "", "", "no comparison stubs (*.md) found", Severity.WARNING
+            )
+        planned = plan_pages(stubs, summary.facts, inputs.config)
+        keys = self._keys(inputs.config, data, summary) if data is not None else None
+        stubs_by_slug = {s.slug: s for s in planned}
+        work = _Work(self.project, inputs, stubs_by_slug, keep_pages=isinstance(sink, MemorySink))
+        lazy = stored is not None
+        return self._pages(work, planned, cache, keys, sink, log, progress, summary if lazy else None)
 
     def _problems_from_all_points(
         self, work: _Work, slugs: list[str], page_problems: dict[str, list[Problem]]
@@ -786,7 +726,6 @@ class Pipeline:
         log: ProblemLog,
         progress: Progress | None,
         lazy: InputsSummary | None = None,
-        early: ProcessPoolExecutor | None = None,
     ) -> SiteOutput:
         """Every page computed and rendered (or taken from the cache) and written as it comes,
         its HTML with the related slot; then the related links filled in, then the shared files."""
@@ -820,9 +759,10 @@ class Pipeline:
             work.blobs = cache.blobs if isinstance(sink, StagingSink) else None
         to_compute = [s for s in todo if s not in work.known]
         with contextlib.ExitStack() as stack:
+            early = None
             few = lazy is not None and len(to_compute) > 0 and len(todo) < PARALLEL_FROM
-            if early is None and few and _can_fork_early(self.workers):  # a rebuild's: one worker
-                early = stack.enter_context(_early_workers(work, 1))
+            if few and _can_fork_early(self.workers):  # a rebuild: its scipy imported meanwhile
+                early = stack.enter_context(_early_worker(work))
             for slug, hit in hits:
                 assert cache is not None
                 heads[slug], page_problems[slug] = _head(hit["head"]), problems_in(hit["problems"])
@@ -840,10 +780,10 @@ class Pipeline:
                 work.renderer.compile_templates()
                 if to_compute:  # the engine's scipy, imported once here for the forked workers
                     load_scipy()
-            # a pool only for enough pages to do; early workers were forked before the points
-            # were loaded, so what they need is handed over
+            # a pool only for enough pages to do; an early worker was forked before the points
+            # were loaded, so each page it makes is sent them
             pool = early or stack.enter_context(_pool(work, len(todo), self.workers))
-            make = _page if early is None else functools.partial(_page_handed, _hand_over(work, stack))
+            make = _page if early is None else functools.partial(_page_given, work.inputs)
             chunks = _chunks(nearby, lambda slug: _locality(work.stubs[slug])[:2])
             for done, result in enumerate(_in_order(pool, make, chunks), 1):
                 slug = result.slug

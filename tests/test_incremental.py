@@ -14,7 +14,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -372,11 +371,11 @@ def test_a_rebuild_that_computes_nothing_imports_neither_pandas_nor_scipy(two_mo
     assert _build_in_a_process(two_models) == ["1", "0", "False", "False"]
 
 
-def _build_in_a_process(project: Path, setup: str = "") -> list[str]:
-    """A build into project/site in a process of its own (after the statements `setup`): the
-    pages rendered and computed, and whether pandas and scipy were imported in that process."""
+def _build_in_a_process(project: Path) -> list[str]:
+    """A build into project/site in a process of its own: the pages rendered and computed, and
+    whether pandas and scipy were imported in that process."""
     script = (
-        f"{setup}import sys; from pathlib import Path; from site_builder.pipeline import build; "
+        "import sys; from pathlib import Path; from site_builder.pipeline import build; "
         "from site_builder.project import Project; "
         f"out = build(Project.under(Path({str(project)!r}), Path({str(project / 'site')!r}))); "
         "print(len(out.rendered), out.recomputed, 'pandas' in sys.modules, 'scipy' in sys.modules)"
@@ -398,22 +397,6 @@ def test_a_rebuild_computing_a_page_has_scipy_imported_by_a_worker_forked_before
     early = (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
     assert _build_in_a_process(two_models) == ["1", "1", "True", str(not early)]
     assert tree(two_models / "site") == _clean(two_models)
-
-
-def test_a_clean_build_of_much_data_hands_its_work_to_workers_forked_before_loading(
-    two_models: Path,
-) -> None:
-    """From EARLY_FROM_BYTES of data, a clean build forks its workers before loading: they import
-    scipy and compile the theme while the build process loads the points, then read the work
-    handed over in a file. The site is a serial build's, scipy never enters the build process,
-    and the file is removed."""
-    handed = lambda: set(Path(tempfile.gettempdir()).glob("site-builder-work-*"))  # noqa: E731
-    before = handed()
-    setup = "import site_builder.pipeline as p; p.EARLY_FROM_BYTES = 0; p.PARALLEL_FROM = 0; "
-    early = (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
-    assert _build_in_a_process(two_models, setup) == ["2", "2", "True", str(not early)]
-    assert tree(two_models / "site") == _clean(two_models)
-    assert handed() == before
 
 
 def test_a_stub_whose_prose_alone_changed_is_rendered_from_its_kept_numbers(
