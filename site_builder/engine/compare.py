@@ -150,22 +150,16 @@ class SideCurves:
 # Pairs of configurations compared by SideCurves, and whether they are equal: a frontier crosses
 # between the same deployments on many sides, and comparing two models field by field is slow
 CONFIGURATION_PAIRS_KEPT = 4096
-_SAME_CONFIGURATION: dict[tuple[int, int], tuple[Configuration, Configuration, bool]] = {}
+_SAME_CONFIGURATION: SequenceMemo[Configuration, bool] = SequenceMemo(CONFIGURATION_PAIRS_KEPT)
 
 
 def same_configuration(a: Configuration, b: Configuration) -> bool:
-    """`a == b`, remembered for the very same pair (the entry holds both, so their ids stay theirs)."""
-    if a is b:
-        return True
-    key = (id(a), id(b))
-    found = _SAME_CONFIGURATION.get(key)
-    if found is not None and found[0] is a and found[1] is b:
-        return found[2]
-    same = a == b
-    if len(_SAME_CONFIGURATION) >= CONFIGURATION_PAIRS_KEPT:
-        _SAME_CONFIGURATION.clear()
-    _SAME_CONFIGURATION[key] = (a, b, same)
-    return same
+    """`a == b`, remembered for the very same pair (memo.py: the entry holds both)."""
+    return a is b or _SAME_CONFIGURATION.get((a, b), _equal)
+
+
+def _equal(pair: tuple[Configuration, ...]) -> bool:
+    return pair[0] == pair[1]
 
 
 # Sides of the pages one process builds (a side's points are on several pages: the same points,
