@@ -214,12 +214,16 @@ def main() -> None:
     print(f"  plain page of the same text: load {base:.0f} ms")
     if mkdocs is not None:
         print(f"  MkDocs page of the same text (its default theme): load {mkdocs['load']:.0f} ms")
-    print(f"  comparison page: load {times['load']:.0f} ms ({times['load'] / base:.2f}× the plain page"
-          + (f", {times['load'] / mkdocs['load']:.2f}× the MkDocs page" if mkdocs else "")
-          + f"), table ready {times['ready']:.0f} ms, interactivity chart drawn {times['chart']:.0f} ms "
-          f"({times['chart'] / base:.2f}×), every chart drawn {times['charts']:.0f} ms")
-    print(f"target edit → next paint, {args.edits} edits: median {painted:.1f} ms (worst {worst:.1f} ms); "
-          f"handler {handled:.1f} ms")
+    print(
+        f"  comparison page: load {times['load']:.0f} ms ({times['load'] / base:.2f}× the plain page"
+        + (f", {times['load'] / mkdocs['load']:.2f}× the MkDocs page" if mkdocs else "")
+        + f"), table ready {times['ready']:.0f} ms, interactivity chart drawn {times['chart']:.0f} ms "
+        f"({times['chart'] / base:.2f}×), every chart drawn {times['charts']:.0f} ms"
+    )
+    print(
+        f"target edit → next paint, {args.edits} edits: median {painted:.1f} ms (worst {worst:.1f} ms); "
+        f"handler {handled:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -560,9 +560,7 @@ def _chunks(slugs: Iterable[str], group: Callable[[str], Hashable]) -> list[list
     return chunks
 
 
-def _in_order(
-    pool: Executor, fn: Callable[[str], _PageDone], chunks: list[list[str]]
-) -> Iterator[_PageDone]:
+def _in_order(pool: Executor, fn: Callable[[str], _PageDone], chunks: list[list[str]]) -> Iterator[_PageDone]:
     """`fn` over the chunks' pages, results in order, at most AHEAD pages in flight (and a
     chunk): a worker's finished pages wait for the writer in a bounded queue, so memory does not
     grow with the site."""

@@ -42,10 +42,14 @@ def test_workers_keeping_the_same_files_at_once_leave_whole_blobs(tmp_path: Path
     cache = BuildCache(tmp_path / "cache")
     contents = [bytes([n]) * 200_000 for n in range(3)]
     jobs = [content for content in contents for _ in range(4)]
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    )
     with context.Pool(4) as pool:
         stamps = pool.starmap(_keep_in_a_worker, [(str(cache.blobs), content) for content in jobs])
-    assert sorted(p.name for p in cache.blobs.iterdir()) == sorted(hashlib.sha256(c).hexdigest() for c in contents)
+    assert sorted(p.name for p in cache.blobs.iterdir()) == sorted(
+        hashlib.sha256(c).hexdigest() for c in contents
+    )
     for content, stamp in zip(jobs, stamps, strict=True):
         assert stamp[0] == hashlib.sha256(content).hexdigest() and stamp[1] == len(content)
         assert (cache.blobs / str(stamp[0])).read_bytes() == content

@@ -31,7 +31,9 @@ NUMBERS = st.one_of(st.none(), st.integers(-(10**6), 10**6), st.floats(), st.flo
 
 
 @given(st.one_of(st.lists(NUMBERS), st.lists(st.floats(-1e9, 1e9)), st.lists(st.integers(0, 10**4))))
-def test_a_marker_column_is_each_marker_value_whole_floats_as_integers(values: list[float | int | None]) -> None:
+def test_a_marker_column_is_each_marker_value_whole_floats_as_integers(
+    values: list[float | int | None],
+) -> None:
     """marker_column's fast paths (a column of floats alone, one without floats) write what the
     plain rule does: marker_value, then a whole float under 1e15 as an integer."""
 

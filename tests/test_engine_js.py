@@ -584,7 +584,11 @@ def test_chart_curve_by_hand(node: str) -> None:
     """Three knots (10, 900), (20, 500), (40, 100) at $2.5/GPU-hour: the curve runs from the first
     knot to the last, ascending, passes through the middle one exactly, and costs
     2.5e6 / (3600 × 900) = $0.7716…/M tok at the start."""
-    knots: list[Knot] = [(10.0, 900.0, 4, None, 0, 8), (20.0, 500.0, 16, None, 0, 8), (40.0, 100.0, 64, None, 0, 8)]
+    knots: list[Knot] = [
+        (10.0, 900.0, 4, None, 0, 8),
+        (20.0, 500.0, 16, None, 0, 8),
+        (40.0, 100.0, 64, None, 0, 8),
+    ]
     sent = python_curve((knots, Constants(2.5, None)))["sent"]
     [answers] = run_engine(node, "curve", [sent])
     by_key = dict(zip([m.key for m in SHOWN], answers, strict=True))

@@ -199,6 +199,7 @@ def test_a_build_killed_at_any_moment_leaves_a_whole_site(project: Path) -> None
         now = sorted(p.relative_to(project / "site") for p in (project / "site").rglob("*"))
         assert now == expected, f"killed after {delay} s"
     subprocess.run(command, env=env, check=True, timeout=60)
+
     # killed builds' staging folders are deleted by a process of its own (write.remove_in_background);
     # the site the last build replaced stays as the next one's staging folder (a cached build)
     def leftovers() -> list[str]:

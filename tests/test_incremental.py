@@ -426,7 +426,10 @@ def test_a_stub_whose_prose_alone_changed_is_rendered_from_its_kept_numbers(
     computed.clear()
     stub.write_text(stub.read_text().replace("label: FP4", "label: NVFP4"))  # the numbers' labels change
     _build(two_models, "site")
-    assert computed == [STUB_PAGE] and b"NVFP4" in (two_models / "site" / STUB_PAGE / "comparison.json").read_bytes()
+    assert (
+        computed == [STUB_PAGE]
+        and b"NVFP4" in (two_models / "site" / STUB_PAGE / "comparison.json").read_bytes()
+    )
     assert tree(two_models / "site") == _clean(two_models)
 
     cache = two_models / FOLDER

@@ -69,7 +69,11 @@ def comparison(
         "mi355x",
         constants(),
         fp4
-        or [point(20, 2000, 128, spec_method="mtp", framework="atom"), point(50, 1000, 32), point(90, 400, 8)],
+        or [
+            point(20, 2000, 128, spec_method="mtp", framework="atom"),
+            point(50, 1000, 32),
+            point(90, 400, 8),
+        ],
     )
     b = SideInput(
         "FP8",

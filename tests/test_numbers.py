@@ -110,7 +110,9 @@ def test_float_texts_at_the_edges_of_plain_notation() -> None:
     assert float_texts([float("inf"), float("nan"), None]) == ["inf", "nan", ""]
 
 
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(), st.floats(-1e6, 1e6))
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(), st.floats(-1e6, 1e6)
+)
 
 
 @given(st.one_of(st.lists(SCALARS), st.lists(st.lists(SCALARS))))

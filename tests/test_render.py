@@ -162,7 +162,7 @@ def test_csv_columns_of_one_value_and_of_equal_values_written_apart() -> None:
     """A column holding one value throughout is written once and repeated; values a set takes
     for one (1 and True, 0.0 and -0.0) keep their own text, as the csv module writes them."""
     rows = [["=x", 1, 0.0, None, "a,b"], ["=x", True, -0.0, None, "a,b"], ["=x", 1, 0.0, None, "a,b"]]
-    assert _csv(rows) == b"'=x,1,0.0,,\"a,b\"\n'=x,True,-0.0,,\"a,b\"\n'=x,1,0.0,,\"a,b\"\n"
+    assert _csv(rows) == b'\'=x,1,0.0,,"a,b"\n\'=x,True,-0.0,,"a,b"\n\'=x,1,0.0,,"a,b"\n'
     assert _csv([[], []]) == b"\n\n" and _csv([[""], ["=y"]]) == b'""\n\'=y\n'
 
 
@@ -199,11 +199,13 @@ def test_points_csv_is_every_point_as_the_csv_module_writes_it(project: Path) ->
                 for point in side["points"]:
                     values = [sequence["sequence"], side["label"], point["on_frontier"]]
                     rows.append([*values, *(point[c] for c in POINT_COLUMNS)])
-        guarded = [["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in r] for r in rows]
+        guarded = [
+            ["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in r] for r in rows
+        ]
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerows(guarded)
         assert site[f"{page}/points.csv"] == buffer.getvalue().encode(), page
-    assert b"\"'=FP4, \"\"four\"\"\",True" in site["h200-labels/points.csv"]
+    assert b'"\'=FP4, ""four""",True' in site["h200-labels/points.csv"]
 
 
 def test_table_csv_is_every_target_as_the_csv_module_writes_it(project: Path) -> None:
@@ -219,13 +221,26 @@ def test_table_csv_is_every_target_as_the_csv_module_writes_it(project: Path) ->
     for page in ("h200-fp4-vs-fp8", "h200-labels"):
         comparison = json.loads(site[f"{page}/comparison.json"])
         labels = [side["label"] for side in comparison["sides"]]
-        rows: list[list[object]] = [["sequence", "target_interactivity", "side", "measured", *attributes, "reason"]]
+        rows: list[list[object]] = [
+            ["sequence", "target_interactivity", "side", "measured", *attributes, "reason"]
+        ]
         for sequence in comparison["sequences"]:
             for target in sequence["results"]:
                 for label, at in zip(labels, target["sides"], strict=True):
                     values = [at[a] for a in attributes]
-                    rows.append([sequence["sequence"], target["interactivity"], label, at["measured"], *values, at["reason"]])
-        guarded = [["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in r] for r in rows]
+                    rows.append(
+                        [
+                            sequence["sequence"],
+                            target["interactivity"],
+                            label,
+                            at["measured"],
+                            *values,
+                            at["reason"],
+                        ]
+                    )
+        guarded = [
+            ["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in r] for r in rows
+        ]
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerows(guarded)
         assert site[f"{page}/table.csv"] == buffer.getvalue().encode(), page
@@ -271,13 +286,20 @@ def test_many_memo_makes_only_what_it_lacks_and_keeps_identity() -> None:
     assert [len(batch) for batch in made] == [2, 1, 1, 2]
 
 
-HOSTILE_TEXTS = st.text(alphabet=st.sampled_from(list('ab ,"=+-@é')), min_size=1, max_size=5).filter(str.strip)
+HOSTILE_TEXTS = st.text(alphabet=st.sampled_from(list('ab ,"=+-@é')), min_size=1, max_size=5).filter(
+    str.strip
+)
 
 
 @given(
     st.lists(
         st.tuples(
-            st.floats(0.5, 1e4), st.floats(1.0, 1e5), HOSTILE_TEXTS, HOSTILE_TEXTS, HOSTILE_TEXTS, st.booleans()
+            st.floats(0.5, 1e4),
+            st.floats(1.0, 1e5),
+            HOSTILE_TEXTS,
+            HOSTILE_TEXTS,
+            HOSTILE_TEXTS,
+            st.booleans(),
         ),
         min_size=1,
         max_size=8,

@@ -115,7 +115,9 @@ def test_encoded_json_is_a_dict_with_its_text() -> None:
         max_size=6,
     )
 )
-def test_summaries_written_together_are_cut_into_each_ones_json(rows: list[tuple[float, float, str, bool]]) -> None:
+def test_summaries_written_together_are_cut_into_each_ones_json(
+    rows: list[tuple[float, float, str, bool]],
+) -> None:
     """Summaries lacking their JSON are written as one list and cut apart: each piece is that
     summary's own JSON, also where a record holds what the cut looks for (`},{"interactivity":`)."""
     summaries = [

@@ -56,5 +56,9 @@ def test_a_built_site_ships_the_basic_bundle_and_its_licence_not_the_full_one(tm
     assert (assets / "plotly-basic.min.js").read_bytes() == BUNDLE.read_bytes()
     assert (assets / "plotly-basic.LICENSE.txt").read_text(encoding="utf-8").startswith("MIT License")
     assert not (assets / "plotly.min.js").exists()
-    page = next((tmp_path / "s" / "site").glob("*/comparison.json")).with_name("index.html").read_text(encoding="utf-8")
+    page = (
+        next((tmp_path / "s" / "site").glob("*/comparison.json"))
+        .with_name("index.html")
+        .read_text(encoding="utf-8")
+    )
     assert 'data-plotly="../assets/plotly-basic.min.js"' in page  # site.js loads it after the page

@@ -55,7 +55,10 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                 if side["frontier"]:
                     expected.append((f"{labels[index]} frontier", "curve", index))
                 expected.append((f"{labels[index]} measured", "points", index))
-            assert [(t["name"], t["role"], t["side"]) for t in traces] == expected, (slug, sequence["sequence"])
+            assert [(t["name"], t["role"], t["side"]) for t in traces] == expected, (
+                slug,
+                sequence["sequence"],
+            )
             for trace in traces:
                 side = sequence["sides"][trace["side"]]
                 if trace["role"] == "points":
@@ -63,7 +66,9 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                     measured = [(p["interactivity"], p["throughput_per_gpu"]) for p in side["points"]]
                     markers = list(zip(trace["x"], trace["y"], strict=True))
                     assert len(markers) == len(measured)
-                    assert all(d == pytest.approx(m, rel=5e-6) for d, m in zip(markers, measured, strict=True))
+                    assert all(
+                        d == pytest.approx(m, rel=5e-6) for d, m in zip(markers, measured, strict=True)
+                    )
                 else:
                     drawn = dict(zip(trace["x"], trace["y"], strict=True))
                     knots = [(k["interactivity"], k["throughput_per_gpu"]) for k in side["frontier"]]
@@ -72,14 +77,18 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                     assert trace["x"] == sorted(set(trace["x"]))
 
 
-def test_each_measured_point_is_drawn_at_its_concurrency_per_gpu(page: Page, root_url: str, built_site: Path) -> None:
+def test_each_measured_point_is_drawn_at_its_concurrency_per_gpu(
+    page: Page, root_url: str, built_site: Path
+) -> None:
     """A point off the frontier carries its GPU count, not the ratio (charts.point_columns): the
     page divides it out again, to the value comparison.json lists (None without a GPU count)."""
     slug = KINDS["precision"]
     data = comparison(built_site, slug)
     sequence = data["sequences"][0]
     open_page(page, f"{root_url}{slug}/index.html?seq={sequence['sequence']}&metric=users_per_gpu")
-    page.wait_for_function("document.getElementById('chart').getAttribute('data-drawn').includes('|users_per_gpu|')")
+    page.wait_for_function(
+        "document.getElementById('chart').getAttribute('data-drawn').includes('|users_per_gpu|')"
+    )
     drawn = [t for t in page.evaluate(TRACES) if t["role"] == "points"]
     assert len(drawn) == 2
     for trace in drawn:
@@ -94,14 +103,18 @@ def test_every_hover_states_its_unit_with_grouped_digits(page: Page, root_url: s
     open_page(page, f"{root_url}{KINDS['precision']}/index.html")
     for metric in SHOWN:
         page.select_option("#metric-select", metric.key)
-        page.wait_for_function(f"document.getElementById('chart').getAttribute('data-drawn').includes('|{metric.key}|')")
+        page.wait_for_function(
+            f"document.getElementById('chart').getAttribute('data-drawn').includes('|{metric.key}|')"
+        )
         for trace in page.evaluate(TRACES):
             assert "%{x:,.1f} tok/s/user" in trace["hover"], trace["name"]
             assert f"%{{y:,.{metric.decimals}f}}" in trace["hover"], trace["name"]
             assert (metric.unit or metric.label.lower()) in trace["hover"], trace["name"]
     # what a reader sees: hover the first measured point
     page.select_option("#metric-select", "throughput")
-    page.wait_for_function("document.getElementById('chart').getAttribute('data-drawn').includes('|throughput|')")
+    page.wait_for_function(
+        "document.getElementById('chart').getAttribute('data-drawn').includes('|throughput|')"
+    )
     point = page.evaluate("""() => { const gd = document.getElementById('chart');
         const i = gd.data.findIndex(t => t.meta.role === 'points');
         return {curve: i, x: gd.data[i].x[0], y: gd.data[i].y[0], custom: gd.data[i].customdata[0]}; }""")
@@ -145,7 +158,9 @@ def test_diamonds_sit_at_the_tables_targets_and_follow_an_edit(
             assert mark["y"] == pytest.approx(result["throughput_per_gpu"], rel=2e-2, abs=60)
             assert grouped(fixed(result["throughput_per_gpu"], 1)) in mark["title"]
     set_target(page, 1, 100.0)
-    page.wait_for_function("document.getElementById('chart').getAttribute('data-marks').split(',')[1] === '100'")
+    page.wait_for_function(
+        "document.getElementById('chart').getAttribute('data-marks').split(',')[1] === '100'"
+    )
     moved = page.evaluate(MARKS)
     cells = page.locator(".sequence-panel:not([hidden]) tr[data-metric=throughput] td").nth(1)
     values = cells.locator(".value").all_inner_texts()
@@ -156,7 +171,9 @@ def test_diamonds_sit_at_the_tables_targets_and_follow_an_edit(
             assert grouped(values[side]) in mark["title"]
 
 
-def test_side_colours_are_the_tables_and_meet_contrast_in_both_themes(browser: Browser, root_url: str) -> None:
+def test_side_colours_are_the_tables_and_meet_contrast_in_both_themes(
+    browser: Browser, root_url: str
+) -> None:
     for scheme in ("light", "dark"):
         context = browser.new_context(color_scheme=scheme)
         page = context.new_page()
@@ -180,8 +197,18 @@ def test_toolbar_stays_on_the_site_and_exports_a_titled_opaque_png(
     page = context.new_page()
     watch = Watch(page, root_url)
     open_page(page, f"{root_url}{KINDS['precision']}/index.html")
-    buttons = page.evaluate("Array.from(document.querySelectorAll('#chart .modebar-btn')).map(b => b.getAttribute('data-title'))")
-    assert buttons == ["Zoom", "Pan", "Zoom in", "Zoom out", "Autoscale", "Reset axes", "Download this chart as a PNG"]
+    buttons = page.evaluate(
+        "Array.from(document.querySelectorAll('#chart .modebar-btn')).map(b => b.getAttribute('data-title'))"
+    )
+    assert buttons == [
+        "Zoom",
+        "Pan",
+        "Zoom in",
+        "Zoom out",
+        "Autoscale",
+        "Reset axes",
+        "Download this chart as a PNG",
+    ]
     assert page.locator(".modebar a, .modebar-btn--logo").count() == 0  # no link to plotly.com
     page.evaluate("""() => { const original = Plotly.downloadImage; window.exported = [];
         Plotly.downloadImage = (figure, options) => { window.exported.push({title: figure.layout.title.text,

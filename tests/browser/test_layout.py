@@ -37,14 +37,20 @@ def _axe() -> str:
 
 
 def _open(page: Page, url: str) -> None:
-    if "/index.html" in url and not url.endswith(("/methodology/index.html", "/authoring/index.html")) and url.count("/") > 3:
+    if (
+        "/index.html" in url
+        and not url.endswith(("/methodology/index.html", "/authoring/index.html"))
+        and url.count("/") > 3
+    ):
         open_page(page, url)
     else:
         page.goto(url)
         page.wait_for_load_state("load")
 
 
-@pytest.fixture(scope="module", params=[(w, s) for w in WIDTHS for s in ("light", "dark")], ids=lambda p: f"{p[0]}-{p[1]}")
+@pytest.fixture(
+    scope="module", params=[(w, s) for w in WIDTHS for s in ("light", "dark")], ids=lambda p: f"{p[0]}-{p[1]}"
+)
 def themed(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
     width, scheme = request.param
     context = browser.new_context(viewport={"width": WIDTHS[width], "height": 900}, color_scheme=scheme)

@@ -425,7 +425,9 @@ def test_sweep_page_draws_each_workload_with_its_sla_lines(
     assert options == [w["sequence"] for w in workloads]
     for index, workload in enumerate(workloads):
         page.select_option("#sweep-workload", str(index))
-        page.wait_for_function(f"document.getElementById('sweep-chart').getAttribute('data-sweep') === '{index}'")
+        page.wait_for_function(
+            f"document.getElementById('sweep-chart').getAttribute('data-sweep') === '{index}'"
+        )
         assert chart.get_attribute("data-drawn") == "sweep"
         measured = [
             [p["concurrency"] for p in workload["output_throughput"] if p["values"][side] is not None]
