@@ -404,10 +404,7 @@ def _page(slug: str) -> _PageDone:
     if page is None or work.inputs.catalog is None:
         return _PageDone(slug, None, {}, None, problems, None, computed - started, 0.0)
     log = ProblemLog()
-    if work.renderer is None:
-        work.renderer = work.new_renderer(log)
-    work.renderer.log = log
-    files, narrative = render_page(work.renderer, page)
+    files, narrative = render_page(_worker_renderer(log), page)
     entry = index_entry(page, narrative, work.inputs.catalog)
     head = PageHead.of(page.comparison)
     kept = page if work.keep_pages else None
@@ -900,14 +897,14 @@ def _fill_related(
 ) -> None:
     """Each page's related links into its HTML: a page the cache holds filled with these links is
     a link to it; one the cache holds unfilled is filled and kept by the workers; a page made
-    this run without the cache is filled where it was written, by the workers in a staging
-    folder (in place), else in the sink."""
+    this run without the cache is filled where it was written: by the workers (or this process,
+    when it makes the pages itself) in the staging folder, in place; else in the sink."""
     jobs: list[tuple[str, str, list[dict[str, str]]]] = []
     staged: list[tuple[str, list[dict[str, str]]]] = []
     for slug, links in fill:
         html = page_html(slug)
         if cache is None or slug not in in_cache:
-            if isinstance(sink, StagingSink) and not isinstance(pool, _Serial):
+            if isinstance(sink, StagingSink):
                 staged.append((sink.path(html), links))
             else:
                 sink.fill(html, RELATED_SLOT, renderer.related_section(links))
@@ -939,7 +936,7 @@ def _cut(items: list[Item], size: int) -> list[list[Item]]:
 
 
 def _worker_renderer(log: ProblemLog) -> SiteRenderer:
-    """In a worker: its renderer (made once), reporting to `log`."""
+    """In a worker (or `_Serial`): its renderer (made once), reporting to `log`."""
     work = _WORK
     assert work is not None
     if work.renderer is None:
