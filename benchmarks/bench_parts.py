@@ -1,0 +1,148 @@
+"""What each part of a page costs: `python benchmarks/bench_parts.py [--root ROOT] [--perf]`.
+
+The benchmark's site (bench_build.py's, 990 pages by default; or a project root given) is built
+with nothing written (as `check` does), once whole and once with each part of a page left out
+in turn: its `comparison.json`, its `points.csv`, its `table.csv`, its HTML, all of its
+rendering (with the index and the guides, which list and link the pages), and everything a
+page does (computing too: what is left is start-up, load and planning). A part costs the whole
+build less the build without it. Each build is a process of its own with its workers; its CPU
+is the user and system time of the process and the workers it waited for, the median of
+`--repeat` runs, or, with `--perf`, the instructions `perf stat -e instructions:u` counts (the
+figure a shared host's noise does not move).
+
+Performance is measured here, not in timed tests; figures depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# what each build leaves out of every page: a part costs the whole build less the build without it
+PARTS = {
+    "whole": [],
+    "comparison.json": ["comparison_json"],
+    "points.csv": ["points_csv"],
+    "table.csv": ["table_csv"],
+    "the HTML": ["html"],
+    "all rendering (and the index, the guides)": ["render"],
+    "rendering and computing": ["render", "compute"],
+}
+
+
+def build_without(root: Path, left_out: list[str], workers: int) -> int:
+    """Run inside the measured process: the site built with nothing written and the named parts
+    of each page made empty (their makers replaced), the pages' count returned."""
+    from site_builder import pipeline, render
+    from site_builder.project import Project
+
+    def empty(*_: object) -> bytes:
+        return b""
+
+    replaced: dict[str, list[tuple[object, str, object]]] = {
+        "comparison_json": [(render, "comparison_json", empty)],
+        "points_csv": [(render, "points_csv", empty)],
+        "table_csv": [(render, "table_csv", empty)],
+        "html": [(render.SiteRenderer, "comparison_page", empty)],
+        "render": [
+            (pipeline, "render_page", lambda *_: ({}, None)),
+            (pipeline, "index_entry", lambda *_: {}),
+            (pipeline, "render_shared", lambda *_: []),  # the index of those entries, the guides
+        ],
+        "compute": [(pipeline, "compute_one", lambda *_: (None, []))],
+    }
+    for name in left_out:
+        for owner, attribute, replacement in replaced[name]:
+            setattr(owner, attribute, replacement)
+    project = Project.under(root, root / "unused-site")
+    output = pipeline.Pipeline(project, cache=False, workers=workers).run(None, pipeline.NoSink())
+    return output.page_count
+
+
+def cost(root: Path, left_out: list[str], workers: int, perf: bool) -> float:
+    """One build as its own process: CPU seconds of it and its workers, or instructions."""
+    command = [sys.executable, __file__, "--measure", str(root), "--workers", str(workers)]
+    command += [f"--leave-out={name}" for name in left_out]
+    if perf:
+        done = subprocess.run(
+            ["perf", "stat", "-x,", "-e", "instructions:u", *command],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        )
+        return float(done.stderr.strip().splitlines()[-1].split(",")[0])
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, capture_output=True, check=True, cwd=ROOT)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def report(root: Path, pages: int, args: argparse.Namespace) -> None:
+    unit, scale = ("G instructions", 1e9) if args.perf else ("CPU s", 1.0)
+    figures = {
+        part: statistics.median(cost(root, left_out, args.workers, args.perf) for _ in range(args.repeat))
+        / scale
+        for part, left_out in PARTS.items()
+    }
+    whole = figures["whole"]
+    print(f"{pages} pages, {args.workers} workers, median of {args.repeat}; {unit}")
+    print(f"  whole build: {whole:.2f}")
+    for part in list(PARTS)[1:]:
+        spent = whole - figures[part]
+        per_page = f"{1000 * spent / pages:.2f} ms" if not args.perf else f"{1000 * spent / pages:.1f} M"
+        print(f"  {part}: {spent:.2f} ({100 * spent / whole:.0f} %; {per_page} a page)")
+    left = figures["rendering and computing"]
+    print(f"  left when nothing is made (start-up, load, planning, imports): {left:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--root", type=Path, help="a project root to build (default: bench_build's site)")
+    parser.add_argument("--models", type=int, default=11, help="bench_build's site: 90 pages a model")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--perf", action="store_true", help="count instructions with perf stat")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--leave-out", action="append", default=[], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:
+        print(build_without(args.measure, args.leave_out, args.workers))
+        return
+    if args.perf and shutil.which("perf") is None:
+        parser.error("--perf needs perf (Debian: linux-perf)")
+    from bench_build import generate  # the same site as bench_build.py
+
+    root = args.root or Path(tempfile.mkdtemp(prefix="bench-parts-"))
+    try:
+        if args.root is None:
+            generate(root, args.models, engines=6, concurrencies=8)
+        pages = int(
+            subprocess.run(
+                [sys.executable, __file__, "--measure", str(root), "--workers", str(args.workers)],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=ROOT,
+            ).stdout.split()[-1]
+        )
+        report(root, pages, args)
+    finally:
+        if args.root is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    main()
