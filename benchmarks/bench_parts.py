@@ -68,32 +68,30 @@ def build_without(root: Path, left_out: list[str], workers: int) -> int:
     return output.page_count
 
 
-def cost(root: Path, left_out: list[str], workers: int, perf: bool) -> float:
-    """One build as its own process: CPU seconds of it and its workers, or instructions."""
+def cost(root: Path, left_out: list[str], workers: int, perf: bool) -> tuple[float, int]:
+    """One build as its own process: CPU seconds of it and its workers (or, with `perf`, their
+    instructions), and the number of pages it built."""
     command = [sys.executable, __file__, "--measure", str(root), "--workers", str(workers)]
     command += [f"--leave-out={name}" for name in left_out]
     if perf:
-        done = subprocess.run(
-            ["perf", "stat", "-x,", "-e", "instructions:u", *command],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=ROOT,
-        )
-        return float(done.stderr.strip().splitlines()[-1].split(",")[0])
+        command = ["perf", "stat", "-x,", "-e", "instructions:u", *command]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, capture_output=True, check=True, cwd=ROOT)
+    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    pages = int(done.stdout.split()[-1])
+    if perf:  # perf's line is the last of the standard error: count,unit,event,…
+        return float(done.stderr.strip().splitlines()[-1].split(",")[0]), pages
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), pages
 
 
-def report(root: Path, pages: int, args: argparse.Namespace) -> None:
+def report(root: Path, args: argparse.Namespace) -> None:
     unit, scale = ("G instructions", 1e9) if args.perf else ("CPU s", 1.0)
-    figures = {
-        part: statistics.median(cost(root, left_out, args.workers, args.perf) for _ in range(args.repeat))
-        / scale
-        for part, left_out in PARTS.items()
-    }
+    figures = {}
+    for part, left_out in PARTS.items():
+        runs = [cost(root, left_out, args.workers, args.perf) for _ in range(args.repeat)]
+        figures[part] = statistics.median(figure for figure, _ in runs) / scale
+        if part == "whole":
+            pages = runs[0][1]
     whole = figures["whole"]
     print(f"{pages} pages, {args.workers} workers, median of {args.repeat}; {unit}")
     print(f"  whole build: {whole:.2f}")
@@ -128,16 +126,7 @@ def main() -> None:
     try:
         if args.root is None:
             generate(root, args.models, engines=6, concurrencies=8)
-        pages = int(
-            subprocess.run(
-                [sys.executable, __file__, "--measure", str(root), "--workers", str(args.workers)],
-                capture_output=True,
-                text=True,
-                check=True,
-                cwd=ROOT,
-            ).stdout.split()[-1]
-        )
-        report(root, pages, args)
+        report(root, args)
     finally:
         if args.root is None:
             shutil.rmtree(root, ignore_errors=True)
