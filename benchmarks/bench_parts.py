@@ -62,6 +62,8 @@ def build_without(root: Path, left_out: list[str], workers: int) -> int:
     }
     for name in left_out:
         for owner, attribute, replacement in replaced[name]:
+            if not hasattr(owner, attribute):  # renamed: setattr would add it and leave nothing out
+                raise SystemExit(f"bench_parts.py: {owner!r} has no {attribute} to leave out any more")
             setattr(owner, attribute, replacement)
     project = Project.under(root, root / "unused-site")
     output = pipeline.Pipeline(project, cache=False, workers=workers).run(None, pipeline.NoSink())
