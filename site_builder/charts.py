@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from site_builder import metrics
 from site_builder.comparison_json import ComparisonResult, PointSummary, SequenceResult
@@ -186,19 +186,18 @@ class SideTexts:
     date_of: list[int]
 
 
+Text = TypeVar("Text", str, str | None)
+
+
 def side_texts(points: Sequence[PointSummary]) -> SideTexts:
-    configurations = list(map(CONFIGURATION, points))
-    dates = list(map(DATE, points))
-    distinct_configurations = list(dict.fromkeys(configurations))
-    distinct_dates = list(dict.fromkeys(dates))
-    at_configuration = {text: n for n, text in enumerate(distinct_configurations)}
-    at_date = {text: n for n, text in enumerate(distinct_dates)}
-    return SideTexts(
-        distinct_configurations,
-        list(map(at_configuration.__getitem__, configurations)),
-        distinct_dates,
-        list(map(at_date.__getitem__, dates)),
-    )
+    return SideTexts(*_distinct(list(map(CONFIGURATION, points))), *_distinct(list(map(DATE, points))))
+
+
+def _distinct(texts: list[Text]) -> tuple[list[Text], list[int]]:
+    """Each distinct text once, in order of first showing, and each text's position among them."""
+    distinct = list(dict.fromkeys(texts))
+    at = {text: n for n, text in enumerate(distinct)}
+    return distinct, list(map(at.__getitem__, texts))
 
 
 _SIDE_TEXTS: IdentityMemo[list[PointSummary], SideTexts] = IdentityMemo(512)
