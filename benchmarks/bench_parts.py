@@ -42,17 +42,18 @@ PARTS = {
 def build_without(root: Path, left_out: list[str], workers: int) -> int:
     """Run inside the measured process: the site built with nothing written and the named parts
     of each page made empty (their makers replaced), the pages' count returned."""
-    from site_builder import pipeline, render
+    from site_builder import pipeline
     from site_builder.project import Project
+    from site_builder.render import pages, site
 
     def empty(*_: object) -> bytes:
         return b""
 
     replaced: dict[str, list[tuple[object, str, object]]] = {
-        "comparison_json": [(render, "comparison_json", empty)],
-        "points_csv": [(render, "points_csv", empty)],
-        "table_csv": [(render, "table_csv", empty)],
-        "html": [(render.SiteRenderer, "comparison_page", empty)],
+        "comparison_json": [(pages, "comparison_json", empty)],
+        "points_csv": [(pages, "points_csv", empty)],
+        "table_csv": [(pages, "table_csv", empty)],
+        "html": [(site.SiteRenderer, "comparison_page", empty)],
         "render": [
             (pipeline, "render_page", lambda *_: ({}, None)),
             (pipeline, "index_entry", lambda *_: {}),

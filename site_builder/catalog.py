@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from site_builder import metrics
-from site_builder.inputs import Identifier, PositiveNumber, load_yaml
+from site_builder.files import Identifier, PositiveNumber, load_yaml
 from site_builder.problems import ProblemLog, add_validation_errors
 
 CostTier = Literal["hyperscaler", "neocloud", "rental"]

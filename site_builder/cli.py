@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from site_builder import __version__
+from site_builder.formatting import parse_sequence_label
 from site_builder.kinds import KIND_KEYS
-from site_builder.numbers import parse_sequence_label
 from site_builder.points import DatasetInfo
 from site_builder.problems import InputError, Problem, printable
 from site_builder.project import Project

@@ -22,9 +22,9 @@ from site_builder.engine.accuracy import RunScore, TaskNumbers, compare_task
 from site_builder.engine.compare import Constants, SequenceNumbers, compare_sequence
 from site_builder.engine.sweep import Sla, WorkloadSweep, analyse_workload
 from site_builder.evaluations import EvalRun, SideRuns, runs_for_side
-from site_builder.inputs import sane_number
+from site_builder.files import sane_number
+from site_builder.formatting import sequence_label
 from site_builder.memo import IdentityMemo
-from site_builder.numbers import sequence_label
 from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.problems import ProblemLog, Severity, suggest
 from site_builder.sections import SWEEP_ANALYSES

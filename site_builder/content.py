@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from site_builder.catalog import ConstantOverride, CostTier
-from site_builder.inputs import (
+from site_builder.files import (
     MAX_IDENTIFIER_CHARS,
     Identifier,
     PositiveNumber,
@@ -30,8 +30,8 @@ from site_builder.inputs import (
     parse_yaml,
     read_text,
 )
+from site_builder.formatting import parse_sequence_label
 from site_builder.kinds import KIND_KEYS, KINDS
-from site_builder.numbers import parse_sequence_label
 from site_builder.problems import ProblemLog, add_validation_errors, suggest
 from site_builder.project import is_hidden
 from site_builder.sections import ANALYSES, DEFAULT_ANALYSES

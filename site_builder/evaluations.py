@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pydantic import Field, field_validator
 
 from site_builder.content import FilterValue
-from site_builder.inputs import Identifier
+from site_builder.files import Identifier
 from site_builder.points import Frozen, Provenance
 from site_builder.select import filter_accepts
 

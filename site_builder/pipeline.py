@@ -51,7 +51,6 @@ from site_builder.cache import (
     problems_out,
 )
 from site_builder.catalog import HardwareCatalog, ModelInfo, load_hardware, load_models
-from site_builder.comparison_json import ComparisonResult, comparison_result
 from site_builder.compute import compute_page
 from site_builder.content import SiteConfig, Stub, load_site_config, load_stubs
 from site_builder.engine.spline import load_scipy
@@ -59,19 +58,20 @@ from site_builder.evaluations import EvalRun
 from site_builder.plan import PlanFacts, plan_pages
 from site_builder.points import DatasetInfo
 from site_builder.pool import PointPool, freeze_long_lived
+from site_builder.present.result import comparison_result
+from site_builder.present.schema import ComparisonResult
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
-from site_builder.render import (
+from site_builder.render.pages import (
     RELATED_SLOT,
     PageHead,
     PageSource,
-    SiteRenderer,
     index_entry,
     page_html,
     related_links,
     render_page,
-    render_shared,
 )
+from site_builder.render.site import SiteRenderer, render_shared
 from site_builder.select import PointIndex
 from site_builder.sweeps import SweepRow
 from site_builder.validate import validate_points

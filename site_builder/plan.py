@@ -13,8 +13,8 @@ from itertools import combinations
 from typing import Any
 
 from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
+from site_builder.formatting import sequence_label
 from site_builder.kinds import KINDS
-from site_builder.numbers import sequence_label
 from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.pool import PointPool
 

@@ -11,8 +11,8 @@ from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from site_builder.inputs import Count, Identifier, NonNegativeNumber, PositiveNumber, Whole
-from site_builder.numbers import sequence_label
+from site_builder.files import Count, Identifier, NonNegativeNumber, PositiveNumber, Whole
+from site_builder.formatting import sequence_label
 
 Model = TypeVar("Model", bound=BaseModel)
 InteractivitySource = Literal["tpot", "stated", "derived"]

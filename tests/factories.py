@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from site_builder.catalog import AppliedConstants
-from site_builder.comparison_json import SequenceResult, sequence_result
 from site_builder.compute import ComputedSide
 from site_builder.engine import compare as engine
 from site_builder.engine.compare import Constants
 from site_builder.points import BenchmarkPoint, Configuration, Provenance
+from site_builder.present.result import sequence_result
+from site_builder.present.schema import SequenceResult
 
 
 def point(

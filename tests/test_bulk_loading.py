@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from site_builder import inputs, loaders
+from site_builder import loaders
+from site_builder.files import MAX_NUMBER_CHARS
 from site_builder.loaders import bulk, load_results
 from site_builder.loaders.common import LATENCY_METRICS, LATENCY_STATS
 from site_builder.problems import ProblemLog
@@ -228,7 +229,7 @@ def test_a_number_cell_parsed_by_pandas_reads_as_the_per_record_path_reads_it(
     rows = [dict(GOOD) for _ in cells]
     for row, (key, text) in zip(rows, cells, strict=True):
         row[key] = text
-    text = _csv(rows).replace("\r\n", "\n")  # as inputs.decode gives it
+    text = _csv(rows).replace("\r\n", "\n")  # as decode gives it
     folder = _write(tmp_path, "lab.csv", text)
     assert _load(folder, monkeypatch, in_bulk=True) == _load(folder, monkeypatch, in_bulk=False)
     header = text.splitlines()[0].split(",")
@@ -242,8 +243,8 @@ def test_a_number_cell_parsed_by_pandas_reads_as_the_per_record_path_reads_it(
             assert value != value  # NaN: an empty cell, a missing field
         else:
             assert value == float(written) or (value != value and math.isnan(float(written)))
-            assert too_long[n] == (len(written) > inputs.MAX_NUMBER_CHARS) or any(
-                len(c) > inputs.MAX_NUMBER_CHARS for c in frame.iloc[n].astype(str)
+            assert too_long[n] == (len(written) > MAX_NUMBER_CHARS) or any(
+                len(c) > MAX_NUMBER_CHARS for c in frame.iloc[n].astype(str)
             )
 
 

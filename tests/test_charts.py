@@ -8,7 +8,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from site_builder.charts import MARKER_DIGITS, StringTable, marker_column, marker_value
+from site_builder.present.charts import MARKER_DIGITS, StringTable, marker_column, marker_value
 
 
 def test_marker_values_keep_six_significant_digits() -> None:

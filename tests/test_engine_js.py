@@ -25,12 +25,12 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from site_builder.comparison_json import range_reason
 from site_builder.engine.compare import TIE_TOLERANCE, Constants, SideCurves, metrics_at, winner
 from site_builder.engine.spline import MonotoneSpline, steffen_tangents
+from site_builder.formatting import fixed, round_half_up
 from site_builder.metrics import CONSTANTS, CURVE_QUANTITIES, METRICS, SHOWN, Expr, evaluate, page_table
-from site_builder.numbers import fixed, round_half_up
 from site_builder.points import BenchmarkPoint, Configuration, Provenance
+from site_builder.present.result import range_reason
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECK = ROOT / "tests" / "js" / "engine_check.cjs"

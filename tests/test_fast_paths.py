@@ -16,9 +16,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from site_builder import comparison_json, metrics
-from site_builder.comparison_json import MetricsAtTarget, PointSummary, SideResult, summarize
-from site_builder.comparison_json import metrics_at as output_metrics_at
+from site_builder import metrics
 from site_builder.engine import compare
 from site_builder.engine.compare import SPARSE_RATIO, AtTarget, Constants, SideCurves, metrics_at
 from site_builder.engine.frontier import pareto_frontier
@@ -31,6 +29,10 @@ from site_builder.engine.spline import (
     steffen_tangents,
 )
 from site_builder.points import BenchmarkPoint, Configuration, Provenance
+from site_builder.present import result as comparison_json
+from site_builder.present.result import metrics_at as output_metrics_at
+from site_builder.present.result import summarize
+from site_builder.present.schema import MetricsAtTarget, PointSummary, SideResult
 from tests.factories import SideInput, compare_sequence, constants, point
 
 

@@ -80,7 +80,7 @@ def test_no_page_repeats_a_paragraph(site: Path) -> None:
 
 def _range(side: dict[str, Any]) -> str:
     lo, hi = side["interactivity_range"]
-    from site_builder.numbers import fixed
+    from site_builder.formatting import fixed
 
     return (
         f"({fixed(lo, 1)} tok/s/user)"
@@ -135,7 +135,7 @@ def test_a_mixed_result_is_said_as_mixed(site: Path, slug: str) -> None:
 
 
 def test_every_headline_states_the_tables_ratios(site: Path) -> None:
-    from site_builder.numbers import fixed
+    from site_builder.formatting import fixed
 
     checked = 0
     for folder, data in pages(site):

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from site_builder.catalog import load_hardware
 from site_builder.content import load_site_config, read_stub
 from site_builder.engine.compare import Constants, compare_sequence
-from site_builder.inputs import LIMIT
+from site_builder.files import LIMIT
+from site_builder.formatting import fixed
 from site_builder.loaders import load_results, native
-from site_builder.numbers import fixed
 from site_builder.points import BenchmarkPoint
 from site_builder.problems import ProblemLog
 from tests.conftest import ROOT, STUB

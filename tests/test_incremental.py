@@ -23,12 +23,13 @@ from hypothesis import strategies as st
 from jinja2 import Environment
 from markupsafe import Markup
 
-from site_builder import pipeline, render
+from site_builder import pipeline
 from site_builder.cache import FOLDER, TAG
 from site_builder.pipeline import Pipeline, SiteOutput, StagingSink, build, filled
 from site_builder.problems import InputError
 from site_builder.project import Project
-from site_builder.render import RELATED_SLOT, PageHead
+from site_builder.render.environment import safe_markdown
+from site_builder.render.pages import RELATED_SLOT, PageHead
 from tests.factories import SHARED_EDITS, edit_shared_input
 
 # a second model on another GPU: the build discovers its fp4-vs-fp8 page from the data
@@ -498,13 +499,13 @@ def test_a_guide_is_made_from_its_markdown_again_only_when_its_text_changes(
     _build(two_models, "site")
     guides = Project.under(two_models).guide_files()
     made: list[str] = []
-    original = render.safe_markdown
+    original = safe_markdown
 
     def counted(text: str) -> Markup:
         made.append(text)
         return original(text)
 
-    monkeypatch.setattr(render, "safe_markdown", counted)
+    monkeypatch.setattr("site_builder.render.site.safe_markdown", counted)
     _build(two_models, "site")
     texts = [path.read_text() for path in guides.values()]
     assert not [t for t in made if any(t.strip() in text for text in texts)]  # every guide from the cache

@@ -12,10 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.interpolate import CubicHermiteSpline
 
-from site_builder.comparison_json import PointSummary, summarize
 from site_builder.engine.compare import SideCurves, side_curves
 from site_builder.engine.spline import MonotoneSpline, hermite_spline, steffen_tangents
 from site_builder.memo import IdentityMemo, SequenceMemo
+from site_builder.present.result import summarize
+from site_builder.present.schema import PointSummary
 from tests.factories import point
 
 

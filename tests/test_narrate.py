@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from site_builder.comparison_json import ComparisonResult, SideIdentity
-from site_builder.narrate import (
+from site_builder.points import BenchmarkPoint
+from site_builder.present.narrate import (
     PAIR_TEMPLATES,
     accuracy_line,
     band_phrase,
@@ -21,7 +21,7 @@ from site_builder.narrate import (
     stable_choice,
     throughput_comparison,
 )
-from site_builder.points import BenchmarkPoint
+from site_builder.present.schema import ComparisonResult, SideIdentity
 from tests.factories import SideInput, compare_sequence, constants, point
 
 
@@ -138,7 +138,7 @@ def test_paragraph_numbers_are_rounded_half_up_and_match_the_table() -> None:
                 m.model_dump()["throughput_per_gpu"] is not None
                 and m.model_dump()["cost_per_million_tokens"] is not None
             )
-            from site_builder.numbers import fixed
+            from site_builder.formatting import fixed
 
             # grouped digits in prose: 1136.66 → "1,137"
             whole = fixed(m.model_dump()["throughput_per_gpu"], 0)
@@ -176,7 +176,7 @@ def test_narrative_summary() -> None:
     for target in c.sequences[0].results:
         a, b = (m.model_dump()["throughput_per_gpu"] for m in target.sides)
         ratios.append(a / b)
-    from site_builder.numbers import fixed
+    from site_builder.formatting import fixed
 
     assert n.summary.startswith("FP4 ahead at all three targets (1k/1k, 45, 60 and 75 tok/s/user): ")
     assert f"{fixed(min(ratios), 2)}× to {fixed(max(ratios), 2)}× the tok/s/GPU of FP8" in n.summary

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from site_builder.numbers import (
+from site_builder.formatting import (
     fixed,
     float_texts,
     numbers_json,
@@ -85,7 +85,7 @@ def test_sequence_labels() -> None:
 
 
 def test_grouped_separates_thousands_of_the_half_up_text() -> None:
-    from site_builder.numbers import grouped
+    from site_builder.formatting import grouped
 
     assert [grouped(fixed(v, 1)) for v in (0.05, 999.95, 12345.25, -1234567.0)] == [
         "0.1",
@@ -137,6 +137,6 @@ def test_numbers_json_is_what_the_json_module_writes_or_none(values: list[object
     st.integers(-3, 10),
 )
 def test_fixed_with_thousands_is_the_grouped_text(value: float, decimals: int) -> None:
-    from site_builder.numbers import grouped
+    from site_builder.formatting import grouped
 
     assert fixed(value, decimals, thousands=True) == grouped(fixed(value, decimals))

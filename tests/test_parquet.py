@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import inputs
+from site_builder import files
 from site_builder.loaders import load_results
 from site_builder.problems import ProblemLog
 from tests.conftest import LAB_CSV
@@ -56,7 +56,7 @@ def test_a_null_cell_is_a_missing_field_and_bad_rows_are_named(tmp_path: Path) -
 
 def test_a_parquet_file_is_held_to_the_input_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = _write(tmp_path, pd.read_csv(io.StringIO(LAB_CSV)))
-    monkeypatch.setattr(inputs, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 100)
     result = load_results(folder)
     assert not result.points and "larger than" in str(result.log.errors[0])
     (folder / "lab.parquet").write_bytes(b"PAR1 not really")

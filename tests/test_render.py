@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 
 from site_builder.cli import main
 from site_builder.linkcheck import broken_links
-from site_builder.render import PLOTLY_FOLDER, _csv, json_for_script, safe_markdown, safe_url
+from site_builder.render.downloads import _csv
+from site_builder.render.environment import json_for_script, safe_markdown, safe_url
+from site_builder.render.site import PLOTLY_FOLDER
 from tests.conftest import SCORES_CSV
 from tests.htmlcheck import parse_strict
 
@@ -185,7 +187,7 @@ def test_points_csv_is_every_point_as_the_csv_module_writes_it(project: Path) ->
     lists (formula guard on text), also where two pages label the same points differently."""
     from site_builder.pipeline import Pipeline
     from site_builder.project import Project
-    from site_builder.render import POINT_COLUMNS
+    from site_builder.render.downloads import POINT_COLUMNS
 
     (project / "content" / "h200-labels.md").write_text(HOSTILE_LABELS_STUB)
     site = Pipeline(Project.under(project)).run().files
@@ -256,7 +258,7 @@ def test_table_csv_is_every_target_as_the_csv_module_writes_it(project: Path) ->
 def test_a_csv_line_depends_on_its_row_alone(rows: list[list[object]], data: st.DataObject) -> None:
     """points.csv keeps each point's line and makes the missing ones in a batch: the lines of any
     subset of rows, made together, are those rows' lines made with all the others."""
-    from site_builder.render import _csv_lines
+    from site_builder.render.downloads import _csv_lines
 
     text = data.draw(st.sets(st.integers(0, len(rows[0]) - 1)).map(sorted))
     whole = _csv_lines(rows, text)
@@ -311,8 +313,8 @@ def test_point_lines_are_the_csv_modules_whatever_the_configurations_hold(
     """A point's line is written in parts (its own values, its configuration's once for every
     point of that configuration, its provenance's): together, csv.writer's line for the point,
     with the formula guard on text, however the configurations' texts repeat and quote."""
-    from site_builder.comparison_json import summarize
-    from site_builder.render import POINT_COLUMNS, _new_point_lines
+    from site_builder.present.result import summarize
+    from site_builder.render.downloads import POINT_COLUMNS, _new_point_lines
     from tests.factories import point
 
     summaries = [

@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markupsafe import Markup
 
-from site_builder.comparison_json import SequenceResult
-from site_builder.render import SideCell, bracket_rows, environment, filters_text, lacking, side_values
+from site_builder.present.schema import SequenceResult
+from site_builder.present.tables import SideCell
+from site_builder.render.environment import bracket_rows, environment, filters_text, lacking, side_values
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 

@@ -13,12 +13,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from site_builder import charts, comparison_json, metrics
-from site_builder.charts import EncodedJSON, chart_data, script_json_text
-from site_builder.comparison_json import ComparisonResult, summarize
+from site_builder import metrics
 from site_builder.pipeline import Pipeline
+from site_builder.present import charts
+from site_builder.present.charts import EncodedJSON, chart_data, script_json_text
+from site_builder.present.result import summarize
+from site_builder.present.schema import ComparisonResult
 from site_builder.project import Project
-from site_builder.render import json_for_script, page_data
+from site_builder.render import downloads as comparison_json
+from site_builder.render.environment import json_for_script
+from site_builder.render.pages import page_data
 from tests.conftest import ROOT
 from tests.factories import point
 from tests.test_narrate import comparison

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from jinja2 import Environment
 from markupsafe import escape
 
-from site_builder.render import environment
+from site_builder.render.environment import environment
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.comparison_json import ComparisonResult
-from site_builder.numbers import fixed
+from site_builder.formatting import fixed
 from site_builder.pipeline import Pipeline
+from site_builder.present.schema import ComparisonResult
 from site_builder.project import Project
 from tests import outside
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from site_builder.comparison_json import sweep_ratio_text
 from site_builder.engine.sweep import Measure, Sla, analyse_workload, meets_sla, merge, peak
 from site_builder.loaders import load_file
 from site_builder.pipeline import Pipeline
+from site_builder.present.result import sweep_ratio_text
 from site_builder.project import Project
 
 FIXTURE = Path(__file__).parent / "fixtures" / "sweeps" / "small-sweep.csv"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from plotly.offline import get_plotlyjs_version
 
-from site_builder.render import PLOTLY_ASSETS, PLOTLY_FOLDER
+from site_builder.render.site import PLOTLY_ASSETS, PLOTLY_FOLDER
 
 BUNDLE = PLOTLY_FOLDER / "plotly-basic.min.js"
 

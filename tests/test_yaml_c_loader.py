@@ -1,4 +1,4 @@
-"""Stubs and settings are parsed with libyaml's C loader where it is installed (inputs.py); the
+"""Stubs and settings are parsed with libyaml's C loader where it is installed (files.py); the
 strict pure-Python loader stays the judge: for any text both give the same document and lines,
 or the same refusal, word for word."""
 
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from site_builder import inputs
+from site_builder import files
 
-pytestmark = pytest.mark.skipif(inputs._C_LOADER is None, reason="PyYAML without libyaml (no CSafeLoader)")
+pytestmark = pytest.mark.skipif(files._C_LOADER is None, reason="PyYAML without libyaml (no CSafeLoader)")
 
 PIECES = st.sampled_from(
     [
@@ -44,33 +44,33 @@ PIECES = st.sampled_from(
 
 
 def _outcome(text: str, c_loader: object) -> object:
-    saved = inputs._C_LOADER
-    inputs._C_LOADER = c_loader  # type: ignore[assignment]
+    saved = files._C_LOADER
+    files._C_LOADER = c_loader  # type: ignore[assignment]
     try:
-        return inputs.parse_yaml(text, 2)
-    except inputs.Refused as exc:
+        return files.parse_yaml(text, 2)
+    except files.Refused as exc:
         return ("refused", exc.reason, exc.where, exc.field_name)
     finally:
-        inputs._C_LOADER = saved
+        files._C_LOADER = saved
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(PIECES, max_size=8).map("".join))
 def test_the_c_loader_agrees_with_the_strict_loader(text: str) -> None:
-    assert _outcome(text, inputs._C_LOADER) == _outcome(text, None)
+    assert _outcome(text, files._C_LOADER) == _outcome(text, None)
 
 
 def test_a_plain_stub_is_read_by_the_c_loader(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object) -> None:
         raise AssertionError("the strict loader was asked")
 
-    monkeypatch.setattr(inputs, "_StrictLoader", refuse)
-    document = inputs.parse_yaml("kind: precision\nsides:\n  - {label: A}\n", 2)
+    monkeypatch.setattr(files, "_StrictLoader", refuse)
+    document = files.parse_yaml("kind: precision\nsides:\n  - {label: A}\n", 2)
     assert document.data == {"kind": "precision", "sides": [{"label": "A"}]}
     assert document.lines[("sides", 0, "label")] == 4  # third line of text starting on line 2
 
 
 def test_an_alias_is_still_refused_naming_its_line() -> None:
-    with pytest.raises(inputs.Refused) as caught:
-        inputs.parse_yaml("a: &x 1\nb: *x\n", 2)
+    with pytest.raises(files.Refused) as caught:
+        files.parse_yaml("a: &x 1\nb: *x\n", 2)
     assert caught.value.where == "line 3" and "alias" in caught.value.reason

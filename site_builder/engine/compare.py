@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from site_builder import metrics
 from site_builder.engine.frontier import frontier_of_ordered
 from site_builder.engine.spline import MonotoneCurves
+from site_builder.formatting import round_half_up_int
 from site_builder.memo import SequenceMemo
-from site_builder.numbers import round_half_up_int
 from site_builder.points import BenchmarkPoint, Configuration
 
 TARGET_FRACTIONS = (0.25, 0.50, 0.75)

@@ -24,8 +24,17 @@ import numpy.typing as npt
 import pandas as pd
 from pydantic import ValidationError
 
-from site_builder import inputs
 from site_builder.evaluations import EvalRun
+from site_builder.files import (
+    MAX_IDENTIFIER_CHARS,
+    MAX_NUMBER_CHARS,
+    Refused,
+    excerpt,
+    load_structured,
+    parse_json,
+    read_bytes_checked,
+    read_text,
+)
 from site_builder.loaders import bulk, evals, formats, native, serving
 from site_builder.loaders.common import PointDraft, RecordContext, date_from_stamp, finish_point
 from site_builder.loaders.formats import InputFormat, Source
@@ -37,7 +46,7 @@ from site_builder.sweeps import SweepRow
 
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
 DATASET_FILE = "_dataset.yaml"
-DATASET_ID_CHARS = inputs.MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
+DATASET_ID_CHARS = MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
 FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
 MAX_LINE_ERRORS = 10  # of one JSON Lines file; then a count
 
@@ -80,7 +89,7 @@ def _is_metadata_file(path: Path) -> bool:
 
 
 def result_files(root: Path) -> Iterator[Path]:
-    """Every file under `root` but hidden ones; symbolic links too, so that inputs.read_text can
+    """Every file under `root` but hidden ones; symbolic links too, so that read_text can
     refuse one that leaves the folder by name rather than skip it without a word."""
     for path in sorted(root.rglob("*")):
         if (path.is_file() or path.is_symlink()) and not any(
@@ -108,17 +117,17 @@ class _FileLoader:
         if self.path.suffix == ".parquet":
             self._parquet()
             return
-        text = inputs.read_text(self.path, self.display, self.log, self.confined)
+        text = read_text(self.path, self.display, self.log, self.confined)
         if text is None:
             return
         if self.path.suffix == ".csv":
             self._csv(text)
             return
         try:
-            records = self._json_records(inputs.parse_json(text))
+            records = self._json_records(parse_json(text))
         except json.JSONDecodeError as whole_error:
             records = self._jsonl_records(text, whole_error)
-        except inputs.Refused as exc:
+        except Refused as exc:
             exc.log(self.log, self.display)
             return
         if records is None:
@@ -175,14 +184,14 @@ class _FileLoader:
         bad: list[int] = []
         for n, line in lines:
             try:
-                records.append((f"line {n}", inputs.parse_json(line)))
+                records.append((f"line {n}", parse_json(line)))
             except json.JSONDecodeError as exc:
                 bad.append(n)
                 if len(bad) <= MAX_LINE_ERRORS:
                     self.log.add(
                         self.display, f"line {n}", "", f"not valid JSON: {exc.msg} (column {exc.colno})"
                     )
-            except inputs.Refused as exc:
+            except Refused as exc:
                 bad.append(n)
                 if len(bad) <= MAX_LINE_ERRORS:
                     self.log.add(self.display, f"line {n}", exc.field_name, exc.reason)
@@ -199,8 +208,7 @@ class _FileLoader:
                 self.display,
                 "",
                 "version",
-                f"unsupported version {inputs.excerpt(version)} "
-                f"(this build reads version {native.NATIVE_VERSION})",
+                f"unsupported version {excerpt(version)} (this build reads version {native.NATIVE_VERSION})",
             )
             return None
         envelope = ("format", "version", "dataset", "points", "evaluations", "sweeps")
@@ -308,8 +316,8 @@ class _FileLoader:
         """A Parquet table of native points (large data sets): the columns of the native CSV,
         typed; an empty cell (null) is a missing field. Read under the input rules (inputs.py)."""
         try:
-            raw = inputs.read_bytes_checked(self.path, self.confined)
-        except inputs.Refused as exc:
+            raw = read_bytes_checked(self.path, self.confined)
+        except Refused as exc:
             exc.log(self.log, self.display)
             return
         try:
@@ -320,7 +328,7 @@ class _FileLoader:
             )
             return
         except Exception as exc:  # a damaged or foreign file: say so, never a traceback
-            self.log.add(self.display, "", "", f"not a readable Parquet file: {inputs.excerpt(str(exc), 80)}")
+            self.log.add(self.display, "", "", f"not a readable Parquet file: {excerpt(str(exc), 80)}")
             return
         header = [str(name) for name in frame.columns]
         if not native.looks_native_columns(header):
@@ -501,7 +509,7 @@ class _FileLoader:
                 ctx.error(
                     "",
                     f"unknown format: not any of {formats.supported_names()} "
-                    f"(keys: {', '.join(inputs.excerpt(k, 24) for k in sorted(map(str, row))[:12])})",
+                    f"(keys: {', '.join(excerpt(k, 24) for k in sorted(map(str, row))[:12])})",
                 )
                 continue
             if kind.read is None:
@@ -586,7 +594,7 @@ class _FileLoader:
             )
             return None
         meta_display = _display(found, self.root)
-        data = inputs.load_structured(found, meta_display, self.log, self.confined)
+        data = load_structured(found, meta_display, self.log, self.confined)
         if data is None:
             return None
         try:
@@ -611,9 +619,7 @@ class _FileLoader:
         while True:
             candidate = folder / DATASET_FILE
             if candidate.is_file() or candidate.is_symlink():
-                data = inputs.load_structured(
-                    candidate, _display(candidate, self.root), self.log, self.confined
-                )
+                data = load_structured(candidate, _display(candidate, self.root), self.log, self.confined)
                 if data is None:
                     return None
                 try:
@@ -672,7 +678,7 @@ def _read_csv(text: str, header: Sequence[str] = (), numbers: Collection[str] = 
 
 def _typed_csv(text: str, header: list[str]) -> tuple[pd.DataFrame, npt.NDArray[np.bool_]] | None:
     """A native CSV read with its number columns parsed by pandas, and which rows have a number
-    cell too long to be read as one (inputs.MAX_NUMBER_CHARS): only for a file of native
+    cell too long to be read as one (MAX_NUMBER_CHARS): only for a file of native
     columns alone in plain rows (no quotes, every line as many cells as the header), where a
     cell's length can be counted from the text; None otherwise (and where a number cell is
     not a number pandas reads), for the file to be read as text."""
@@ -689,7 +695,7 @@ def _typed_csv(text: str, header: list[str]) -> tuple[pd.DataFrame, npt.NDArray[
     if len(frame) != len(lengths) or [str(name) for name in frame.columns] != header:
         return None
     at = [header.index(name) for name in numbers]
-    too_long: npt.NDArray[np.bool_] = np.any(lengths[:, at] > inputs.MAX_NUMBER_CHARS, axis=1)
+    too_long: npt.NDArray[np.bool_] = np.any(lengths[:, at] > MAX_NUMBER_CHARS, axis=1)
     return frame, too_long
 
 

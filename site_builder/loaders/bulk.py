@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from site_builder import inputs
+from site_builder.files import LIMIT, MAX_COUNT, MAX_NUMBER_CHARS, identifier
 from site_builder.loaders.common import (
     LATENCY_METRICS,
     LATENCY_STATS,
@@ -170,7 +170,7 @@ class _Columns:
         else:
             parsed, sound = self._parse(key, present)
         with np.errstate(invalid="ignore"):
-            sound &= np.isfinite(parsed) & (np.abs(parsed) <= inputs.LIMIT) & (parsed >= 0)
+            sound &= np.isfinite(parsed) & (np.abs(parsed) <= LIMIT) & (parsed >= 0)
             if positive:
                 sound &= parsed > 0
         out[present] = np.where(sound, parsed, np.nan)  # a flagged record's value is never used
@@ -184,18 +184,14 @@ class _Columns:
         fails), and which are short enough to be read."""
         cells = np.fromiter(self.values(key), dtype=object, count=self.size)[present]  # a list stays one
         if self.is_text(key):  # a CSV column: lengths in C
-            if max(map(len, cells), default=0) <= inputs.MAX_NUMBER_CHARS:
+            if max(map(len, cells), default=0) <= MAX_NUMBER_CHARS:
                 sound = np.ones(len(cells), dtype=bool)
             else:
-                sound = (
-                    np.fromiter(map(len, cells), dtype=np.int64, count=len(cells)) <= inputs.MAX_NUMBER_CHARS
-                )
+                sound = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells)) <= MAX_NUMBER_CHARS
         else:
             sound = np.fromiter(
                 (
-                    (type(v) is str and len(v) <= inputs.MAX_NUMBER_CHARS)
-                    or type(v) is int
-                    or type(v) is float
+                    (type(v) is str and len(v) <= MAX_NUMBER_CHARS) or type(v) is int or type(v) is float
                     for v in cells
                 ),
                 dtype=bool,
@@ -208,7 +204,7 @@ class _Columns:
         """Whole numbers ≥ 0 (> 0 if `positive`), at most MAX_COUNT, as `_integer` and `Count` hold them."""
         numbers = self.numbers(key)
         with np.errstate(invalid="ignore"):
-            wrong = (numbers != np.floor(numbers)) | (numbers > inputs.MAX_COUNT)
+            wrong = (numbers != np.floor(numbers)) | (numbers > MAX_COUNT)
             if positive:
                 wrong |= numbers <= 0
         self.flagged |= wrong & self.present(key)
@@ -281,7 +277,7 @@ def native_points(
     table = _Columns(columns, n, flagged, parsed or {})
     for key in REQUIRED:
         table.flagged |= ~table.present(key)
-    text = {key: table.per_value(key, inputs.identifier) for key in TEXT_FIELDS}
+    text = {key: table.per_value(key, identifier) for key in TEXT_FIELDS}
     isl = table.counts("isl", positive=True)
     osl = table.counts("osl", positive=True)
     concurrency = table.counts("concurrency", positive=True)
@@ -318,7 +314,7 @@ def native_points(
     has_tpot, has_stated = ~np.isnan(tpot), table.present("interactivity")
     interactivity = np.where(has_tpot, from_tpot, np.where(has_stated, stated, derived))
     with np.errstate(invalid="ignore"):
-        table.flagged |= ~(np.isfinite(interactivity) & (interactivity > 0) & (interactivity <= inputs.LIMIT))
+        table.flagged |= ~(np.isfinite(interactivity) & (interactivity > 0) & (interactivity <= LIMIT))
     source = np.where(has_tpot, "tpot", np.where(has_stated, "stated", "derived"))
 
     # The identity of each row's configuration, as codes: one Configuration per distinct one.
@@ -721,9 +717,9 @@ def _configuration(identity: tuple[Any, ...]) -> Configuration | None:
 
 @functools.lru_cache(maxsize=4096)
 def _is_identifier(name: str) -> bool:
-    """Whether a name passes the identifier rule as it is (inputs.identifier keeps it)."""
+    """Whether a name passes the identifier rule as it is (identifier keeps it)."""
     try:
-        return inputs.identifier(name) == name
+        return identifier(name) == name
     except ValueError:
         return False
 

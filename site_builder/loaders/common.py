@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from site_builder import inputs
+from site_builder.files import MAX_NUMBER_CHARS, excerpt, identifier, sane_number
 from site_builder.points import (
     BenchmarkPoint,
     Configuration,
@@ -79,23 +79,23 @@ def parse_bool(value: Any) -> bool:
             return True
         if text in ("false", "0", "no", "n", "f", ""):
             return False
-    raise ValueError(f"{inputs.excerpt(value)} is not a boolean (true/false)")
+    raise ValueError(f"{excerpt(value)} is not a boolean (true/false)")
 
 
 def parse_number(value: Any) -> float:
-    """A number or numeric string, held to the numeric rule (inputs.sane_number): finite and at
-    most inputs.LIMIT in size; raises ValueError naming the value (a short excerpt) otherwise."""
+    """A number or numeric string, held to the numeric rule (sane_number): finite and at
+    most LIMIT in size; raises ValueError naming the value (a short excerpt) otherwise."""
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is a boolean, not a number")
     number: float | None = None
     if isinstance(value, int | float):
         number = float(value) if isinstance(value, float) or abs(value) < 10**300 else math.inf
-    elif isinstance(value, str) and len(value) <= inputs.MAX_NUMBER_CHARS:
+    elif isinstance(value, str) and len(value) <= MAX_NUMBER_CHARS:
         with contextlib.suppress(ValueError):
             number = float(value.strip())
     if number is None:
-        raise ValueError(f"{inputs.excerpt(value)} is not a number")
-    return inputs.sane_number(number, written=value)
+        raise ValueError(f"{excerpt(value)} is not a number")
+    return sane_number(number, written=value)
 
 
 def as_mapping(value: Any) -> Mapping[str, Any]:
@@ -143,10 +143,10 @@ def read_number(
         ctx.error(name, str(exc))
         return None
     if whole and number != int(number):
-        ctx.error(name, f"must be a whole number, got {inputs.excerpt(value)}")
+        ctx.error(name, f"must be a whole number, got {excerpt(value)}")
         return None
     if positive and number <= 0:
-        ctx.error(name, f"must be greater than 0, got {inputs.excerpt(value)}{hint}")
+        ctx.error(name, f"must be greater than 0, got {excerpt(value)}{hint}")
         return None
     return number
 
@@ -296,7 +296,7 @@ def add_latencies_ms(
                 draft.set("median_tpot_s", seconds, key)  # held to > 0 by finish_point
             if seconds < 0:
                 if (metric, stat) != ("tpot", "median"):
-                    ctx.error(key, f"must not be negative, got {inputs.excerpt(value)}")
+                    ctx.error(key, f"must not be negative, got {excerpt(value)}")
                 continue
             draft.add_latency(metric, stat, seconds)
 
@@ -307,7 +307,7 @@ def _number(draft: PointDraft, key: str, ctx: RecordContext, *, positive: bool) 
         return None
     try:
         value = parse_number(draft.values[key])
-        return inputs.sane_number(value, positive=positive, nonnegative=True, written=draft.values[key])
+        return sane_number(value, positive=positive, nonnegative=True, written=draft.values[key])
     except ValueError as exc:
         ctx.error(draft.name(key), str(exc))
         return None
@@ -318,7 +318,7 @@ def _integer(draft: PointDraft, key: str, ctx: RecordContext) -> int | None:
     if value is None:
         return None
     if value != int(value) or value < 0:
-        ctx.error(draft.name(key), f"must be a whole number ≥ 0, got {inputs.excerpt(draft.values[key])}")
+        ctx.error(draft.name(key), f"must be a whole number ≥ 0, got {excerpt(draft.values[key])}")
         return None
     return int(value)
 
@@ -413,7 +413,7 @@ def finish_point(draft: PointDraft, ctx: RecordContext, provenance: Provenance) 
     for key in ("model", "hardware", "framework", "precision", "spec_method"):
         if key in draft.values:
             try:
-                text[key] = inputs.identifier(draft.values[key])
+                text[key] = identifier(draft.values[key])
             except ValueError as exc:
                 ctx.error(draft.name(key), str(exc))
     isl, osl = _integer(draft, "isl", ctx), _integer(draft, "osl", ctx)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from site_builder.inputs import sane_number
+from site_builder.files import sane_number
 from site_builder.loaders.common import (
     LATENCY_METRICS,
     LATENCY_STATS,

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from site_builder.inputs import Count, Whole
+from site_builder.files import Count, Whole
 from site_builder.loaders.common import (
     PointDraft,
     RecordContext,

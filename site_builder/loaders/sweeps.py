@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from site_builder import inputs
+from site_builder.files import identifier
 from site_builder.loaders.common import (
     RecordContext,
     is_empty,
@@ -52,7 +52,7 @@ def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance)
         if is_empty(row.get(key)):
             continue
         try:  # the identifier rule (inputs.py): printable, short text
-            text[key] = inputs.identifier(str(row[key]))
+            text[key] = identifier(str(row[key]))
         except ValueError as exc:
             ctx.error(key, str(exc))
     integers = {k: _integer(row, k, ctx) for k in ("gpu_count", "isl", "osl", "concurrency")}

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
+from site_builder.formatting import fixed, grouped
 from site_builder.metrics import SHOWN
-from site_builder.numbers import fixed, grouped
 from tests.browser.test_pages import KINDS, Watch, open_page, set_target
 
 TRACES = """() => document.getElementById('chart').data.map(t => ({

@@ -1,403 +1,62 @@
-"""`comparison.json`: the schema of a computed page as readers download it, and its construction.
-
-Documented field by field in docs/comparison-json.md; `schema_version` changes when a field's
-meaning does. Built from the engine's numbers on the presentation side: the reasons here ("not
-measured at this interactivity: …") are words, made from the engine's structured reasons.
+"""A computed page as the comparison.json schema (present/schema.py): the engine's numbers with
+their words. The reasons here ("not measured at this interactivity: …") are made from the
+engine's structured reasons.
 """
 
 from __future__ import annotations
 
-import functools
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
-
-import pydantic_core
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    TypeAdapter,
-    model_serializer,
-)
+from typing import Any
 
 from site_builder import metrics
-from site_builder.catalog import AppliedConstants, CostTier, HardwareCatalog, hardware_name
+from site_builder.catalog import AppliedConstants, HardwareCatalog, hardware_name
 from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageSweep, TaskAccuracy
 from site_builder.engine import accuracy as stats
 from site_builder.engine import sweep as sweep_engine
 from site_builder.engine.compare import SIDES_KEPT, AtTarget, SequenceNumbers, SideNumbers
 from site_builder.evaluations import EvalRun, metric_label, task_name
+from site_builder.formatting import fixed, grouped, sequence_label
 from site_builder.kinds import KINDS, Words
 from site_builder.memo import IdentityMemo, SequenceMemo
-from site_builder.numbers import fixed, grouped, round_half_up_int, sequence_label
-from site_builder.points import BenchmarkPoint, Configuration, InteractivitySource, prevalidated
+from site_builder.points import BenchmarkPoint, Configuration, prevalidated
+from site_builder.present.schema import (
+    AccuracyDifference,
+    AccuracyResult,
+    AccuracyRun,
+    AccuracySide,
+    AccuracyTask,
+    Band,
+    ComparisonResult,
+    DataSource,
+    MetricsAtTarget,
+    PointSummary,
+    SequenceResult,
+    SideIdentity,
+    SideResult,
+    SlaLimits,
+    SweepExtreme,
+    SweepPair,
+    SweepPeak,
+    SweepResult,
+    SweepRowOut,
+    SweepSla,
+    SweepWorkload,
+    TargetComparison,
+)
 from site_builder.sweeps import SweepRow
-
-SCHEMA_VERSION = 1
-Made = TypeVar("Made")
-
-
-class Out(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # schemas built on first use
-
-
-class PointSummary(Out):
-    """A measured point as a reader sees it: numbers plus the configuration behind them."""
-
-    interactivity: float
-    interactivity_source: InteractivitySource
-    throughput_per_gpu: float
-    output_throughput_per_gpu: float | None
-    concurrency: int
-    gpu_count: int | None
-    users_per_gpu: float | None  # concurrency ÷ GPUs (None: the GPU count is unknown)
-    model: str
-    hardware: str
-    precision: str
-    framework: str
-    spec_method: str
-    disagg: bool
-    parallelism: str
-    configuration: str
-    date: str | None
-    run_url: str | None
-    dataset: str
-    source_file: str
-    record: str
-    client: str | None
-    on_frontier: bool
-
-
-class MetricsAtTarget(Out):
-    """One side's numbers at one target; None where not measured or unavailable.
-
-    `values` holds every registered metric by its attribute; the JSON lists them flat, in
-    registry order, a whole-number metric rounded with its raw value beside it.
-    """
-
-    measured: bool
-    reason: str | None = None
-    values: dict[str, float | None] = {}
-    unavailable: dict[str, str] = {}
-    brackets: list[PointSummary] = []
-    sparse: bool = False  # interpolated over a sparse stretch of frontier (engine SPARSE_RATIO)
-
-    def value(self, key: str) -> float | None:
-        return self.values.get(metrics.BY_KEY[key].attribute)
-
-    def flat_values(self) -> dict[str, float | int | None]:
-        """The values as the JSON lists them: flat, in registry order, a whole-number metric
-        rounded half up with its raw value beside it."""
-        values = self.values
-        keys, whole = flat_layout()
-        flat: dict[str, float | int | None] = {key: values.get(attribute) for key, attribute in keys}
-        for attribute in whole:
-            raw = flat[attribute]
-            if raw is not None:
-                flat[attribute] = round_half_up_int(raw)
-        return flat
-
-    @model_serializer(mode="wrap")
-    def _flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        return {
-            "measured": data["measured"],
-            "reason": data["reason"],
-            **self.flat_values(),
-            "unavailable": data["unavailable"],
-            "brackets": data["brackets"],
-            "sparse": data["sparse"],
-        }
-
-
-def per_registry(make: Callable[[tuple[metrics.Metric, ...]], Made]) -> Callable[[], Made]:
-    """What `make` derives from the metric registry, made once and again only when the registry
-    is replaced (as a test adding a metric does): read for every value a page writes."""
-    held: list[Any] = [None, None]
-
-    def get() -> Made:
-        if held[0] is not metrics.METRICS:
-            held[:] = [metrics.METRICS, make(metrics.METRICS)]
-        made: Made = held[1]
-        return made
-
-    return get
-
-
-@per_registry
-def flat_layout(registry: tuple[metrics.Metric, ...]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
-    """The JSON's flat values in order, each key with the attribute it holds (a whole-number
-    metric's key holds it rounded, `<attribute>_interpolated` the raw value), and the attributes
-    of the whole-number metrics."""
-    keys = tuple(
-        (key, m.attribute)
-        for m in registry
-        for key in ((m.attribute, f"{m.attribute}_interpolated") if m.whole else (m.attribute,))
-    )
-    return keys, tuple(m.attribute for m in registry if m.whole)
-
-
-class TargetComparison(Out):
-    interactivity: float
-    sides: list[MetricsAtTarget]
-
-
-class Band(Out):
-    """Overlap of the two frontiers' interactivity ranges; display bounds are ceil/floor."""
-
-    overlap: bool
-    lo: float | None
-    hi: float | None
-    display_lo: int | None
-    display_hi: int | None
-
-
-class SideResult(Out):
-    label: str
-    filters: dict[str, str | bool | list[str]]
-    pooling: str  # words: "best available" or "narrowed: framework=sglang"
-    narrowed: bool = Field(exclude=True)  # a filter narrows the side beyond what the page varies
-    hardware: str
-    constants: AppliedConstants
-    interactivity_range: tuple[float, float] | None
-    engines: list[str]
-    spec_methods: list[str]
-    modes: list[str]
-    parallelisms: list[str]
-    precisions: list[str]
-    unknown_gpu_counts: int  # frontier knots whose source gives no GPU count
-    # per stretch between frontier knots: one deployment whose concurrency falls across it, so
-    # concurrency is interpolated there (elsewhere the two measured concurrencies are shown)
-    concurrency_joins: list[bool]
-    dates: tuple[str, str] | None
-    frontier: list[PointSummary]
-    points: list[PointSummary]
-
-
-class SequenceResult(Out):
-    sequence: str
-    isl: int
-    osl: int
-    band: Band
-    targets: list[float]
-    targets_pinned: bool
-    results: list[TargetComparison]
-    sides: list[SideResult]
-
-
-class SideIdentity(Out):
-    label: str
-    filters: dict[str, str | bool | list[str]]
-
-
-class DataSource(Out):
-    dataset: str
-    title: str
-    source: str
-    url: str | None
-    licence: str | None
-    retrieved: str | None
-    published_values: bool
-
-
-class AccuracyRun(Out):
-    """One evaluation run of a side, as measured, with its 95% interval."""
-
-    score: float
-    stderr: float | None
-    ci_lo: float | None
-    ci_hi: float | None
-    questions: int | None
-    per_question: bool  # the run's per-question results are known (a samples log)
-    pooled: bool  # counted in the side's pooled score
-    excluded_reason: str | None
-    hardware: str | None
-    precision: str
-    spec_method: str
-    framework: str | None
-    setup: str | None
-    date: str | None
-    dataset: str
-    source_file: str
-    record: str
-    note: str | None
-
-
-class AccuracySide(Out):
-    label: str
-    runs: list[AccuracyRun]
-    score: float | None  # pooled over the side's usable runs; None: no usable run
-    stderr: float | None
-    ci_lo: float | None
-    ci_hi: float | None
-    pooled_runs: int
-    pool_method: stats.PoolMethod | None
-    spread: tuple[float, float] | None  # lowest and highest pooled run score
-    consistent: bool  # the pooled runs agree within their combined noise
-    hardware: list[str]  # where the runs ran
-    other_hardware: bool  # no run on the side's own hardware: runs elsewhere stand in
-
-
-class AccuracyDifference(Out):
-    """Side A − side B in proportion units (0.012 = 1.2 points), with its 95% interval."""
-
-    value: float
-    stderr: float
-    ci_lo: float
-    ci_hi: float
-    method: stats.DifferenceMethod
-    questions: int | None  # questions a paired difference used
-    verdict: stats.Verdict
-    better: str | None  # the side's label when the interval excludes zero
-
-
-class AccuracyTask(Out):
-    task: str
-    task_name: str
-    metric: str
-    metric_label: str
-    higher_is_better: bool
-    sides: list[AccuracySide]
-    difference: AccuracyDifference | None
-
-
-class AccuracyResult(Out):
-    tasks: list[AccuracyTask]
-    sides_without: list[str]  # labels of sides with no evaluation results
-
-
-class SweepRowOut(Out):
-    """One node-level sweep row as read (None: not in the file), with the side it belongs to."""
-
-    side: str
-    sequence: str
-    concurrency: int
-    gpu_count: int | None
-    output_throughput: float | None
-    output_throughput_per_gpu: float | None
-    median_tpot_ms: float | None
-    median_ttft_ms: float | None
-    system_power_w: float | None
-    # TPOT as measured, else derived as 1000 ÷ (output tok/s ÷ concurrency); its interactivity
-    tpot_ms: float | None
-    tpot_source: Literal["measured", "derived"] | None
-    interactivity: float | None
-    interactivity_source: Literal["measured", "derived"] | None
-    tokens_per_watt: float | None
-    model: str
-    hardware: str
-    precision: str
-    framework: str | None
-    dataset: str
-    source_file: str
-    record: str
-    date: str | None
-
-
-class SweepPair(Out):
-    """Both sides at one concurrency: `values` in side order (None: not measured, never 0 and
-    never interpolated), `derived` where a value is derived rather than measured, and A ÷ B."""
-
-    concurrency: int
-    values: list[float | None]
-    derived: list[bool]
-    ratio: float | None
-    ratio_text: str | None
-
-
-class SweepPeak(Out):
-    output_throughput: float
-    output_throughput_per_gpu: float | None
-    concurrency: int
-
-
-class SweepSla(Out):
-    """The largest tested concurrency within the limits (None: none is), and its numbers."""
-
-    concurrency: int | None
-    output_throughput: float | None
-    tpot_ms: float | None
-    tpot_derived: bool
-    ttft_ms: float | None
-    judged: int  # tested concurrencies that had the latencies the limits need
-    meeting: list[int]
-
-
-class SlaLimits(Out):
-    tpot_ms: float | None
-    ttft_ms: float | None
-    basis: Literal["measured", "derived"]
-
-
-class SweepWorkload(Out):
-    sequence: str
-    isl: int
-    osl: int
-    measured: list[bool]  # whether each side has any row on this workload
-    gpu_counts: list[list[int]]
-    output_throughput: list[SweepPair]
-    output_throughput_per_gpu: list[SweepPair]
-    peaks: list[SweepPeak | None]
-    peak_ratio: float | None
-    peak_ratio_text: str | None
-    ttft_ms: list[SweepPair]
-    tpot_ms: list[SweepPair]
-    sla: list[SweepSla] | None
-    sla_concurrency_ratio: float | None
-    sla_concurrency_ratio_text: str | None
-    sla_throughput_ratio: float | None
-    tokens_per_watt: list[SweepPair]
-
-
-class SweepExtreme(Out):
-    sequence: str
-    concurrency: int
-    ratio: float
-    ratio_text: str
-
-
-class SweepResult(Out):
-    sla: SlaLimits | None
-    workloads: list[SweepWorkload]
-    # per analysis (output_throughput, ttft_ms, tpot_ms, tokens_per_watt): the largest and
-    # smallest A ÷ B over every workload and concurrency both sides measured
-    extremes: dict[str, list[SweepExtreme]]
-    rows: list[SweepRowOut]
-
-
-class ComparisonResult(Out):
-    schema_version: int = SCHEMA_VERSION
-    slug: str
-    kind: str
-    title: str
-    model: str
-    model_name: str
-    hardware: list[str]
-    default_sequence: str
-    cost_tier: CostTier
-    sides: list[SideIdentity]
-    sequences: list[SequenceResult]
-    constants: list[AppliedConstants]
-    data_sources: list[DataSource]
-    notices: list[str]
-    accuracy: AccuracyResult | None = None  # None: neither side has evaluation results
-    sections: list[str] = ["matched-interactivity"]  # the analyses the page shows, in order
-    throughput_basis: Literal["total", "output"] = "total"  # output: output tok/s throughout
-    sweep: SweepResult | None = None  # None: the page shows no sweep analysis
-
-
-# -- construction -------------------------------------------------------------------------------
-
 
 # every summary's fields-set: all fields given; one set shared by every summary (never changed,
 # as a summary is frozen) rather than one a summary, which would double its memory
 SUMMARY_FIELDS = set(PointSummary.model_fields)
+
+
 # Bounds of the per-process memos (memo.py): every configuration of a large site, and the points
 # of many pages (a summary holds about 1 KB beside its point)
 CONFIGURATIONS_KEPT = 65_536
+
+
 SUMMARIES_KEPT = 16_384
 
 
@@ -526,6 +185,8 @@ def _knot_words(knot: BenchmarkPoint) -> str:
 # The words for a target between two knots, once a process for the same two knots (a side's
 # stretch is read at many targets, on several pages), and each knot's (a knot ends two stretches)
 _BETWEEN_DEPLOYMENTS: SequenceMemo[BenchmarkPoint, str] = SequenceMemo(SUMMARIES_KEPT)
+
+
 _KNOT_WORDS: IdentityMemo[BenchmarkPoint, str] = IdentityMemo(SUMMARIES_KEPT)
 
 
@@ -1023,144 +684,3 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
         throughput_basis="output" if page.throughput_basis == "output" else "total",
         sweep=sweep_result(page.sweep, [s.label for s in page.sides]),
     )
-
-
-def comparison_json(result: ComparisonResult) -> bytes:
-    """The page's `comparison.json`, compact (read by programs, not people): byte for byte
-    `result.model_dump_json()`, with each side's points and frontier and each target's brackets
-    serialised once a process (pages share a side's summaries: `side_result`), not once a page.
-    The page's fragments are gathered in one list and joined once (a page is ≈ 200 KB)."""
-    sequences = _list_parts([_sequence_parts(sequence) for sequence in result.sequences])
-    return b"".join([*_object_parts(result, {"sequences": sequences}), b"\n"])
-
-
-def _sequence_parts(sequence: SequenceResult) -> list[bytes]:
-    results = [
-        _object_parts(target, {"sides": _list_parts([[_at_target_json(at)] for at in target.sides])})
-        for target in sequence.results
-    ]
-    sides = [
-        _object_parts(
-            side, {"frontier": [_summaries_json(side.frontier)], "points": [_summaries_json(side.points)]}
-        )
-        for side in sequence.sides
-    ]
-    return _object_parts(sequence, {"results": _list_parts(results), "sides": _list_parts(sides)})
-
-
-def _list_parts(items: Sequence[list[bytes]]) -> list[bytes]:
-    """A JSON list's fragments, from each item's."""
-    parts = [b"["]
-    for item in items:
-        parts += item
-        parts.append(b",")
-    if items:
-        parts.pop()
-    parts.append(b"]")
-    return parts
-
-
-def _at_target_json(at: MetricsAtTarget) -> bytes:
-    """`MetricsAtTarget._flat`'s JSON, its brackets made once a process."""
-    head: dict[str, Any] = {"measured": at.measured, "reason": at.reason}
-    head.update(at.flat_values())
-    head["unavailable"] = at.unavailable
-    text = pydantic_core.to_json(head)  # the values are plain (bool, str, float, int, None)
-    sparse = b"true" if at.sparse else b"false"
-    brackets = b",".join(_SUMMARY_JSON.get_many(at.brackets, _summaries_each)) if at.brackets else b""
-    return text[:-1] + b',"brackets":[' + brackets + b'],"sparse":' + sparse + b"}"
-
-
-def _summaries_json(summaries: list[PointSummary]) -> bytes:
-    """A list of summaries' JSON: once a process for the very same list (pages showing the same
-    side share it: side_result), else joined from each summary's, made once a process (a point
-    is on many sides)."""
-    return _SUMMARIES_JSON.get(summaries, _joined_summaries)
-
-
-def _joined_summaries(summaries: Sequence[PointSummary]) -> bytes:
-    return b"[" + b",".join(_SUMMARY_JSON.get_many(summaries, _summaries_each)) + b"]"
-
-
-def _summaries_each(summaries: Sequence[PointSummary]) -> list[bytes]:
-    """Each summary's JSON, the summaries written as one list by the serialiser and cut apart
-    where one object ends and the next begins (`},{"interactivity":`, which a string cannot
-    hold: its quotes are escaped, and a summary holds no object or list)."""
-    if _PLAIN_SUMMARIES:  # their fields as they are, in order: each summary's values as a dict
-        text: bytes = pydantic_core.to_json([s.__dict__ for s in summaries], inf_nan_mode="null")
-    else:
-        text = _summaries_adapter().dump_json(list(summaries))
-    pieces = text[len(SUMMARY_START) + 1 : -2].split(b"}," + SUMMARY_START)
-    assert len(pieces) == len(summaries)
-    return [SUMMARY_START + piece + b"}" for piece in pieces]
-
-
-# A summary's JSON is its values' as they are (no field renamed, left out or written by a
-# serialiser of its own, floats that are not finite written null as the model writes them), so
-# a list of summaries is written as a list of their dicts, without the model's serialiser
-_PLAIN_SUMMARIES = (
-    all(
-        f.alias is None and f.serialization_alias is None and not f.exclude
-        for f in PointSummary.model_fields.values()
-    )
-    and not PointSummary.__pydantic_decorators__.field_serializers
-    and not PointSummary.__pydantic_decorators__.model_serializers
-    and PointSummary.model_config.get("ser_json_inf_nan", "null") == "null"
-)
-SUMMARY_START = b'{"' + next(iter(PointSummary.model_fields)).encode() + b'":'  # how every summary begins
-
-
-@functools.cache
-def _summaries_adapter() -> TypeAdapter[list[PointSummary]]:
-    """The serialiser of a list of summaries as the models' own write them (made on first use,
-    like the models' schemas, which it needs built)."""
-    PointSummary.model_rebuild(force=True)
-    return TypeAdapter(list[PointSummary])
-
-
-def _object_parts(model: BaseModel, given: Mapping[str, list[bytes]]) -> list[bytes]:
-    """`model.model_dump_json()` as fragments, the fields in `given` written as given (their
-    JSON's fragments, made elsewhere) and the rest by the model's serialiser, in field order."""
-    parts: list[bytes] = []
-    for names, name, key in _field_runs(type(model), frozenset(given)):
-        if names:
-            text: bytes = model.__pydantic_serializer__.to_json(model, include=names)
-            parts.append(b"," + text[1:-1])
-        if name is not None:
-            parts.append(key)
-            parts += given[name]
-    parts[0] = b"{" + parts[0][1:]  # the first field's comma
-    parts.append(b"}")
-    return parts
-
-
-_RUNS: dict[tuple[type[BaseModel], frozenset[str]], list[tuple[set[str], str | None, bytes]]] = {}
-
-
-def _field_runs(model: type[BaseModel], given: frozenset[str]) -> list[tuple[set[str], str | None, bytes]]:
-    """A model's serialised fields in order, as runs of fields its serialiser writes, each run
-    followed by one field written as given (None after the last run) with its key's JSON
-    (`,"name":`); made once a model."""
-    runs = _RUNS.get((model, given))
-    if runs is None:
-        runs = []
-        run: set[str] = set()
-        for name, field in model.model_fields.items():
-            if field.exclude:
-                continue
-            if name in given:
-                assert field.alias is None and field.serialization_alias is None, name
-                runs.append((run, name, b',"' + name.encode() + b'":'))
-                run = set()
-            else:
-                run.add(name)
-        runs.append((run, None, b""))
-        _RUNS[(model, given)] = runs
-    return runs
-
-
-# A side's frontier or points as JSON, keyed by the list (pages that show the same side share
-# it, and nothing changes it: _SideShown); ≈ 30 KB an entry at most
-_SUMMARIES_JSON: IdentityMemo[list[PointSummary], bytes] = IdentityMemo(2 * SIDES_KEPT)
-# A bracketing point's summary as JSON (a frontier point brackets targets on several pages)
-_SUMMARY_JSON: IdentityMemo[PointSummary, bytes] = IdentityMemo(SUMMARIES_KEPT)

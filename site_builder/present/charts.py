@@ -20,10 +20,10 @@ from operator import attrgetter
 from typing import Any, TypeVar
 
 from site_builder import metrics
-from site_builder.comparison_json import ComparisonResult, PointSummary, SequenceResult
+from site_builder.formatting import fixed, grouped, numbers_json
 from site_builder.memo import IdentityMemo
 from site_builder.metrics import Metric
-from site_builder.numbers import fixed, grouped, numbers_json
+from site_builder.present.schema import ComparisonResult, PointSummary, SequenceResult
 
 INTERACTIVITY_HOVER = "%{x:,.1f} tok/s/user"  # d3-format, digits grouped
 AXIS_TITLE = "Interactivity (tok/s/user)"

@@ -11,7 +11,10 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from site_builder.comparison_json import (
+from site_builder.engine.compare import SPARSE_RATIO, is_tie
+from site_builder.formatting import fixed, grouped
+from site_builder.kinds import KINDS, Words
+from site_builder.present.schema import (
     AccuracySide,
     AccuracyTask,
     ComparisonResult,
@@ -21,9 +24,6 @@ from site_builder.comparison_json import (
     SweepExtreme,
     SweepResult,
 )
-from site_builder.engine.compare import SPARSE_RATIO, is_tie
-from site_builder.kinds import KINDS, Words
-from site_builder.numbers import fixed, grouped
 
 
 @dataclass(frozen=True)

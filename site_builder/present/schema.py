@@ -1,0 +1,378 @@
+"""`comparison.json`: the schema of a computed page as readers download it.
+
+Documented field by field in docs/comparison-json.md; `schema_version` changes when a field's
+meaning does. The templates read these models too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
+
+from site_builder import metrics
+from site_builder.catalog import AppliedConstants, CostTier
+from site_builder.engine import accuracy as stats
+from site_builder.formatting import round_half_up_int
+from site_builder.points import InteractivitySource
+
+SCHEMA_VERSION = 1
+
+
+Made = TypeVar("Made")
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # schemas built on first use
+
+
+class PointSummary(Out):
+    """A measured point as a reader sees it: numbers plus the configuration behind them."""
+
+    interactivity: float
+    interactivity_source: InteractivitySource
+    throughput_per_gpu: float
+    output_throughput_per_gpu: float | None
+    concurrency: int
+    gpu_count: int | None
+    users_per_gpu: float | None  # concurrency ÷ GPUs (None: the GPU count is unknown)
+    model: str
+    hardware: str
+    precision: str
+    framework: str
+    spec_method: str
+    disagg: bool
+    parallelism: str
+    configuration: str
+    date: str | None
+    run_url: str | None
+    dataset: str
+    source_file: str
+    record: str
+    client: str | None
+    on_frontier: bool
+
+
+class MetricsAtTarget(Out):
+    """One side's numbers at one target; None where not measured or unavailable.
+
+    `values` holds every registered metric by its attribute; the JSON lists them flat, in
+    registry order, a whole-number metric rounded with its raw value beside it.
+    """
+
+    measured: bool
+    reason: str | None = None
+    values: dict[str, float | None] = {}
+    unavailable: dict[str, str] = {}
+    brackets: list[PointSummary] = []
+    sparse: bool = False  # interpolated over a sparse stretch of frontier (engine SPARSE_RATIO)
+
+    def value(self, key: str) -> float | None:
+        return self.values.get(metrics.BY_KEY[key].attribute)
+
+    def flat_values(self) -> dict[str, float | int | None]:
+        """The values as the JSON lists them: flat, in registry order, a whole-number metric
+        rounded half up with its raw value beside it."""
+        values = self.values
+        keys, whole = flat_layout()
+        flat: dict[str, float | int | None] = {key: values.get(attribute) for key, attribute in keys}
+        for attribute in whole:
+            raw = flat[attribute]
+            if raw is not None:
+                flat[attribute] = round_half_up_int(raw)
+        return flat
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {
+            "measured": data["measured"],
+            "reason": data["reason"],
+            **self.flat_values(),
+            "unavailable": data["unavailable"],
+            "brackets": data["brackets"],
+            "sparse": data["sparse"],
+        }
+
+
+def per_registry(make: Callable[[tuple[metrics.Metric, ...]], Made]) -> Callable[[], Made]:
+    """What `make` derives from the metric registry, made once and again only when the registry
+    is replaced (as a test adding a metric does): read for every value a page writes."""
+    held: list[Any] = [None, None]
+
+    def get() -> Made:
+        if held[0] is not metrics.METRICS:
+            held[:] = [metrics.METRICS, make(metrics.METRICS)]
+        made: Made = held[1]
+        return made
+
+    return get
+
+
+@per_registry
+def flat_layout(registry: tuple[metrics.Metric, ...]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """The JSON's flat values in order, each key with the attribute it holds (a whole-number
+    metric's key holds it rounded, `<attribute>_interpolated` the raw value), and the attributes
+    of the whole-number metrics."""
+    keys = tuple(
+        (key, m.attribute)
+        for m in registry
+        for key in ((m.attribute, f"{m.attribute}_interpolated") if m.whole else (m.attribute,))
+    )
+    return keys, tuple(m.attribute for m in registry if m.whole)
+
+
+class TargetComparison(Out):
+    interactivity: float
+    sides: list[MetricsAtTarget]
+
+
+class Band(Out):
+    """Overlap of the two frontiers' interactivity ranges; display bounds are ceil/floor."""
+
+    overlap: bool
+    lo: float | None
+    hi: float | None
+    display_lo: int | None
+    display_hi: int | None
+
+
+class SideResult(Out):
+    label: str
+    filters: dict[str, str | bool | list[str]]
+    pooling: str  # words: "best available" or "narrowed: framework=sglang"
+    narrowed: bool = Field(exclude=True)  # a filter narrows the side beyond what the page varies
+    hardware: str
+    constants: AppliedConstants
+    interactivity_range: tuple[float, float] | None
+    engines: list[str]
+    spec_methods: list[str]
+    modes: list[str]
+    parallelisms: list[str]
+    precisions: list[str]
+    unknown_gpu_counts: int  # frontier knots whose source gives no GPU count
+    # per stretch between frontier knots: one deployment whose concurrency falls across it, so
+    # concurrency is interpolated there (elsewhere the two measured concurrencies are shown)
+    concurrency_joins: list[bool]
+    dates: tuple[str, str] | None
+    frontier: list[PointSummary]
+    points: list[PointSummary]
+
+
+class SequenceResult(Out):
+    sequence: str
+    isl: int
+    osl: int
+    band: Band
+    targets: list[float]
+    targets_pinned: bool
+    results: list[TargetComparison]
+    sides: list[SideResult]
+
+
+class SideIdentity(Out):
+    label: str
+    filters: dict[str, str | bool | list[str]]
+
+
+class DataSource(Out):
+    dataset: str
+    title: str
+    source: str
+    url: str | None
+    licence: str | None
+    retrieved: str | None
+    published_values: bool
+
+
+class AccuracyRun(Out):
+    """One evaluation run of a side, as measured, with its 95% interval."""
+
+    score: float
+    stderr: float | None
+    ci_lo: float | None
+    ci_hi: float | None
+    questions: int | None
+    per_question: bool  # the run's per-question results are known (a samples log)
+    pooled: bool  # counted in the side's pooled score
+    excluded_reason: str | None
+    hardware: str | None
+    precision: str
+    spec_method: str
+    framework: str | None
+    setup: str | None
+    date: str | None
+    dataset: str
+    source_file: str
+    record: str
+    note: str | None
+
+
+class AccuracySide(Out):
+    label: str
+    runs: list[AccuracyRun]
+    score: float | None  # pooled over the side's usable runs; None: no usable run
+    stderr: float | None
+    ci_lo: float | None
+    ci_hi: float | None
+    pooled_runs: int
+    pool_method: stats.PoolMethod | None
+    spread: tuple[float, float] | None  # lowest and highest pooled run score
+    consistent: bool  # the pooled runs agree within their combined noise
+    hardware: list[str]  # where the runs ran
+    other_hardware: bool  # no run on the side's own hardware: runs elsewhere stand in
+
+
+class AccuracyDifference(Out):
+    """Side A − side B in proportion units (0.012 = 1.2 points), with its 95% interval."""
+
+    value: float
+    stderr: float
+    ci_lo: float
+    ci_hi: float
+    method: stats.DifferenceMethod
+    questions: int | None  # questions a paired difference used
+    verdict: stats.Verdict
+    better: str | None  # the side's label when the interval excludes zero
+
+
+class AccuracyTask(Out):
+    task: str
+    task_name: str
+    metric: str
+    metric_label: str
+    higher_is_better: bool
+    sides: list[AccuracySide]
+    difference: AccuracyDifference | None
+
+
+class AccuracyResult(Out):
+    tasks: list[AccuracyTask]
+    sides_without: list[str]  # labels of sides with no evaluation results
+
+
+class SweepRowOut(Out):
+    """One node-level sweep row as read (None: not in the file), with the side it belongs to."""
+
+    side: str
+    sequence: str
+    concurrency: int
+    gpu_count: int | None
+    output_throughput: float | None
+    output_throughput_per_gpu: float | None
+    median_tpot_ms: float | None
+    median_ttft_ms: float | None
+    system_power_w: float | None
+    # TPOT as measured, else derived as 1000 ÷ (output tok/s ÷ concurrency); its interactivity
+    tpot_ms: float | None
+    tpot_source: Literal["measured", "derived"] | None
+    interactivity: float | None
+    interactivity_source: Literal["measured", "derived"] | None
+    tokens_per_watt: float | None
+    model: str
+    hardware: str
+    precision: str
+    framework: str | None
+    dataset: str
+    source_file: str
+    record: str
+    date: str | None
+
+
+class SweepPair(Out):
+    """Both sides at one concurrency: `values` in side order (None: not measured, never 0 and
+    never interpolated), `derived` where a value is derived rather than measured, and A ÷ B."""
+
+    concurrency: int
+    values: list[float | None]
+    derived: list[bool]
+    ratio: float | None
+    ratio_text: str | None
+
+
+class SweepPeak(Out):
+    output_throughput: float
+    output_throughput_per_gpu: float | None
+    concurrency: int
+
+
+class SweepSla(Out):
+    """The largest tested concurrency within the limits (None: none is), and its numbers."""
+
+    concurrency: int | None
+    output_throughput: float | None
+    tpot_ms: float | None
+    tpot_derived: bool
+    ttft_ms: float | None
+    judged: int  # tested concurrencies that had the latencies the limits need
+    meeting: list[int]
+
+
+class SlaLimits(Out):
+    tpot_ms: float | None
+    ttft_ms: float | None
+    basis: Literal["measured", "derived"]
+
+
+class SweepWorkload(Out):
+    sequence: str
+    isl: int
+    osl: int
+    measured: list[bool]  # whether each side has any row on this workload
+    gpu_counts: list[list[int]]
+    output_throughput: list[SweepPair]
+    output_throughput_per_gpu: list[SweepPair]
+    peaks: list[SweepPeak | None]
+    peak_ratio: float | None
+    peak_ratio_text: str | None
+    ttft_ms: list[SweepPair]
+    tpot_ms: list[SweepPair]
+    sla: list[SweepSla] | None
+    sla_concurrency_ratio: float | None
+    sla_concurrency_ratio_text: str | None
+    sla_throughput_ratio: float | None
+    tokens_per_watt: list[SweepPair]
+
+
+class SweepExtreme(Out):
+    sequence: str
+    concurrency: int
+    ratio: float
+    ratio_text: str
+
+
+class SweepResult(Out):
+    sla: SlaLimits | None
+    workloads: list[SweepWorkload]
+    # per analysis (output_throughput, ttft_ms, tpot_ms, tokens_per_watt): the largest and
+    # smallest A ÷ B over every workload and concurrency both sides measured
+    extremes: dict[str, list[SweepExtreme]]
+    rows: list[SweepRowOut]
+
+
+class ComparisonResult(Out):
+    schema_version: int = SCHEMA_VERSION
+    slug: str
+    kind: str
+    title: str
+    model: str
+    model_name: str
+    hardware: list[str]
+    default_sequence: str
+    cost_tier: CostTier
+    sides: list[SideIdentity]
+    sequences: list[SequenceResult]
+    constants: list[AppliedConstants]
+    data_sources: list[DataSource]
+    notices: list[str]
+    accuracy: AccuracyResult | None = None  # None: neither side has evaluation results
+    sections: list[str] = ["matched-interactivity"]  # the analyses the page shows, in order
+    throughput_basis: Literal["total", "output"] = "total"  # output: output tok/s throughout
+    sweep: SweepResult | None = None  # None: the page shows no sweep analysis

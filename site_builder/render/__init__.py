@@ -1,0 +1,1 @@
+"""Render: templates, the page's files and the site's own files, as bytes in memory."""

@@ -1,0 +1,199 @@
+"""A comparison page's files (HTML, comparison.json, CSV downloads), the data its script reads,
+and what other pages need of it (its head, its index entry, its related links).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from site_builder import metrics
+from site_builder.catalog import HardwareCatalog, hardware_name
+from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE
+from site_builder.memo import IdentityMemo, SequenceMemo
+from site_builder.metrics import Metric
+from site_builder.present.charts import EncodedJSON, script_json_text
+from site_builder.present.narrate import Narrative
+from site_builder.present.schema import ComparisonResult, PointSummary, SequenceResult, SideResult
+from site_builder.render.downloads import accuracy_csv, comparison_json, points_csv, sweep_csv, table_csv
+
+if TYPE_CHECKING:
+    from site_builder.render.site import SiteRenderer
+
+
+@dataclass(frozen=True)
+class PageSource:
+    """A comparison plus what its page needs beyond the numbers."""
+
+    comparison: ComparisonResult
+    body_markdown: str
+    generated: bool  # found in the data, not written as a stub
+
+
+# Where a page's related section goes until every page is known (pipeline.py fills it): the last
+# occurrence in the page, since the section comes after everything an author wrote.
+RELATED_SLOT = "<!-- site-builder: related pages -->"
+
+
+def page_url(slug: str) -> str:
+    return f"{slug}/index.html"
+
+
+def page_data(comparison: ComparisonResult) -> EncodedJSON:
+    """What the page script needs to re-interpolate and redraw: knots and constants per sequence.
+
+    Knots carry the interactivity and then the curve quantities the shown metrics read."""
+    quantities, quantities_json, table, table_json = _SHOWN.get(metrics.SHOWN, _shown_metrics)
+    sequences = EncodedJSON(
+        [(s.sequence, seq, seq.text) for s in comparison.sequences for seq in [_sequence_data(s, quantities)]]
+    )
+    return EncodedJSON(
+        [
+            ("slug", comparison.slug, None),
+            ("labels", [s.label for s in comparison.sides], None),
+            ("tie", TIE_TOLERANCE, None),
+            ("sparse_ratio", SPARSE_RATIO, None),
+            ("metrics", table, table_json),
+            ("quantities", quantities, quantities_json),
+            ("default_sequence", comparison.default_sequence, None),
+            ("sequences", sequences, sequences.text),
+        ]
+    )
+
+
+def _shown_metrics(shown: Sequence[Metric]) -> tuple[list[str], str, list[dict[str, object]], str]:
+    """The shown metrics' curve quantities and table for the page script, with their JSON."""
+    quantities, table = metrics.shown_quantities(), metrics.page_table(shown)
+    return quantities, script_json_text(quantities), table, script_json_text(table)
+
+
+# The same for every page while the registry is the same object: made once a process
+_SHOWN: IdentityMemo[Sequence[Metric], tuple[list[str], str, list[dict[str, object]], str]] = IdentityMemo(4)
+
+
+def _sequence_data(sequence: SequenceResult, quantities: list[str]) -> EncodedJSON:
+    sides = [_side_data(side, quantities) for side in sequence.sides]
+    return EncodedJSON(
+        [
+            ("targets", sequence.targets, None),
+            ("band", [sequence.band.lo, sequence.band.hi] if sequence.band.overlap else None, None),
+            ("sides", sides, "[" + ",".join(side.text for side in sides) + "]"),
+        ]
+    )
+
+
+def _side_data(side: SideResult, quantities: list[str]) -> EncodedJSON:
+    """A side's knots (interactivity, then the curve quantities the shown metrics read), whether
+    each stretch is one deployment, the knots' GPU counts and the side's constants."""
+    knots, knots_json, gpus, gpus_json = _KNOTS.get(
+        [*quantities, *side.frontier], lambda _: _knots(side.frontier, quantities)
+    )
+    return EncodedJSON(
+        [
+            ("knots", knots, knots_json),
+            ("joins", side.concurrency_joins, None),
+            ("gpus", gpus, gpus_json),
+            *((key, value, None) for key, value in side.constants.values().items()),
+        ]
+    )
+
+
+def _knots(
+    frontier: Sequence[PointSummary], quantities: list[str]
+) -> tuple[list[list[float]], str, list[int | None], str]:
+    attributes = [metrics.CURVE_QUANTITIES[q] for q in quantities]
+    knots = [[k.interactivity, *(getattr(k, a) for a in attributes)] for k in frontier]
+    gpus = [k.gpu_count for k in frontier]
+    return knots, script_json_text(knots), gpus, script_json_text(gpus)
+
+
+# A side's knots and GPU counts with their JSON, once a process for the very same frontier
+_KNOTS: SequenceMemo[Any, tuple[list[list[float]], str, list[int | None], str]] = SequenceMemo(512)
+
+
+@dataclass(frozen=True)
+class PageHead:
+    """What other pages need of a page: its address, title, model, GPUs and sequences."""
+
+    slug: str
+    title: str
+    model: str
+    hardware: tuple[str, ...]
+    sequences: tuple[str, ...]
+
+    @classmethod
+    def of(cls, comparison: ComparisonResult) -> PageHead:
+        return cls(
+            comparison.slug,
+            comparison.title,
+            comparison.model,
+            tuple(comparison.hardware),
+            tuple(s.sequence for s in comparison.sequences),
+        )
+
+
+def related_links(heads: Sequence[PageHead]) -> dict[str, list[dict[str, str]]]:
+    """Links from each page to the others on the same model and GPU (in the order given), and to
+    its other sequences. Pages are looked up by (model, GPU), so the cost grows with the number
+    of pages times the pages each one links to, not with the square of the site."""
+    order = {head.slug: n for n, head in enumerate(heads)}
+    sharing: dict[tuple[str, str], list[PageHead]] = {}
+    for head in heads:
+        for hardware in dict.fromkeys(head.hardware):
+            sharing.setdefault((head.model, hardware), []).append(head)
+    links = {}
+    for head in heads:
+        found = [
+            {"href": f"index.html?seq={sequence}", "text": f"This comparison at {sequence}"}
+            for sequence in head.sequences[1:]
+        ]
+        others = {o.slug: o for h in head.hardware for o in sharing[(head.model, h)] if o.slug != head.slug}
+        for other in sorted(others.values(), key=lambda o: order[o.slug]):
+            found.append({"href": f"../{page_url(other.slug)}", "text": other.title})
+        links[head.slug] = found
+    return links
+
+
+def index_entry(page: PageSource, narrative: Narrative, catalog: HardwareCatalog) -> dict[str, Any]:
+    comparison = page.comparison
+    names = " vs ".join(dict.fromkeys(hardware_name(catalog, h) for h in comparison.hardware))
+    return {
+        "kind": comparison.kind,
+        "group": f"{comparison.model_name} · {names}",
+        "title": comparison.title,
+        "href": page_url(comparison.slug),
+        "summary": narrative.summary,
+        "auto": page.generated,
+        "sequences": [s.sequence for s in comparison.sequences],
+        "published": any(d.published_values for d in comparison.data_sources),
+        "accuracy": narrative.accuracy_mark,
+    }
+
+
+def page_html(slug: str) -> str:
+    """Where a page's HTML is, (its related links filled in after every page is made: pipeline.py)."""
+    return f"{slug}/index.html"
+
+
+def render_page(renderer: SiteRenderer, page: PageSource) -> tuple[dict[str, bytes], Narrative]:
+    """The files of one comparison page (the HTML missing if its template failed; its related
+    section a slot)."""
+    comparison = page.comparison
+    narrative = renderer.narrative(comparison)
+    prefix = f"{comparison.slug}/"
+    files = {
+        prefix + "comparison.json": comparison_json(comparison),
+        prefix + "table.csv": table_csv(comparison),
+        prefix + "points.csv": points_csv(comparison),
+    }
+    accuracy = accuracy_csv(comparison)
+    if accuracy is not None:
+        files[prefix + "accuracy.csv"] = accuracy
+    sweep = sweep_csv(comparison)
+    if sweep is not None:
+        files[prefix + "sweep.csv"] = sweep
+    html = renderer.comparison_page(page, narrative)
+    if html is not None:
+        files[page_html(comparison.slug)] = html
+    return dict(sorted(files.items())), narrative
