@@ -1,0 +1,1 @@
+"""Load: result files, catalogs and evaluation/sweep files into one point table and their models."""
