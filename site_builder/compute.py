@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from site_builder import metrics
 from site_builder.catalog import (
     AppliedConstants,
     CostTier,
@@ -19,16 +22,16 @@ from site_builder.catalog import (
 )
 from site_builder.content import FILTER_KEYS, FilterValue, ResolvedSide, SiteConfig, Stub
 from site_builder.engine.accuracy import RunScore, TaskNumbers, compare_task
-from site_builder.engine.compare import Constants, SequenceNumbers, compare_sequence
+from site_builder.engine.compare import Constants, SequenceNumbers, SidePoints, compare_sequence
 from site_builder.engine.sweep import Sla, WorkloadSweep, analyse_workload
 from site_builder.evaluations import EvalRun, SideRuns, runs_for_side
 from site_builder.files import sane_number
+from site_builder.filters import NARROWING_KEYS, describe
 from site_builder.formatting import sequence_label
-from site_builder.memo import IdentityMemo
-from site_builder.points import BenchmarkPoint, DatasetInfo
+from site_builder.points import DatasetInfo
 from site_builder.problems import ProblemLog, Severity, suggest
+from site_builder.read.table import PointTable
 from site_builder.sections import SWEEP_ANALYSES
-from site_builder.select import NARROWING_KEYS, PointIndex, by_sequence, describe, select, value_of
 from site_builder.sweeps import SweepRow
 from site_builder.sweeps import matches as sweep_matches
 
@@ -78,6 +81,8 @@ class ComputedPage:
     cost_tier: CostTier
     sides: tuple[ComputedSide, ComputedSide]
     sequences: tuple[SequenceNumbers, ...]
+    # per workload, each side's points on it (in table order; the engine's positions index them)
+    rows: tuple[tuple[PointTable, PointTable], ...]
     datasets: tuple[DatasetInfo, ...]  # every dataset whose points either side uses
     derived_interactivity: bool  # some point's interactivity is output tok/s ÷ concurrency
     accuracy: PageAccuracy | None = None  # None: neither side has evaluation results
@@ -100,19 +105,18 @@ def narrowing(side: ResolvedSide, varied: Sequence[str]) -> dict[str, FilterValu
     return {k: v for k, v in side.filters.items() if k in NARROWING_KEYS and k not in varied}
 
 
-def explain_empty(points: Sequence[BenchmarkPoint], filters: Mapping[str, FilterValue]) -> tuple[str, str]:
+def explain_empty(table: PointTable, filters: Mapping[str, FilterValue]) -> tuple[str, str]:
     """(the filter that leaves nothing, why): what values exist there instead, and the closest."""
-    pool = list(points)
     applied: dict[str, FilterValue] = {}
     for key, wanted in filters.items():
-        narrowed = select(pool, {key: wanted})
-        if not narrowed:
-            values = sorted({str(value_of(p, key)) for p in pool})
+        narrowed = table.select({key: wanted})
+        if not len(narrowed):
+            values = sorted({str(value) for value in table.values(key)})
             scope = describe(applied) or "all data"
             hint = suggest(str(wanted), values) if isinstance(wanted, str) else ""
             available = ", ".join(values) or "none"
             return key, f"no points with {key}={wanted} among {scope}; available: {available}{hint}"
-        pool, applied[key] = narrowed, wanted
+        table, applied[key] = narrowed, wanted
     return "", "no points match"
 
 
@@ -121,72 +125,36 @@ def _where(stub: Stub) -> str:
     return stub.path or f"generated page {stub.slug}"
 
 
-def _select_sides(stub: Stub, index: PointIndex, log: ProblemLog) -> list[Sequence[BenchmarkPoint]] | None:
-    selected: list[Sequence[BenchmarkPoint]] = []
-    for i, side in enumerate(stub.sides):
-        side_points = index.selection(side.filters)
-        if not side_points:
-            key, reason = explain_empty(index.points, side.filters)
+def select_sides(stub: Stub, table: PointTable, log: ProblemLog) -> list[PointTable] | None:
+    """Each side's points (its filters' rows), or None with the reason logged for a side with none."""
+    selected = [table.select(side.filters) for side in stub.sides]
+    for i, (side, rows) in enumerate(zip(stub.sides, selected, strict=True)):
+        if not len(rows):
+            key, reason = explain_empty(table, side.filters)
             on_side = key in stub.spec.sides[i].model_fields_set
             loc: tuple[str | int, ...] = ("sides", i, key) if on_side else (key,)
             field_name = f"sides[{i}].{key}" if on_side else key
             log.add(_where(stub), stub.line_of(*loc), field_name, f"side '{side.label}': {reason}")
-        selected.append(side_points)
-    return selected if all(selected) else None
+    return selected if all(len(rows) for rows in selected) else None
 
 
-@dataclass(frozen=True)
-class SideFacts:
-    """What a page reads of a side's points beyond its curves, in one pass over them."""
-
-    workloads: dict[tuple[int, int], list[BenchmarkPoint]]  # select.by_sequence
-    output_only: bool  # some point gives output tok/s only
-    derived_interactivity: bool  # some point's interactivity is derived
-    datasets: frozenset[str]
-    precisions: list[str]  # sorted
-    spec_methods: list[str]  # sorted
+def workloads(rows: PointTable) -> dict[tuple[int, int], PointTable]:
+    """A side's points by workload (isl, osl), each in table order."""
+    positions: dict[tuple[int, int], list[int]] = {}
+    for n, workload in enumerate(zip(rows.column("isl").tolist(), rows.column("osl").tolist(), strict=True)):
+        positions.setdefault(workload, []).append(n)
+    return {workload: rows.rows(found) for workload, found in positions.items()}
 
 
-def _side_facts(points: Sequence[BenchmarkPoint]) -> SideFacts:
-    return SideFacts(
-        workloads=by_sequence(points),
-        output_only="output" in {p.throughput_basis for p in points},
-        derived_interactivity="derived" in {p.interactivity_source for p in points},
-        datasets=frozenset(p.provenance.dataset for p in points),
-        precisions=sorted({p.config.precision for p in points}),
-        spec_methods=sorted({p.config.spec_method for p in points}),
-    )
-
-
-SIDE_FACTS_KEPT = 4096
-_SIDE_FACTS: IdentityMemo[Sequence[BenchmarkPoint], SideFacts] = IdentityMemo(SIDE_FACTS_KEPT)
-
-
-def side_facts(points: Sequence[BenchmarkPoint]) -> SideFacts:
-    """A side's facts, once a process for a selection (PointIndex.selection gives pages that pool
-    the same points the same tuple); a list may change, so it is read afresh."""
-    if isinstance(points, tuple):
-        return _SIDE_FACTS.get(points, _side_facts)
-    return _side_facts(points)
-
-
-def one_basis(
-    stub: Stub, selected: list[Sequence[BenchmarkPoint]], log: ProblemLog
-) -> tuple[list[Sequence[BenchmarkPoint]], str] | None:
+def one_basis(stub: Stub, selected: list[PointTable], log: ProblemLog) -> tuple[list[PointTable], str] | None:
     """Never mix bases: when any point is output-only, every point is read as output tok/s (a
     point without an output throughput is left out, and said so); None if a side is left empty."""
-    if not any(side_facts(side).output_only for side in selected):
+    if not any((rows.column("throughput_basis") == "output").any() for rows in selected):
         return selected, "total"
-    converted: list[Sequence[BenchmarkPoint]] = []
-    for side, points in zip(stub.sides, selected, strict=True):
-        kept = [
-            p.model_copy(
-                update={"throughput_per_gpu": p.output_throughput_per_gpu, "throughput_basis": "output"}
-            )
-            for p in points
-            if p.output_throughput_per_gpu is not None
-        ]
-        dropped = len(points) - len(kept)
+    converted: list[PointTable] = []
+    for side, rows in zip(stub.sides, selected, strict=True):
+        kept = rows.rows(~np.isnan(rows.column("output_throughput_per_gpu").astype(float)))
+        dropped = len(rows) - len(kept)
         if dropped:
             log.add(
                 _where(stub),
@@ -196,11 +164,22 @@ def one_basis(
                 "the page compares output tok/s (the other side's source gives no input throughput)",
                 Severity.WARNING,
             )
-        if not kept:
+        if not len(kept):
             log.add(_where(stub), "", "", f"side '{side.label}': no point has an output throughput")
             return None
-        converted.append(kept)
+        converted.append(kept.as_output_only())
     return converted, "output"
+
+
+def side_points(rows: PointTable) -> SidePoints:
+    """A side's points on one workload as the engine reads them."""
+    return SidePoints(
+        interactivity=rows.column("interactivity").astype(float),
+        quantities={
+            name: rows.column(attribute).astype(float) for name, attribute in metrics.CURVE_QUANTITIES.items()
+        },
+        deployment=rows.column("config_id").astype(np.int64),
+    )
 
 
 def page_sweep(
@@ -241,16 +220,16 @@ def run_score(run: EvalRun) -> RunScore:
 
 
 def page_accuracy(
-    stub: Stub, selected: Sequence[Sequence[BenchmarkPoint]], evaluations: Sequence[EvalRun]
+    stub: Stub, selected: Sequence[PointTable], evaluations: Sequence[EvalRun]
 ) -> PageAccuracy | None:
     """Each side's evaluation runs (at the precisions and methods its points use), task by task."""
     if not evaluations:
         return None
     found = [
         runs_for_side(
-            evaluations, side.filters, side_facts(points).precisions, side_facts(points).spec_methods
+            evaluations, side.filters, sorted(rows.values("precision")), sorted(rows.values("spec_method"))
         )
-        for side, points in zip(stub.sides, selected, strict=True)
+        for side, rows in zip(stub.sides, selected, strict=True)
     ]
     if not any(side.runs for side in found):
         return None
@@ -305,29 +284,12 @@ def _has_match(numbers: SequenceNumbers) -> bool:
     return any(a.measured and b.measured for a, b in numbers.results)
 
 
-def compute_page(
-    stub: Stub,
-    index: PointIndex,
-    catalog: HardwareCatalog,
-    models: Mapping[str, ModelInfo],
-    config: SiteConfig,
-    datasets: Mapping[str, DatasetInfo],
-    log: ProblemLog,
-    evaluations: Sequence[EvalRun] = (),
-    sweeps: Sequence[SweepRow] = (),
-) -> ComputedPage | None:
-    """The page's numbers, or None (with the reasons logged) when a side selects no points."""
-    spec = stub.spec
-    selected = _select_sides(stub, index, log)
-    if selected is None:
-        return None
-    based = one_basis(stub, selected, log)
-    if based is None:
-        return None
-    selected, basis = based
-    tier = spec.cost_tier or config.cost_tier or catalog.default_cost_tier
+def side_constants(
+    stub: Stub, catalog: HardwareCatalog, config: SiteConfig, tier: CostTier, log: ProblemLog
+) -> list[AppliedConstants]:
+    """Each side's GPU constants (catalog, site and page layers), a missing one warned."""
     constants = [
-        constants_for(catalog, s.hardware, tier, config.constants, spec.constants) for s in stub.sides
+        constants_for(catalog, s.hardware, tier, config.constants, stub.spec.constants) for s in stub.sides
     ]
     for c in constants:
         missing = c.missing()
@@ -340,8 +302,13 @@ def compute_page(
                 "those metrics are shown as unavailable",
                 Severity.WARNING,
             )
-    facts = [side_facts(side_points) for side_points in selected]
-    groups = [f.workloads for f in facts]
+    return constants
+
+
+def page_workloads(
+    stub: Stub, groups: Sequence[Mapping[tuple[int, int], PointTable]], log: ProblemLog
+) -> list[tuple[int, int]]:
+    """Every workload either side measured, the stub's first; a side without the stub's warned."""
     default = stub.sequence
     for side, group in zip(stub.sides, groups, strict=True):
         if default not in group:
@@ -350,63 +317,95 @@ def compute_page(
                 _where(stub),
                 "",
                 "sequence",
-                f"side '{side.label}' has no points at {spec.sequence}; it has {have}",
+                f"side '{side.label}' has no points at {stub.spec.sequence}; it has {have}",
                 Severity.WARNING,
             )
-    workloads = sorted(set(groups[0]) | set(groups[1]), key=lambda s: (s != default, s))
+    return sorted(set(groups[0]) | set(groups[1]), key=lambda s: (s != default, s))
+
+
+def published(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> bool:
+    """Whether the page is published: a page showing matched numbers needs a target both sides
+    measured on some workload; a generated one without is left out, a written one warned."""
+    if "matched-interactivity" not in stub.spec.sections or any(_has_match(s) for s in sequences):
+        return True
+    where = ", ".join(sequence_label(s.isl, s.osl) for s in sequences)
+    if stub.generated:
+        log.add(
+            _where(stub),
+            "",
+            "",
+            f"not published: the two sides have no interactivity in common on any workload ({where}), "
+            "so there is nothing to compare",
+            Severity.NOTICE,
+        )
+        return False
+    log.add(
+        _where(stub),
+        "",
+        "sides",
+        f"no matched numbers: the two sides have no interactivity in common on any workload ({where}); "
+        "the page shows each side's measured range only",
+        Severity.WARNING,
+    )
+    return True
+
+
+def compute_page(
+    stub: Stub,
+    table: PointTable,
+    catalog: HardwareCatalog,
+    models: Mapping[str, ModelInfo],
+    config: SiteConfig,
+    datasets: Mapping[str, DatasetInfo],
+    log: ProblemLog,
+    evaluations: Sequence[EvalRun] = (),
+    sweeps: Sequence[SweepRow] = (),
+) -> ComputedPage | None:
+    """The page's numbers, or None (with the reasons logged) when a side selects no points."""
+    spec = stub.spec
+    selected = select_sides(stub, table, log)
+    based = one_basis(stub, selected, log) if selected is not None else None
+    if based is None:
+        return None
+    selected, basis = based
+    tier = spec.cost_tier or config.cost_tier or catalog.default_cost_tier
+    constants = side_constants(stub, catalog, config, tier, log)
+    groups = [workloads(rows) for rows in selected]
+    shown = page_workloads(stub, groups, log)
+    empty = selected[0].rows([])
+    rows = tuple((groups[0].get(w, empty), groups[1].get(w, empty)) for w in shown)
     engine_constants = [Constants(**c.values()) for c in constants]
     sequences = tuple(
         compare_sequence(
             isl,
             osl,
-            [group.get((isl, osl), []) for group in groups],
+            [side_points(side) for side in pair],
             engine_constants,
-            spec.targets if (isl, osl) == default else None,
+            spec.targets if (isl, osl) == stub.sequence else None,
         )
-        for isl, osl in workloads
+        for (isl, osl), pair in zip(shown, rows, strict=True)
     )
-    if not _derived_values_sane(stub, sequences, log):
+    if not _derived_values_sane(stub, sequences, log) or not published(stub, sequences, log):
         return None
-    if "matched-interactivity" in spec.sections and not any(_has_match(s) for s in sequences):
-        where = ", ".join(sequence_label(s.isl, s.osl) for s in sequences)
-        if stub.generated:
-            log.add(
-                _where(stub),
-                "",
-                "",
-                f"not published: the two sides have no interactivity in common on any workload ({where}), "
-                "so there is nothing to compare",
-                Severity.NOTICE,
-            )
-            return None
-        log.add(
-            _where(stub),
-            "",
-            "sides",
-            f"no matched numbers: the two sides have no interactivity in common on any workload ({where}); "
-            "the page shows each side's measured range only",
-            Severity.WARNING,
-        )
     varied = varied_keys(stub)
     sides = tuple(
         ComputedSide(side.label, side.filters, narrowing(side, varied), side.hardware, c)
         for side, c in zip(stub.sides, constants, strict=True)
     )
     accuracy = page_accuracy(stub, selected, evaluations)
-    used = set().union(*(f.datasets for f in facts))
-    if accuracy is not None:
-        used |= {r.provenance.dataset for side in accuracy.sides for r in side.runs}
-    sweep = page_sweep(stub, sweeps, default, log)
-    if sweep is not None:
-        used |= {r.provenance.dataset for side in sweep.rows for r in side}
+    sweep = page_sweep(stub, sweeps, stub.sequence, log)
+    used = {d for side in selected for d in side.values("dataset")}
+    used |= {r.provenance.dataset for side in (accuracy.sides if accuracy else ()) for r in side.runs}
+    used |= {r.provenance.dataset for side in (sweep.rows if sweep else ()) for r in side}
     return ComputedPage(
         stub=stub,
         model_name=model_name(models, spec.model),
         cost_tier=tier,
         sides=(sides[0], sides[1]),
         sequences=sequences,
+        rows=rows,
         datasets=tuple(datasets[d] for d in sorted(used)),
-        derived_interactivity=any(f.derived_interactivity for f in facts),
+        derived_interactivity=any((s.column("interactivity_source") == "derived").any() for s in selected),
         accuracy=accuracy,
         throughput_basis=basis,
         sweep=sweep,

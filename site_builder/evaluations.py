@@ -16,8 +16,8 @@ from pydantic import Field, field_validator
 
 from site_builder.content import FilterValue
 from site_builder.files import Identifier
+from site_builder.filters import accepts as filter_accepts
 from site_builder.points import Frozen, Provenance
-from site_builder.select import filter_accepts
 
 # What harnesses call the same measurement: InferenceX's names → lm-evaluation-harness's.
 METRIC_ALIASES = {

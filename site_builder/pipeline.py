@@ -53,7 +53,6 @@ from site_builder.cache import (
 from site_builder.catalog import HardwareCatalog, ModelInfo, load_hardware, load_models
 from site_builder.compute import compute_page
 from site_builder.content import SiteConfig, Stub, load_site_config, load_stubs
-from site_builder.engine.spline import load_scipy
 from site_builder.evaluations import EvalRun
 from site_builder.plan import PlanFacts, plan_pages
 from site_builder.points import DatasetInfo
@@ -62,6 +61,7 @@ from site_builder.present.result import comparison_result
 from site_builder.present.schema import ComparisonResult
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
+from site_builder.read.table import PointTable
 from site_builder.render.pages import (
     RELATED_SLOT,
     PageHead,
@@ -72,7 +72,6 @@ from site_builder.render.pages import (
     render_page,
 )
 from site_builder.render.site import SiteRenderer, render_shared
-from site_builder.select import PointIndex
 from site_builder.sweeps import SweepRow
 from site_builder.validate import validate_points
 from site_builder.write import Owner, SiteFiles, Staging, check_output_folder, clean_leftovers, rewrite_file
@@ -116,7 +115,7 @@ class Inputs:
     points: PointPool  # a point made when first read (pool.py): in a worker, as its pages select it
     evaluations: list[EvalRun]
     datasets: dict[str, DatasetInfo]
-    index: PointIndex
+    table: PointTable  # the points as columns (read/table.py)
     problems: list[Problem]
     sweeps: list[SweepRow] = field(default_factory=list)
 
@@ -135,7 +134,8 @@ def load_inputs(
     catalog = load_hardware(project.catalog_file("hardware.yaml"), log)
     models = load_models(project.catalog_file("models.yaml"), log)
     if not results:  # a rebuild that plans from the cache's summary: not even pandas is imported
-        return Inputs(config, catalog, models, PointPool.of([]), [], {}, PointIndex([]), log.problems)
+        empty = PointTable.from_records([])
+        return Inputs(config, catalog, models, PointPool.of([]), [], {}, empty, log.problems)
     from site_builder.loaders import load_results
 
     loaded = load_results(project.data, log, exclude=config.exclude, skip=skip)
@@ -147,7 +147,7 @@ def load_inputs(
         points,
         loaded.evaluations,
         loaded.datasets,
-        PointIndex(points),
+        PointTable.from_points(points),
         log.problems,
         loaded.sweeps,
     )
@@ -441,7 +441,7 @@ def compute_one(stub: Stub, inputs: Inputs) -> tuple[PageSource | None, list[Pro
         return None, []
     computed = compute_page(
         stub,
-        inputs.index,
+        inputs.table,
         inputs.catalog,
         inputs.models,
         inputs.config,
@@ -523,7 +523,6 @@ def _warm_up() -> None:
     """In an early worker: what computing and rendering a page first needs."""
     work = _WORK
     assert work is not None
-    load_scipy()
     if work.renderer is None and work.inputs.catalog is not None:
         work.renderer = work.new_renderer(ProblemLog())
         work.renderer.compile_templates()
@@ -773,8 +772,6 @@ class Pipeline:
                 # the templates compiled once, here: forked workers share them (spawned ones compile)
                 work.renderer = work.new_renderer(ProblemLog())
                 work.renderer.compile_templates()
-                if to_compute:  # the engine's scipy, imported once here for the forked workers
-                    load_scipy()
             # a pool only for enough pages to do; an early worker was forked before the points
             # were loaded, so each page it makes is sent them
             pool = early or stack.enter_context(_pool(work, len(todo), self.workers))

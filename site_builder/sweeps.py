@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 from site_builder.content import FilterValue
 from site_builder.engine.sweep import Measure
+from site_builder.filters import matches as matches_filters
 from site_builder.points import BenchmarkPoint, Configuration, Frozen, Provenance
-from site_builder.select import matches_filters
 
 
 class SweepRow(Frozen):

@@ -21,15 +21,15 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from site_builder.engine.compare import TIE_TOLERANCE, Constants, SideCurves, metrics_at, winner
+from site_builder.engine.compare import TIE_TOLERANCE, Constants, SideCurves, SidePoints, metrics_at, winner
 from site_builder.engine.spline import MonotoneSpline, steffen_tangents
 from site_builder.formatting import fixed, round_half_up
 from site_builder.metrics import CONSTANTS, CURVE_QUANTITIES, METRICS, SHOWN, Expr, evaluate, page_table
-from site_builder.points import BenchmarkPoint, Configuration, Provenance
 from site_builder.present.result import range_reason
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -278,7 +278,7 @@ def spline_case(draw: st.DrawFn) -> dict[str, Any]:
 def python_spline(case: dict[str, Any]) -> dict[str, Any]:
     spline = MonotoneSpline(case["xs"], case["ys"])
     return {
-        "tangents": steffen_tangents(case["xs"], case["ys"]),
+        "tangents": steffen_tangents(case["xs"], case["ys"]).tolist(),
         "values": [spline.value(x) for x in case["at"]],
     }
 
@@ -454,28 +454,34 @@ def comparison_case(draw: st.DrawFn) -> ComparisonCase:
     return sides, [draw(constants), draw(constants)], [draw(labels), draw(labels)], targets
 
 
-def benchmark_points(knots: list[Knot]) -> list[BenchmarkPoint]:
-    return [
-        BenchmarkPoint(
-            config=Configuration(model="m", hardware="gpu", framework=f"f{d}", precision="p", gpu_count=g),
-            isl=1024,
-            osl=1024,
-            concurrency=c,
-            throughput_per_gpu=t,
-            output_throughput_per_gpu=o,
-            interactivity=x,
-            provenance=Provenance(dataset="d", source_file="f", record=str(i)),
-        )
-        for i, (x, t, c, o, d, g) in enumerate(knots)
-    ]
+def benchmark_points(knots: list[Knot]) -> SidePoints:
+    """A side's points as the engine reads them: framework d is the deployment, g its GPUs."""
+    columns = list(zip(*knots, strict=True)) if knots else [()] * 6
+    x, t, c, o, d, g = (list(column) for column in columns)
+    concurrency = np.array(c, dtype=float)
+    gpus = np.array([math.nan if n is None else n for n in g], dtype=float)
+    return SidePoints(
+        interactivity=np.array(x, dtype=float),
+        quantities={
+            "throughput": np.array(t, dtype=float),
+            "concurrency": concurrency,
+            "output_throughput": np.array([math.nan if v is None else v for v in o], dtype=float),
+            "users_per_gpu": concurrency / gpus,
+        },
+        deployment=np.array(d, dtype=np.int64),
+    )
+
+
+def _value(number: float) -> float | None:
+    return None if math.isnan(number) else number
 
 
 def page_side(curves: SideCurves, constants: Constants) -> dict[str, Any]:
     """A side as the page data holds it (render.page_data): a column per curve quantity."""
     return {
         "knots": [
-            [p.interactivity, *(getattr(p, attribute) for attribute in CURVE_QUANTITIES.values())]
-            for p in curves.frontier
+            [float(x), *(_value(float(curves.knot_values[name][k])) for name in CURVE_QUANTITIES)]
+            for k, x in enumerate(curves.xs)
         ],
         "joins": list(curves.one_deployment),
         "usd_per_gpu_hour": constants.usd_per_gpu_hour,
@@ -487,7 +493,7 @@ def python_column(
     curves: list[SideCurves], consts: list[Constants], names: list[str], target: float
 ) -> dict[str, Any]:
     """One target of the table as the build computes it (render.target_cells)."""
-    ats = [metrics_at(c, target, k) for c, k in zip(curves, consts, strict=True)]
+    ats = [metrics_at(c, [target], k)[0] for c, k in zip(curves, consts, strict=True)]
     both = all(at.measured for at in ats)
     winners, texts = {}, {}
     for metric in METRICS:
@@ -550,7 +556,7 @@ def python_curve(case: tuple[list[Knot], Constants]) -> dict[str, Any]:
     value of each shown metric there (metrics_at, the table's computation)."""
     knots, consts = case
     curves = SideCurves(benchmark_points(knots))
-    knot_xs = [p.interactivity for p in curves.frontier]
+    knot_xs = curves.xs.tolist()
     if len(knot_xs) >= 2:
         lo, hi = knot_xs[0], knot_xs[-1]
         even = [min(hi, max(lo, lo + (hi - lo) * i / (CHART_SAMPLES - 1))) for i in range(CHART_SAMPLES)]
@@ -561,7 +567,7 @@ def python_curve(case: tuple[list[Knot], Constants]) -> dict[str, Any]:
     for metric in SHOWN:
         ys = []
         for x in xs:
-            at = metrics_at(curves, x, consts)
+            at = metrics_at(curves, [x], consts)[0]
             ys.append(at.values.get(metric.key) if at.measured else None)
         answers.append({"x": xs, "y": ys})
     return {"sent": {"side": page_side(curves, consts), "metrics": page_table(SHOWN)}, "answer": answers}

@@ -25,7 +25,7 @@ from site_builder.loaders import load_results, native
 from site_builder.points import BenchmarkPoint
 from site_builder.problems import ProblemLog
 from tests.conftest import ROOT, STUB
-from tests.factories import point
+from tests.factories import point, side_points
 from tests.test_hostile import native_json
 
 SETTINGS = settings(
@@ -278,7 +278,7 @@ def test_the_engine_on_any_input_the_rules_admit_gives_finite_formattable_number
     side_b: list[tuple[float, float, int]],
     costs: tuple[float, float],
 ) -> None:
-    points = [[point(x, y, c) for x, y, c in side] for side in (side_a, side_b)]
+    points = [side_points([point(x, y, c) for x, y, c in side]) for side in (side_a, side_b)]
     constants = [Constants(usd_per_gpu_hour=costs[0], watts_all_in=costs[1])] * 2
     numbers = compare_sequence(1024, 1024, points, constants)
     for pair in numbers.results:

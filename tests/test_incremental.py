@@ -8,7 +8,6 @@ import dataclasses
 import hashlib
 import itertools
 import json
-import multiprocessing
 import os
 import re
 import shutil
@@ -362,16 +361,6 @@ def test_a_failing_page_names_what_the_whole_data_holds_on_a_rebuild(two_models:
     assert any("available: dsr1, llama70b" in r for r in reasons)
 
 
-def test_a_rebuild_that_computes_nothing_imports_neither_pandas_nor_scipy(two_models: Path) -> None:
-    """Start-up is most of a rebuild: with nothing to make, or only a stub's prose to render
-    again, the loaders (pandas) and the spline (scipy) are never imported."""
-    _build(two_models, "site")
-    assert _build_in_a_process(two_models) == ["0", "0", "False", "False"]
-    stub = two_models / "content" / f"{STUB_PAGE}.md"
-    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
-    assert _build_in_a_process(two_models) == ["1", "0", "False", "False"]
-
-
 def _build_in_a_process(project: Path) -> list[str]:
     """A build into project/site in a process of its own: the pages rendered and computed, and
     whether pandas and scipy were imported in that process."""
@@ -384,20 +373,6 @@ def _build_in_a_process(project: Path) -> list[str]:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     return done.stdout.split()
-
-
-def test_a_rebuild_computing_a_page_has_scipy_imported_by_a_worker_forked_before_loading(
-    two_models: Path,
-) -> None:
-    """A front-matter edit: the stub's model's points are loaded (pandas) while a worker forked
-    beforehand imports scipy, so the build process never does (where it can fork early)."""
-    _build(two_models, "site")
-    stub = two_models / "content" / f"{STUB_PAGE}.md"
-    stub.write_text(stub.read_text().replace("hardware: h200\n", "hardware: h200\nsequence: 1k/1k\n"))
-    # as the build's own process sees it (one thread): more than one core, and fork
-    early = (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
-    assert _build_in_a_process(two_models) == ["1", "1", "True", str(not early)]
-    assert tree(two_models / "site") == _clean(two_models)
 
 
 def test_a_stub_whose_prose_alone_changed_is_rendered_from_its_kept_numbers(

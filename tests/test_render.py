@@ -291,39 +291,3 @@ def test_many_memo_makes_only_what_it_lacks_and_keeps_identity() -> None:
 HOSTILE_TEXTS = st.text(alphabet=st.sampled_from(list('ab ,"=+-@é')), min_size=1, max_size=5).filter(
     str.strip
 )
-
-
-@given(
-    st.lists(
-        st.tuples(
-            st.floats(0.5, 1e4),
-            st.floats(1.0, 1e5),
-            HOSTILE_TEXTS,
-            HOSTILE_TEXTS,
-            HOSTILE_TEXTS,
-            st.booleans(),
-        ),
-        min_size=1,
-        max_size=8,
-    )
-)
-def test_point_lines_are_the_csv_modules_whatever_the_configurations_hold(
-    rows: list[tuple[float, float, str, str, str, bool]],
-) -> None:
-    """A point's line is written in parts (its own values, its configuration's once for every
-    point of that configuration, its provenance's): together, csv.writer's line for the point,
-    with the formula guard on text, however the configurations' texts repeat and quote."""
-    from site_builder.present.result import summarize
-    from site_builder.render.downloads import POINT_COLUMNS, _new_point_lines
-    from tests.factories import point
-
-    summaries = [
-        summarize(point(x, y, framework=framework, precision=precision, record=record), on_frontier)
-        for x, y, framework, precision, record, on_frontier in rows
-    ]
-    for summary, lines in zip(summaries, _new_point_lines(summaries), strict=True):
-        values = [summary.on_frontier, *(getattr(summary, c) for c in POINT_COLUMNS)]
-        guarded = ["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in values]
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerow(guarded)
-        assert lines == buffer.getvalue()[:-1].encode()

@@ -5,9 +5,7 @@ engine's structured reasons.
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from site_builder import metrics
@@ -15,12 +13,10 @@ from site_builder.catalog import AppliedConstants, HardwareCatalog, hardware_nam
 from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageSweep, TaskAccuracy
 from site_builder.engine import accuracy as stats
 from site_builder.engine import sweep as sweep_engine
-from site_builder.engine.compare import SIDES_KEPT, AtTarget, SequenceNumbers, SideNumbers
+from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
 from site_builder.evaluations import EvalRun, metric_label, task_name
 from site_builder.formatting import fixed, grouped, sequence_label
 from site_builder.kinds import KINDS, Words
-from site_builder.memo import IdentityMemo, SequenceMemo
-from site_builder.points import BenchmarkPoint, Configuration, prevalidated
 from site_builder.present.schema import (
     AccuracyDifference,
     AccuracyResult,
@@ -45,94 +41,20 @@ from site_builder.present.schema import (
     SweepWorkload,
     TargetComparison,
 )
+from site_builder.read.table import PointTable
 from site_builder.sweeps import SweepRow
 
-# every summary's fields-set: all fields given; one set shared by every summary (never changed,
-# as a summary is frozen) rather than one a summary, which would double its memory
-SUMMARY_FIELDS = set(PointSummary.model_fields)
+# A point summary's own fields, as the point table names them (the rest: on_frontier)
+SUMMARY_COLUMNS = tuple(name for name in PointSummary.model_fields if name != "on_frontier")
 
 
-# Bounds of the per-process memos (memo.py): every configuration of a large site, and the points
-# of many pages (a summary holds about 1 KB beside its point)
-CONFIGURATIONS_KEPT = 65_536
-
-
-SUMMARIES_KEPT = 16_384
-
-
-def _labels(config: Configuration) -> tuple[str, str]:
-    return config.parallelism_label(), config.label()
-
-
-_CONFIG_LABELS: IdentityMemo[Configuration, tuple[str, str]] = IdentityMemo(CONFIGURATIONS_KEPT)
-
-
-def _template(config: Configuration) -> dict[str, Any]:
-    """A summary's values as far as its configuration gives them, in field order; the point's
-    own fields are filled into a copy (`_summary`)."""
-    parallelism, configuration = _CONFIG_LABELS.get(config, _labels)
-    values: dict[str, Any] = dict.fromkeys(PointSummary.model_fields)
-    values.update(
-        gpu_count=config.gpu_count,
-        model=config.model,
-        hardware=config.hardware,
-        precision=config.precision,
-        framework=config.framework,
-        spec_method=config.spec_method,
-        disagg=config.disagg,
-        parallelism=parallelism,
-        configuration=configuration,
-    )
-    return values
-
-
-_TEMPLATES: IdentityMemo[Configuration, dict[str, Any]] = IdentityMemo(CONFIGURATIONS_KEPT)
-
-
-def _summary(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
-    """Built without validation: every value comes from a validated point. Equal to
-    `PointSummary.model_construct(**values)` (a test checks), without its per-field alias and
-    default handling, as every field is given; the configuration's values are copied from a
-    template made once a configuration (the points of one share it)."""
-    provenance = point.provenance
-    values = _TEMPLATES.get(point.config, _template).copy()
-    values["interactivity"] = point.interactivity
-    values["interactivity_source"] = point.interactivity_source
-    values["throughput_per_gpu"] = point.throughput_per_gpu
-    values["output_throughput_per_gpu"] = point.output_throughput_per_gpu
-    values["concurrency"] = point.concurrency
-    values["users_per_gpu"] = point.users_per_gpu
-    values["date"] = provenance.date
-    values["run_url"] = provenance.run_url
-    values["dataset"] = provenance.dataset
-    values["source_file"] = provenance.source_file
-    values["record"] = provenance.record
-    values["client"] = provenance.client
-    values["on_frontier"] = on_frontier
-    return prevalidated(PointSummary, values, SUMMARY_FIELDS)
-
-
-def _on_frontier(point: BenchmarkPoint) -> PointSummary:
-    return _summary(point, True)
-
-
-def _off_frontier(point: BenchmarkPoint) -> PointSummary:
-    return _summary(point, False)
-
-
-_SUMMARIES = (
-    IdentityMemo[BenchmarkPoint, PointSummary](SUMMARIES_KEPT),
-    IdentityMemo[BenchmarkPoint, PointSummary](SUMMARIES_KEPT),
-)
-
-
-def summarize(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
-    """A point as a reader sees it. Pages summarise every point they show, and a point is on
-    several pages: its summary is made once a process (memo.py) and shared, which is safe as a
-    summary is frozen (and pickling a page writes a summary it repeats once)."""
-    if on_frontier:
-        return _SUMMARIES[1].get(point, _on_frontier)
-    return _SUMMARIES[0].get(point, _off_frontier)
+def summaries(rows: PointTable, positions: Sequence[int], frontier: Sequence[int]) -> list[PointSummary]:
+    """These points (positions among `rows`) as a reader sees them, those on the frontier marked."""
+    on_frontier = set(frontier)
+    return [
+        PointSummary.model_construct(**values, on_frontier=position in on_frontier)
+        for position, values in zip(positions, rows.records(positions, SUMMARY_COLUMNS), strict=True)
+    ]
 
 
 def range_reason(label: str, measured_range: tuple[float, float] | None) -> str:
@@ -150,7 +72,9 @@ def deployment_text(concurrency: int, gpu_count: int | None) -> str:
     return f"{grouped(str(concurrency))} ({gpus})"
 
 
-def constant_reason(constant: str, constants: AppliedConstants, at: AtTarget | None = None) -> str:
+def constant_reason(
+    constant: str, constants: AppliedConstants, at: AtTarget | None = None, knots: Sequence[PointSummary] = ()
+) -> str:
     """Why a metric has no value: a constant the GPU lacks, a knot without a GPU count, or a
     target between two deployments (metrics.QUANTITY_GAPS), in the words the table's tooltip uses."""
     if constant == "usd_per_gpu_hour":
@@ -158,64 +82,42 @@ def constant_reason(constant: str, constants: AppliedConstants, at: AtTarget | N
     if constant == "gpu_count":
         return "a measured point on this frontier has no GPU count, so there is no per-GPU concurrency"
     if constant == "deployment" and at is not None and len(at.brackets) == 2:
-        return _BETWEEN_DEPLOYMENTS.get(at.brackets, _between_deployments)
+        low, high = (knots[k] for k in at.brackets)
+        return between_deployments(low, high, at.same_deployment)
     return f"no all-in power per GPU for {constants.hardware_name}"
 
 
-def _between_deployments(knots: tuple[BenchmarkPoint, ...]) -> str:
-    low, high = knots
-    same = (
-        "the same deployment, whose concurrency rises"
-        if low.config is high.config or low.config == high.config
-        else "two deployments"
-    )
-    measured = _KNOT_WORDS.get_each(knots, _knot_words)
+def between_deployments(low: PointSummary, high: PointSummary, same_deployment: bool) -> str:
+    """Why a target between these two knots has no concurrency."""
+    same = "the same deployment, whose concurrency rises" if same_deployment else "two deployments"
     return (
-        f"between {same}: measured concurrency {measured[0]} and {measured[1]} tok/s/user; "
+        f"between {same}: measured concurrency {_knot_words(low)} and {_knot_words(high)} tok/s/user; "
         "no deployment ran a concurrency in between"
     )
 
 
-def _knot_words(knot: BenchmarkPoint) -> str:
+def _knot_words(knot: PointSummary) -> str:
     """'2,253 on sglang TP8 (agg, 8 GPUs) at 41.2': a knot as a stretch's reason names it."""
-    configuration = _CONFIG_LABELS.get(knot.config, _labels)[1]
-    return f"{grouped(str(knot.concurrency))} on {configuration} at {fixed(knot.interactivity, 1)}"
+    return f"{grouped(str(knot.concurrency))} on {knot.configuration} at {fixed(knot.interactivity, 1)}"
 
 
-# The words for a target between two knots, once a process for the same two knots (a side's
-# stretch is read at many targets, on several pages), and each knot's (a knot ends two stretches)
-_BETWEEN_DEPLOYMENTS: SequenceMemo[BenchmarkPoint, str] = SequenceMemo(SUMMARIES_KEPT)
-
-
-_KNOT_WORDS: IdentityMemo[BenchmarkPoint, str] = IdentityMemo(SUMMARIES_KEPT)
-
-
-def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> MetricsAtTarget:
+def metrics_at(
+    at: AtTarget, label: str, constants: AppliedConstants, knots: Sequence[PointSummary]
+) -> MetricsAtTarget:
+    """One side's numbers at one target, with the words for what it lacks."""
     if not at.measured:
         return MetricsAtTarget(measured=False, reason=range_reason(label, at.measured_range))
-    reasons = {lacking[0]: "" for lacking in at.missing.values()}  # each worded once
-    for constant in reasons:
-        reasons[constant] = constant_reason(constant, constants, at)
-    values = {metrics.BY_KEY[key].attribute: value for key, value in at.values.items()}
-    fields = {
-        "measured": True,
-        "reason": None,
-        "values": values,
-        "unavailable": {
-            metrics.BY_KEY[key].attribute: reasons[lacking[0]] for key, lacking in at.missing.items()
-        },
-        "brackets": _SUMMARIES[1].get_each(at.brackets, _on_frontier),
-        "sparse": at.sparse,
+    unavailable = {
+        metrics.BY_KEY[key].attribute: constant_reason(lacking[0], constants, at, knots)
+        for key, lacking in at.missing.items()
     }
-    if all(value is None or type(value) is float for value in values.values()):
-        # every field as validation would leave it (it would turn an int into a float)
-        return prevalidated(MetricsAtTarget, fields, MEASURED_FIELDS)
-    del fields["reason"]
-    return MetricsAtTarget(**fields)
-
-
-# the fields a measured MetricsAtTarget is given (all but its reason)
-MEASURED_FIELDS = {"measured", "values", "unavailable", "brackets", "sparse"}
+    return MetricsAtTarget(
+        measured=True,
+        values={metrics.BY_KEY[key].attribute: value for key, value in at.values.items()},
+        unavailable=unavailable,
+        brackets=[knots[k] for k in at.brackets],
+        sparse=at.sparse,
+    )
 
 
 def pooling(side: ComputedSide) -> str:
@@ -226,123 +128,38 @@ def pooling(side: ComputedSide) -> str:
     )
 
 
-@dataclass(frozen=True, eq=False)
-class _SideShown:
-    """What a side's result shows of its frontier and points, the same on every page showing
-    them: the summaries and what the frontier's configurations and dates say. The lists are
-    shared by every SideResult made from them and never changed (SideResult is frozen), so what
-    is derived from them downstream (the JSON, the CSV lines, the chart's markers) is keyed by
-    their identity (memo.py)."""
-
-    frontier: list[PointSummary]
-    points: list[PointSummary]
-    engines: tuple[str, ...]
-    spec_methods: tuple[str, ...]
-    modes: tuple[str, ...]
-    parallelisms: tuple[str, ...]
-    precisions: tuple[str, ...]
-    unknown_gpu_counts: int
-    dates: tuple[str, str] | None
-
-
-def _side_shown(numbers: tuple[tuple[BenchmarkPoint, ...], ...]) -> _SideShown:
-    points, frontier = numbers
-    knots = _SUMMARIES[1].get_each(frontier, _on_frontier)
-    on_frontier = {id(p): summary for p, summary in zip(frontier, knots, strict=True)}
-    off_frontier = iter(
-        _SUMMARIES[0].get_each([p for p in points if id(p) not in on_frontier], _off_frontier)
-    )
-    dates = sorted(p.provenance.date for p in frontier if p.provenance.date)
-    shown = [on_frontier[id(p)] if id(p) in on_frontier else next(off_frontier) for p in points]
-    if len(shown) == len(knots) and all(map(operator.is_, shown, knots)):
-        shown = knots  # every point on the frontier: one list, its JSON made once
-    return _SideShown(
-        frontier=knots,
-        points=shown,
-        engines=tuple(sorted({p.config.framework for p in frontier})),
-        spec_methods=tuple(sorted({p.config.spec_method for p in frontier})),
-        modes=tuple(sorted({"disagg" if p.config.disagg else "agg" for p in frontier})),
-        parallelisms=tuple(sorted({_CONFIG_LABELS.get(p.config, _labels)[0] for p in frontier})),
-        precisions=tuple(sorted({p.config.precision for p in frontier})),
-        unknown_gpu_counts=sum(1 for p in frontier if not p.config.gpu_count),
+def side_result(side: ComputedSide, numbers: SideNumbers, rows: PointTable) -> SideResult:
+    """A side on one workload: its frontier and points, what configurations and dates its
+    frontier holds, and its words."""
+    knots = summaries(rows, numbers.frontier, numbers.frontier)
+    dates = sorted(k.date for k in knots if k.date)
+    return SideResult(
+        label=side.label,
+        filters=dict(side.filters),
+        pooling=pooling(side),
+        narrowed=bool(side.narrowed_by),
+        hardware=side.hardware,
+        constants=side.constants,
+        interactivity_range=numbers.range,
+        engines=sorted({k.framework for k in knots}),
+        spec_methods=sorted({k.spec_method for k in knots}),
+        modes=sorted({"disagg" if k.disagg else "agg" for k in knots}),
+        parallelisms=sorted({k.parallelism for k in knots}),
+        precisions=sorted({k.precision for k in knots}),
+        unknown_gpu_counts=sum(1 for k in knots if not k.gpu_count),
+        concurrency_joins=list(numbers.one_deployment),
         dates=(dates[0], dates[-1]) if dates else None,
+        frontier=knots,
+        points=summaries(rows, numbers.order, numbers.frontier),
     )
 
 
-# What a side shows of its frontier and points, once a process for the very same tuples (the
-# engine shares a side's tuples between the pages that pool the same points: engine.compare)
-_SIDES_SHOWN: SequenceMemo[tuple[BenchmarkPoint, ...], _SideShown] = SequenceMemo(SIDES_KEPT)
-
-
-def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
-    """The side's result, one object for every page showing the same side with the same words
-    (label, filters, constants): it is frozen, and what is derived from it downstream is then
-    derived once. The key holds what the result is made of (the shown summaries by identity,
-    held in the entry: their id is never reused while it lives)."""
-    shown = _SIDES_SHOWN.get((numbers.points, numbers.frontier), _side_shown)
-    key = (
-        id(shown),
-        side.label,
-        _filters_key(side.filters),
-        _filters_key(side.narrowed_by),
-        side.hardware,
-        side.constants,
-        numbers.range,
-        numbers.one_deployment,
-    )
-    entry = _SIDE_RESULTS.get(key)
-    if entry is not None and entry[0] is shown:
-        return entry[1]
-    result = _side_result(side, numbers, shown)
-    if len(_SIDE_RESULTS) >= SIDES_KEPT:
-        _SIDE_RESULTS.clear()
-    _SIDE_RESULTS[key] = (shown, result)
-    return result
-
-
-def _filters_key(filters: Mapping[str, Any]) -> tuple[tuple[str, type, Any], ...]:
-    """Filters as a key: in their order (the JSON keeps it), a list as a tuple, each value
-    with its type (True and 1 are equal, and write differently)."""
-    return tuple((k, type(v), tuple(v) if isinstance(v, list) else v) for k, v in filters.items())
-
-
-# Sides' results by what they are made of (side_result); an entry holds its _SideShown
-_SIDE_RESULTS: dict[tuple[Any, ...], tuple[_SideShown, SideResult]] = {}
-
-
-def _side_result(side: ComputedSide, numbers: SideNumbers, shown: _SideShown) -> SideResult:
-    fields = {
-        "label": side.label,
-        # a copy, as validation makes: the result shares no container with the page's side
-        "filters": {k: list(v) if isinstance(v, list) else v for k, v in side.filters.items()},
-        "pooling": pooling(side),
-        "narrowed": bool(side.narrowed_by),
-        "hardware": side.hardware,
-        "constants": side.constants,
-        "interactivity_range": numbers.range,
-        "engines": list(shown.engines),
-        "spec_methods": list(shown.spec_methods),
-        "modes": list(shown.modes),
-        "parallelisms": list(shown.parallelisms),
-        "precisions": list(shown.precisions),
-        "unknown_gpu_counts": shown.unknown_gpu_counts,
-        "concurrency_joins": list(numbers.one_deployment),
-        "dates": shown.dates,
-        "frontier": shown.frontier,
-        "points": shown.points,
-    }
-    if numbers.range is None or all(type(v) is float for v in numbers.range):
-        # every field as validation would leave it (it would turn an int into a float)
-        return prevalidated(SideResult, fields, SIDE_FIELDS)
-    return SideResult(**fields)
-
-
-SIDE_FIELDS = set(SideResult.model_fields)
-
-
-def sequence_result(sides: Sequence[ComputedSide], numbers: SequenceNumbers) -> SequenceResult:
+def sequence_result(
+    sides: Sequence[ComputedSide], numbers: SequenceNumbers, rows: Sequence[PointTable]
+) -> SequenceResult:
     band = numbers.band
     display = band.display
+    shown = [side_result(side, n, r) for side, n, r in zip(sides, numbers.sides, rows, strict=True)]
     return SequenceResult(
         sequence=sequence_label(numbers.isl, numbers.osl),
         isl=numbers.isl,
@@ -360,12 +177,13 @@ def sequence_result(sides: Sequence[ComputedSide], numbers: SequenceNumbers) -> 
             TargetComparison(
                 interactivity=target,
                 sides=[
-                    metrics_at(at, side.label, side.constants) for at, side in zip(pair, sides, strict=True)
+                    metrics_at(at, side.label, side.constants, result.frontier)
+                    for at, side, result in zip(pair, sides, shown, strict=True)
                 ],
             )
             for target, pair in zip(numbers.targets, numbers.results, strict=True)
         ],
-        sides=[side_result(side, n) for side, n in zip(sides, numbers.sides, strict=True)],
+        sides=shown,
     )
 
 
@@ -664,7 +482,7 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
         default_sequence=sequence_label(*page.stub.sequence),
         cost_tier=page.cost_tier,
         sides=[SideIdentity(label=s.label, filters=s.filters) for s in page.sides],
-        sequences=[sequence_result(page.sides, s) for s in page.sequences],
+        sequences=[sequence_result(page.sides, s, r) for s, r in zip(page.sequences, page.rows, strict=True)],
         constants=sorted({s.constants for s in page.sides}, key=lambda c: c.hardware),
         data_sources=[
             DataSource(

@@ -17,6 +17,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from site_builder.content import FilterValue
+from site_builder.filters import accepts
 
 # -- the columns ----------------------------------------------------------------------------------
 
@@ -63,14 +64,13 @@ PROVENANCE_COLUMNS: dict[str, Any] = dict.fromkeys(
 )
 # made from the configuration columns, once per distinct configuration
 DERIVED_COLUMNS: dict[str, Any] = {"config_id": "int64", "parallelism": TEXT, "configuration": TEXT}
+# made from each point's own columns: concurrency per GPU of the deployment (NaN without a GPU count)
+DERIVED_COLUMNS["users_per_gpu"] = NUMBER
 COLUMNS: dict[str, Any] = {**CONFIG_COLUMNS, **POINT_COLUMNS, **PROVENANCE_COLUMNS, **DERIVED_COLUMNS}
 # what a point is given when a record leaves it out
 DEFAULTS: dict[str, Any] = {"spec_method": "none", "disagg": False, "multinode": False}
 DEFAULTS |= {"throughput_basis": "total", "interactivity_source": "tpot"}
 
-# the filters a stub may set (content.Filters): text compared without case, a list as "any of"
-TEXT_FILTERS = ("model", "hardware", "precision", "spec_method", "framework", "dataset")
-FLAG_FILTERS = ("disagg",)
 
 Mask = npt.NDArray[np.bool_]
 
@@ -129,55 +129,92 @@ def configuration_label(row: Mapping[str, Any]) -> str:
 def _typed(frame: pd.DataFrame) -> pd.DataFrame:
     """Every column of COLUMNS but the derived ones, in order, in its dtype (missing ones filled
     with their default, or as not given)."""
-    columns = {}
     size = len(frame)
+    columns = {}
     for name, dtype in COLUMNS.items():
         if name in DERIVED_COLUMNS:
             continue
-        if name in frame:
-            values = frame[name]
-            if name in DEFAULTS:
-                values = values.astype(object).where(values.notna(), DEFAULTS[name])
-        else:
-            values = pd.Series([DEFAULTS.get(name)] * size, index=frame.index, dtype=object)
-        if dtype == TEXT:
-            columns[name] = values.astype(object).where(values.notna(), None)
-        else:
-            columns[name] = values.astype(dtype)
-    return pd.DataFrame(columns, index=pd.RangeIndex(size))
+        values = frame[name].tolist() if name in frame else [None] * size
+        if name in DEFAULTS:
+            values = [DEFAULTS[name] if _missing(v) else v for v in values]
+        elif dtype == TEXT:
+            values = [None if _missing(v) else v for v in values]
+        columns[name] = pd.Series(values, dtype=dtype)
+    return pd.DataFrame(columns)
+
+
+def configuration_ids(frame: pd.DataFrame) -> npt.NDArray[np.int64]:
+    """A number per distinct configuration (equal ones alike), numbered in order of first
+    appearance: each configuration column's codes folded into one key."""
+    key = np.zeros(len(frame), dtype=np.int64)
+    for name in CONFIG_COLUMNS:
+        codes, distinct = pd.factorize(frame[name], use_na_sentinel=False)
+        key, _ = pd.factorize(key * (len(distinct) + 1) + codes)
+    return key.astype(np.int64)
 
 
 def _with_configurations(frame: pd.DataFrame) -> pd.DataFrame:
-    """The derived columns: a number per distinct configuration (equal ones alike, numbered in
-    order of first appearance) and its two labels, worded once per configuration."""
-    if frame.empty:
-        return frame.assign(config_id=pd.Series(dtype="int64"), parallelism=[], configuration=[])
-    keys = list(CONFIG_COLUMNS)
-    config_id = frame.groupby(keys, dropna=False, sort=False).ngroup().to_numpy(dtype=np.int64)
-    first = np.unique(config_id, return_index=True)[1]
-    rows = [{str(k): v for k, v in row.items()} for row in frame.iloc[first][keys].to_dict("records")]
-    labels = pd.DataFrame(
-        {
-            "parallelism": pd.Series([parallelism_label(row) for row in rows], dtype=object),
-            "configuration": pd.Series([configuration_label(row) for row in rows], dtype=object),
-        }
-    ).iloc[config_id]
+    """The derived columns: a number per distinct configuration and its two labels, worded once
+    per configuration; concurrency per GPU."""
     derived = frame.copy()
+    config_id = configuration_ids(frame)
+    first = np.unique(config_id, return_index=True)[1]
+    rows = [
+        {str(k): v for k, v in row.items()}
+        for row in frame.iloc[first][list(CONFIG_COLUMNS)].to_dict("records")
+    ]
+    parallelism = [parallelism_label(row) for row in rows]
+    configuration = [configuration_label(row) for row in rows]
+    gpus = frame["gpu_count"].to_numpy(dtype=float, na_value=np.nan)
+    derived["users_per_gpu"] = frame["concurrency"].to_numpy(dtype=float) / gpus
     derived["config_id"] = config_id
-    for name in ("parallelism", "configuration"):
-        derived[name] = pd.Series(labels[name].to_numpy(), index=frame.index, dtype=object)
+    derived["parallelism"] = pd.Series([parallelism[c] for c in config_id], dtype=object)
+    derived["configuration"] = pd.Series([configuration[c] for c in config_id], dtype=object)
     return derived
 
 
+class _Columns:
+    """The whole table's columns as numpy arrays (Python values, None where not given, in the
+    optional ones), made once a column when first read, and each filter column's codes: shared
+    by every selection of one table."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.arrays: dict[str, npt.NDArray[Any]] = {}
+        self.codes: dict[str, tuple[npt.NDArray[np.intp], list[Any]]] = {}
+
+    def array(self, name: str) -> npt.NDArray[Any]:
+        found = self.arrays.get(name)
+        if found is None:
+            series = self.frame[name]
+            if COLUMNS.get(name) in (COUNT, FLAG):  # optional: Python values, None where not given
+                found = np.empty(len(series), dtype=object)
+                found[:] = [None if _missing(v) else v for v in series.tolist()]
+            else:
+                found = series.to_numpy()
+            self.arrays[name] = found
+        return found
+
+    def factorized(self, name: str) -> tuple[npt.NDArray[np.intp], list[Any]]:
+        """A column as a code a row, and its distinct values."""
+        found = self.codes.get(name)
+        if found is None:
+            codes, uniques = pd.factorize(self.array(name))
+            found = self.codes[name] = (codes, list(uniques))
+        return found
+
+
 class PointTable:
-    """Every loaded point, a row each, in load order (see the module's docstring)."""
+    """Every loaded point, a row each, in load order (see the module's docstring); or a
+    selection of them (`select`, `rows`), which shares the whole table's columns and holds only
+    the positions of its rows."""
 
     def __init__(self, frame: pd.DataFrame) -> None:
         """`frame` holds the columns of COLUMNS (the derived ones are made here if missing)."""
         if "config_id" not in frame:
             frame = _with_configurations(_typed(frame))
-        self.frame = frame.reset_index(drop=True)
-        self._codes: dict[str, tuple[npt.NDArray[np.intp], dict[str, int]]] = {}
+        self._columns = _Columns(frame.reset_index(drop=True))
+        self.positions: npt.NDArray[np.intp] = np.arange(len(frame), dtype=np.intp)
 
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]]) -> PointTable:
@@ -189,27 +226,32 @@ class PointTable:
     def from_points(cls, points: Iterable[Any]) -> PointTable:
         """A table of BenchmarkPoints (points.py). TEMPORARY bridge while the loaders move to
         the table (issue 23): removed with BenchmarkPoint."""
-        records = []
+        columns: dict[str, list[Any]] = {}
+
+        def add(name: str, value: Any) -> None:
+            columns.setdefault(name, []).append(value)
+
         for p in points:
             c = p.config
-            record: dict[str, Any] = {k: getattr(c, k) for k in (*CONFIG_TEXT, "disagg", "multinode")}
-            record |= {k: getattr(c, k) for k in ("tp", "ep", "pp", "dp_attention", "gpu_count")}
+            for key in (*CONFIG_TEXT, "disagg", "multinode", "tp", "ep", "pp", "dp_attention", "gpu_count"):
+                add(key, getattr(c, key))
             for role in ROLES:
                 group = getattr(c, role)
                 for key in (*WORKER_GROUP_KEYS, "dp_attention"):
-                    record[f"{role}_{key}"] = getattr(group, key) if group is not None else None
-            record |= {k: getattr(p, k) for k in POINT_COLUMNS if hasattr(p, k)}
+                    add(f"{role}_{key}", getattr(group, key) if group is not None else None)
+            for key in POINT_COLUMNS:
+                if not key.startswith(LATENCY_METRICS) and hasattr(p, key):
+                    add(key, getattr(p, key))
             for metric in LATENCY_METRICS:
                 stats = getattr(p, metric)
                 for stat in LATENCY_STATS:
-                    record[f"{metric}_{stat}"] = getattr(stats, stat) if stats is not None else None
+                    add(f"{metric}_{stat}", getattr(stats, stat) if stats is not None else None)
             power = p.power
-            record["avg_watts_per_gpu"] = power.avg_watts_per_gpu if power else None
-            record["joules_per_total_token"] = power.joules_per_total_token if power else None
-            record["joules_per_output_token"] = power.joules_per_output_token if power else None
-            record |= {k: getattr(p.provenance, k) for k in PROVENANCE_COLUMNS}
-            records.append(record)
-        return cls.from_records(records)
+            for key in ("avg_watts_per_gpu", "joules_per_total_token", "joules_per_output_token"):
+                add(key, getattr(power, key) if power else None)
+            for key in PROVENANCE_COLUMNS:
+                add(key, getattr(p.provenance, key))
+        return cls(pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in columns.items()}))
 
     @classmethod
     def concat(cls, tables: Sequence[PointTable]) -> PointTable:
@@ -218,35 +260,32 @@ class PointTable:
             return cls.from_records([])
         return cls(pd.concat(frames, ignore_index=True))
 
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame (the whole table's own; a selection's, copied out)."""
+        whole = self._columns.frame
+        if len(self.positions) == len(whole) and (self.positions == np.arange(len(whole))).all():
+            return whole
+        return whole.iloc[self.positions].reset_index(drop=True)
+
     def __len__(self) -> int:
-        return len(self.frame)
+        return len(self.positions)
 
     def __repr__(self) -> str:
         return f"PointTable({len(self)} points)"
 
     def column(self, name: str) -> npt.NDArray[Any]:
-        return self.frame[name].to_numpy()
+        """A column's values, a row each (Python values, None where an optional one is not given)."""
+        return self._columns.array(name)[self.positions]
 
     # -- selecting a side's rows -----------------------------------------------------------------
 
-    def _lowered(self, key: str) -> tuple[npt.NDArray[np.intp], dict[str, int]]:
-        """A text column as a code a row, by its lower-cased value (worked out once a table: a
-        build selects thousands of sides from one table)."""
-        found = self._codes.get(key)
-        if found is None:
-            lowered = self.frame[key].str.lower()
-            codes, uniques = pd.factorize(lowered)
-            found = self._codes[key] = (codes, {str(u): n for n, u in enumerate(uniques)})
-        return found
-
     def matches(self, key: str, wanted: FilterValue) -> Mask:
-        """The rows one filter accepts: text without case, a list as any of, a flag exactly."""
-        if key in FLAG_FILTERS or isinstance(wanted, bool):
-            return np.asarray(self.frame[key].to_numpy() == wanted, dtype=bool)
-        codes, lookup = self._lowered(key)
-        values = wanted if isinstance(wanted, list) else [wanted]
-        known = [lookup[v.lower()] for v in values if v.lower() in lookup]
-        return np.isin(codes, known)
+        """The rows one filter accepts: the filter rule (filters.accepts) asked once per
+        distinct value of the column."""
+        codes, distinct = self._columns.factorized(key)
+        accepted = np.array([accepts(value, wanted) for value in distinct] + [False], dtype=bool)
+        return accepted[codes[self.positions]]  # a missing value (code -1) is never accepted
 
     def mask(self, filters: Mapping[str, FilterValue]) -> Mask:
         keep = np.ones(len(self), dtype=bool)
@@ -259,20 +298,46 @@ class PointTable:
         return self.rows(self.mask(filters))
 
     def rows(self, which: Mask | npt.NDArray[np.intp] | Sequence[int]) -> PointTable:
-        """These rows (a mask or positions), in the order given."""
-        return PointTable(self.frame[which] if _is_mask(which) else self.frame.iloc[list(which)])
+        """These rows (a mask, or positions among this table's rows), in the order given."""
+        chosen = (
+            self.positions[which] if _is_mask(which) else self.positions[np.asarray(which, dtype=np.intp)]
+        )
+        selection = object.__new__(PointTable)
+        selection._columns = self._columns
+        selection.positions = chosen
+        return selection
+
+    def as_output_only(self) -> PointTable:
+        """The points read on an output-only basis: their throughput is their output tok/s per
+        GPU (a page never mixes the two bases: compute.one_basis)."""
+        frame = self.frame.copy()
+        frame["throughput_per_gpu"] = frame["output_throughput_per_gpu"]
+        frame["throughput_basis"] = "output"
+        return PointTable(frame)
+
+    def records(self, positions: Sequence[int], columns: Sequence[str]) -> list[dict[str, Any]]:
+        """These rows' values of these columns as Python values, None where not given."""
+        at = self.positions[np.asarray(positions, dtype=np.intp)]
+        lists = [[None if _missing(v) else v for v in self._columns.array(n)[at].tolist()] for n in columns]
+        return [dict(zip(columns, values, strict=True)) for values in zip(*lists, strict=True)]
 
     def values(self, key: str) -> list[Any]:
         """The distinct values of a column, in order of first appearance."""
-        return list(dict.fromkeys(self.frame[key].tolist()))
+        return list(dict.fromkeys(self.column(key).tolist()))
 
     def files_of_model(self) -> dict[str, set[str]]:
         """The data files each model's points came from."""
-        pairs = self.frame[["model", "source_file"]].drop_duplicates()
         found: dict[str, set[str]] = {}
-        for model, file in pairs.itertuples(index=False):
+        for model, file in set(
+            zip(self.column("model").tolist(), self.column("source_file").tolist(), strict=True)
+        ):
             found.setdefault(model, set()).add(file)
         return found
+
+
+def _missing(value: Any) -> bool:
+    """NaN, <NA> or None: a value not given."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
 def _is_mask(which: Any) -> bool:

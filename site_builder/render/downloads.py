@@ -19,13 +19,9 @@ from pydantic import (
     TypeAdapter,
 )
 
-from site_builder.engine.compare import (
-    SIDES_KEPT,
-)
 from site_builder.formatting import float_texts
 from site_builder.memo import IdentityMemo
 from site_builder.metrics import Metric
-from site_builder.present.result import SUMMARIES_KEPT
 from site_builder.present.schema import (
     ComparisonResult,
     MetricsAtTarget,
@@ -426,8 +422,8 @@ def _field_runs(model: type[BaseModel], given: frozenset[str]) -> list[tuple[set
 
 # A side's frontier or points as JSON, keyed by the list (pages that show the same side share
 # it, and nothing changes it: _SideShown); ≈ 30 KB an entry at most
-_SUMMARIES_JSON: IdentityMemo[list[PointSummary], bytes] = IdentityMemo(2 * SIDES_KEPT)
+_SUMMARIES_JSON: IdentityMemo[list[PointSummary], bytes] = IdentityMemo(512)
 
 
 # A bracketing point's summary as JSON (a frontier point brackets targets on several pages)
-_SUMMARY_JSON: IdentityMemo[PointSummary, bytes] = IdentityMemo(SUMMARIES_KEPT)
+_SUMMARY_JSON: IdentityMemo[PointSummary, bytes] = IdentityMemo(16_384)

@@ -13,9 +13,8 @@ import pytest
 from playwright.sync_api import Browser, Page, Request
 
 from site_builder.catalog import AppliedConstants
-from site_builder.points import BenchmarkPoint, Configuration, Provenance
 from tests.browser.conftest import ARTIFACTS
-from tests.factories import SideInput, compare_sequence
+from tests.factories import Point, SideInput, compare_sequence, point
 from tests.test_site import _expected as expected_text  # the table's text of a value
 
 KINDS = {
@@ -90,7 +89,7 @@ def test_every_page_loads_cleanly_and_draws(page: Page, root_url: str, built_sit
     assert watch.problems == []
 
 
-def _points(side: dict[str, Any]) -> list[BenchmarkPoint]:
+def _points(side: dict[str, Any]) -> list[Point]:
     """The page's frontier knots as points; knots the page joins (one deployment) share a
     configuration, so the engine's concurrency rule sees what the page saw."""
     deployment = 0
@@ -99,20 +98,16 @@ def _points(side: dict[str, Any]) -> list[BenchmarkPoint]:
         if i and not side["concurrency_joins"][i - 1]:
             deployment += 1
         points.append(
-            BenchmarkPoint(
-                config=Configuration(
-                    model="m",
-                    hardware=side["hardware"],
-                    framework=f"d{deployment}",
-                    precision="p",
-                    gpu_count=k["gpu_count"],
-                ),
-                isl=1024,
-                osl=1024,
-                concurrency=k["concurrency"],
-                throughput_per_gpu=k["throughput_per_gpu"],
-                interactivity=k["interactivity"],
-                provenance=Provenance(dataset="d", source_file="f", record=str(i)),
+            point(
+                k["interactivity"],
+                k["throughput_per_gpu"],
+                k["concurrency"],
+                model="m",
+                hardware=side["hardware"],
+                framework=f"d{deployment}",
+                precision="p",
+                gpu_count=k["gpu_count"],
+                record=str(i),
             )
         )
     return points
