@@ -14,8 +14,7 @@ named as the reason.
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -186,57 +185,6 @@ def evaluate(expr: Expr, values: Mapping[str, float | None]) -> float | None:
         else:
             result = result / right
     return result
-
-
-Formula: TypeAlias = Callable[[Mapping[str, float | None]], float | None]
-_ARITHMETIC: dict[str, Callable[[float, float], float]] = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "/": operator.truediv,
-}
-
-
-def compile_formula(expr: Expr) -> Formula:
-    """`evaluate(expr, values)` as a function of the values: the same operations on the same
-    operands in the same order (so the same number, bit for bit; a test compares them), without
-    walking the expression each time a page evaluates it."""
-    if isinstance(expr, str):
-        name = expr
-        return lambda values: values.get(name)
-    if isinstance(expr, int | float):
-        constant = float(expr)
-        return lambda values: constant
-    operator_name, *operands = expr
-    first, *rest = (compile_formula(operand) for operand in operands)
-    divide: Callable[[float, float], float] = operator.truediv  # evaluate's `else` divides
-    apply = _ARITHMETIC.get(str(operator_name), divide)
-
-    def formula(values: Mapping[str, float | None]) -> float | None:
-        result = first(values)
-        for operand in rest:
-            right = operand(values)
-            if result is None or right is None:
-                return None
-            result = apply(result, right)
-        return result
-
-    return formula
-
-
-CompiledMetric: TypeAlias = tuple[Metric, Formula, tuple[str, ...]]
-_COMPILED: list[tuple[tuple[Metric, ...], tuple[CompiledMetric, ...]]] = []
-
-
-def compiled() -> tuple[CompiledMetric, ...]:
-    """Each registered metric with its compiled formula and the names the formula reads, made
-    once for the registry as it is (a test that swaps METRICS gets its own)."""
-    registry = METRICS
-    if not _COMPILED or _COMPILED[0][0] is not registry:
-        _COMPILED[:] = [
-            (registry, tuple((m, compile_formula(m.formula), tuple(variables(m.formula))) for m in registry))
-        ]
-    return _COMPILED[0][1]
 
 
 def check_registry(metrics: Sequence[Metric] = METRICS) -> None:

@@ -57,7 +57,7 @@ from site_builder.evaluations import EvalRun
 from site_builder.plan import PlanFacts, plan_pages
 from site_builder.points import DatasetInfo
 from site_builder.pool import PointPool, freeze_long_lived
-from site_builder.present.result import comparison_result
+from site_builder.present.result import comparison_result, shown_points
 from site_builder.present.schema import ComparisonResult
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
@@ -394,12 +394,7 @@ def _page(slug: str) -> _PageDone:
     assert work is not None
     started = time.process_time()
     stub = work.stubs[slug]
-    known = work.known.get(slug)
-    page: PageSource | None
-    if known is not None:
-        page, problems = PageSource(known[0], stub.body, stub.generated), known[1]
-    else:
-        page, problems = compute_one(stub, work.inputs)
+    page, problems = compute_one(stub, work.inputs)
     computed = time.process_time()
     if page is None or work.inputs.catalog is None:
         return _PageDone(slug, None, {}, None, problems, None, computed - started, 0.0)
@@ -410,8 +405,6 @@ def _page(slug: str) -> _PageDone:
     kept = page if work.keep_pages else None
     numbers = kept_files = None
     found = [*problems, *log.problems]
-    if work.keep_numbers and known is None and stub.path is not None and not _errors(problems):
-        numbers = pickle.dumps((page.comparison, problems), protocol=pickle.HIGHEST_PROTOCOL)
     rendered = time.process_time()
     if work.blobs is not None and not _errors(found):
         kept_files = {name: blob_stamp(keep_blob(work.blobs, content)) for name, content in files.items()}
@@ -452,7 +445,8 @@ def compute_one(stub: Stub, inputs: Inputs) -> tuple[PageSource | None, list[Pro
     )
     if computed is None:
         return None, log.problems
-    return PageSource(comparison_result(computed, inputs.catalog), stub.body, stub.generated), log.problems
+    comparison = comparison_result(computed, inputs.catalog)
+    return PageSource(comparison, shown_points(computed), stub.body, stub.generated), log.problems
 
 
 class _Serial(Executor):
@@ -747,7 +741,6 @@ class Pipeline:
         nearby = sorted(todo, key=lambda slug: _locality(work.stubs[slug]))
         numbers_keys = {s: keys.numbers(work.stubs[s]) for s in todo if work.stubs[s].path} if keys else {}
         if cache is not None:
-            work.known = _known_numbers(cache, numbers_keys)
             work.keep_numbers = True
             work.compiled = cache.templates
             work.blobs = cache.blobs if isinstance(sink, StagingSink) else None

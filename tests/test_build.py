@@ -31,7 +31,7 @@ def read_tree(folder: Path) -> dict[str, bytes]:
 def test_builds_comparison_json(project: Path) -> None:
     assert build(project) == 0
     data = json.loads((project / "site" / "h200-fp4-vs-fp8" / "comparison.json").read_text())
-    assert data["schema_version"] == 1 and data["slug"] == "h200-fp4-vs-fp8" and data["kind"] == "precision"
+    assert data["schema_version"] == 2 and data["slug"] == "h200-fp4-vs-fp8" and data["kind"] == "precision"
     assert data["title"] == "H200: FP4 vs FP8 Precision Comparison"
     assert data["model_name"] == "DeepSeek-R1-0528" and data["default_sequence"] == "1k/1k"
     assert [s["sequence"] for s in data["sequences"]] == ["1k/1k", "1k/8k"]
@@ -48,7 +48,8 @@ def test_builds_comparison_json(project: Path) -> None:
         "concurrency",
         "brackets",
     }
-    assert first["brackets"][0]["configuration"] == "sglang TP8 (agg, 8 GPUs)"
+    knot = one_k["sides"][0]["frontier"][first["brackets"][0]]
+    assert knot["configuration"] == "sglang TP8 (agg, 8 GPUs)"
     assert data["constants"][0]["usd_per_gpu_hour"] == 1.41 and data["constants"][0]["watts_all_in"] == 1730
     eight_k = data["sequences"][1]
     assert not eight_k["band"]["overlap"] and eight_k["results"] == []

@@ -215,7 +215,7 @@ def test_a_folder_of_each_clients_output_builds_a_fp4_vs_fp8_page(tmp_path: Path
     b200 = json.loads((site / "b200-fp4-vs-fp8-dsr1" / "comparison.json").read_text())
     mi355x = json.loads((site / "mi355x-fp4-vs-fp8-dsr1" / "comparison.json").read_text())
     assert b200["sequences"][0]["band"]["overlap"] and mi355x["sequences"][0]["band"]["overlap"]
-    clients = {p["client"] for s in b200["sequences"][0]["sides"] for p in s["points"]}
+    clients = {p["client"] for s in b200["sequences"][0]["sides"] for p in s["frontier"]}
     assert clients == {"AIPerf 0.13.0", "GuideLLM 0.8.0"}
     page = (site / "mi355x-fp4-vs-fp8-dsr1" / "index.html").read_text()
     assert "date not recorded" in page and "SGLang bench_serving (sglang 0.5.4)" in page

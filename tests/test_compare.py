@@ -95,7 +95,7 @@ def test_metrics_at_a_knot_and_between() -> None:
         and at60.model_dump()["throughput_per_gpu"] == 600
         and at60.model_dump()["concurrency"] == 32
     )
-    assert [k.interactivity for k in at60.brackets] == [60]
+    assert [result.sides[0].frontier[k].interactivity for k in at60.brackets] == [60]
     assert at60.model_dump()["cost_per_million_tokens"] == pytest.approx(1.48e6 / (3600 * 600), rel=1e-12)
     assert at60.model_dump()["tokens_per_sec_per_mw"] == pytest.approx(600e6 / 2650, rel=1e-12)
     assert at60.model_dump()["joules_per_token"] == pytest.approx(2650 / 600, rel=1e-12)
@@ -104,7 +104,7 @@ def test_metrics_at_a_knot_and_between() -> None:
         550.0, rel=1e-12
     )  # two knots: the line
     assert fp8_at50.model_dump()["concurrency"] == 40  # 64 → 16 linearly: 40 at the midpoint
-    assert [k.interactivity for k in fp8_at50.brackets] == [30, 70]
+    assert [result.sides[1].frontier[k].interactivity for k in fp8_at50.brackets] == [30, 70]
     assert result.targets_pinned
 
 
@@ -156,7 +156,7 @@ def test_side_summary_names_engines_and_dates() -> None:
     assert summary.engines == ["atom", "sglang"]
     assert summary.spec_methods == ["mtp", "none"]
     assert summary.dates == ("2025-12-05", "2026-02-01")
-    assert [p.on_frontier for p in summary.points] == [True, False, True]
+    assert [p.interactivity for p in summary.frontier] == [40, 60] and summary.point_count == 3
 
 
 @settings(max_examples=60, deadline=None)

@@ -182,9 +182,9 @@ sides:
 
 
 def test_points_csv_is_every_point_as_the_csv_module_writes_it(project: Path) -> None:
-    """points.csv, whose rows a process writes once for the same points and prefixes with each
-    page's sequence and label: per page, byte for byte csv.writer over the points comparison.json
-    lists (formula guard on text), also where two pages label the same points differently."""
+    """points.csv: per page, csv.writer's lines (formula guard on text) of every measured point,
+    the frontier's knots among them as comparison.json lists them, also where two pages label
+    the same points differently."""
     from site_builder.pipeline import Pipeline
     from site_builder.project import Project
     from site_builder.render.downloads import POINT_COLUMNS
@@ -195,18 +195,21 @@ def test_points_csv_is_every_point_as_the_csv_module_writes_it(project: Path) ->
     assert sorted(pages) == ["h200-fp4-vs-fp8", "h200-labels"]
     for page in pages:
         comparison = json.loads(site[f"{page}/comparison.json"])
-        rows = [["sequence", "side", "on_frontier", *POINT_COLUMNS]]
+        lines = site[f"{page}/points.csv"].decode().splitlines(keepends=True)
+        assert lines[0] == ",".join(["sequence", "side", "on_frontier", *POINT_COLUMNS]) + "\n"
+        written = list(csv.reader(lines[1:]))
         for sequence in comparison["sequences"]:
             for side in sequence["sides"]:
-                for point in side["points"]:
-                    values = [sequence["sequence"], side["label"], point["on_frontier"]]
-                    rows.append([*values, *(point[c] for c in POINT_COLUMNS)])
-        guarded = [
-            ["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in r] for r in rows
-        ]
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerows(guarded)
-        assert site[f"{page}/points.csv"] == buffer.getvalue().encode(), page
+                label = "'" + side["label"] if side["label"][:1] in "=+-@\t\r" else side["label"]
+                mine = [r for r in written if r[:2] == [sequence["sequence"], label]]
+                assert len(mine) == side["point_count"]
+                knots = [r for r in mine if r[2] == "True"]
+                for row, knot in zip(knots, side["frontier"], strict=True):
+                    buffer = io.StringIO()
+                    values = [knot[c] for c in POINT_COLUMNS]
+                    guarded = ["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" else v for v in values]
+                    csv.writer(buffer, lineterminator="\n").writerow([*row[:3], *guarded])
+                    assert buffer.getvalue() in "".join(lines), page
     assert b'"\'=FP4, ""four""",True' in site["h200-labels/points.csv"]
 
 

@@ -11,19 +11,16 @@ The accuracy and sweep charts are small and drawn as built (figures below).
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from html import escape
-from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any
 
 from site_builder import metrics
-from site_builder.formatting import fixed, grouped, numbers_json
-from site_builder.memo import IdentityMemo
+from site_builder.formatting import fixed, grouped
 from site_builder.metrics import Metric
-from site_builder.present.schema import ComparisonResult, PointSummary, SequenceResult
+from site_builder.present.result import ShownPoints
+from site_builder.present.schema import ComparisonResult
 
 INTERACTIVITY_HOVER = "%{x:,.1f} tok/s/user"  # d3-format, digits grouped
 AXIS_TITLE = "Interactivity (tok/s/user)"
@@ -65,34 +62,15 @@ MARKER_DIGITS = 6  # significant digits of a marker's position: a millionth of t
 
 def marker_value(value: float | int | None) -> float | int | None:
     """A measured value as a marker needs it: 6 significant digits (the full 17 of a float add
-    bytes to every page and nothing to the picture; the curves come from the full knots)."""
-    if isinstance(value, float):
-        return float(f"{value:.{MARKER_DIGITS}g}")
-    return value
+    bytes to every page and nothing to the picture; the curves come from the full knots), a
+    whole float written as an integer (the page script reads both alike)."""
+    if not isinstance(value, float):
+        return value
+    rounded = float(f"{value:.{MARKER_DIGITS}g}")
+    return int(rounded) if rounded.is_integer() and abs(rounded) < 1e15 else rounded
 
 
 QUANTITY_ATTRIBUTES = {"interactivity": "interactivity", "gpus": "gpu_count"}  # a point's other columns
-
-
-def marker_column(values: Sequence[float | int | None]) -> list[float | int | None]:
-    """Marker values (marker_value) as short as JSON allows: a whole float written as an integer
-    (the page script reads both alike). One column at a time: this runs for every point, so a
-    column of floats alone (the common one) or of no floats is done without a loop of checks."""
-    digits = f".{MARKER_DIGITS}g"
-    kinds = set(map(type, values))
-    if kinds <= {float}:
-        rounded = [float(format(value, digits)) for value in values]
-        return [int(value) if value.is_integer() and -1e15 < value < 1e15 else value for value in rounded]
-    if not any(issubclass(kind, float) for kind in kinds):
-        return list(values)
-    column: list[float | int | None] = []
-    for value in values:
-        if isinstance(value, float):
-            value = float(format(value, digits))
-            if value.is_integer() and abs(value) < 1e15:
-                value = int(value)
-        column.append(value)
-    return column
 
 
 def point_columns(quantities: list[str]) -> list[str]:
@@ -105,137 +83,28 @@ def point_columns(quantities: list[str]) -> list[str]:
     return ["interactivity", *quantities]
 
 
-class EncodedJSON(dict[str, Any]):
-    """A JSON object whose text is already known (`text`, as `script_json_text` writes the
-    dict): the page script's data is built from fragments made once a process for the sides
-    that pages share, and written without encoding them again. Still a dict, for templates."""
-
-    text: str
-
-    def __init__(self, items: Sequence[tuple[str, Any, str | None]]) -> None:
-        """From (key, value, that value's JSON text or None: made here)."""
-        super().__init__((key, value) for key, value, _ in items)
-        self.text = (
-            "{"
-            + ",".join(
-                _key_text(key) + (_dumps(value) if text is None else text) for key, value, text in items
-            )
-            + "}"
-        )
-
-
 def script_json_text(value: Any) -> str:
     """Compact JSON as the page's scripts receive it (before `render.json_for_script` makes it
-    safe inside <script>): an EncodedJSON's known text used, at the top level or as a value of
-    a top-level dict (where the fragments are)."""
-    if isinstance(value, EncodedJSON):
-        return value.text
-    if type(value) is dict and any(isinstance(v, EncodedJSON) for v in value.values()):
-        return "{" + ",".join(_dumps(k) + ":" + script_json_text(v) for k, v in value.items()) + "}"
-    return _dumps(value)
+    safe inside <script>)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-@functools.lru_cache(maxsize=4096)
-def _key_text(key: str) -> str:
-    return _dumps(key) + ":"
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False, allow_nan=False)
-
-
-def _numbers_json(values: Sequence[Any]) -> str:
-    """`_dumps` of a list of numbers (or of lists of them), fast where it can (numbers_json)."""
-    text = numbers_json(values)
-    return _dumps(values) if text is None else text
-
-
-@dataclass(frozen=True, slots=True)
-class SideMarkers:
-    """What a side's chart points are, whatever page shows them: the on-frontier flags and the
-    off-frontier values (side_points), and their JSON."""
-
-    frontier: list[int]
-    off: list[list[float | int | None]]
-    frontier_json: str
-    off_json: str
-
-
-def side_markers(points: Sequence[PointSummary], columns: Sequence[str]) -> SideMarkers:
-    values = attrgetter(*(QUANTITY_ATTRIBUTES.get(c) or metrics.CURVE_QUANTITIES[c] for c in columns))
-    off = [values(p) for p in points if not p.on_frontier]
-    frontier = [1 if p.on_frontier else 0 for p in points]
-    off_columns = [marker_column(column) for column in zip(*off, strict=True)] if off else []
-    return SideMarkers(frontier, off_columns, _numbers_json(frontier), _numbers_json(off_columns))
-
-
-# A side's markers and its points' texts, once a process for the very same list of points (pages
-# showing a side share it, and nothing changes it: comparison_json.side_result), with the columns
-# they were made for; ≈ 10 KB an entry
-_SIDE_MARKERS: IdentityMemo[list[PointSummary], tuple[tuple[str, ...], SideMarkers]] = IdentityMemo(512)
-
-
-@dataclass(frozen=True, slots=True)
-class SideTexts:
-    """A side's configurations and dates: each distinct text once (in order of first showing)
-    and per point the position of its own among them."""
-
-    configurations: list[str]
-    configuration_of: list[int]
-    dates: list[str | None]
-    date_of: list[int]
-
-
-Text = TypeVar("Text", str, str | None)
-
-
-def side_texts(points: Sequence[PointSummary]) -> SideTexts:
-    return SideTexts(*_distinct(list(map(CONFIGURATION, points))), *_distinct(list(map(DATE, points))))
-
-
-def _distinct(texts: list[Text]) -> tuple[list[Text], list[int]]:
-    """Each distinct text once, in order of first showing, and each text's position among them."""
-    distinct = list(dict.fromkeys(texts))
-    at = {text: n for n, text in enumerate(distinct)}
-    return distinct, list(map(at.__getitem__, texts))
-
-
-_SIDE_TEXTS: IdentityMemo[list[PointSummary], SideTexts] = IdentityMemo(512)
-
-
-def _page_indices(strings: StringTable, distinct: Sequence[str | None], of: list[int]) -> list[int | None]:
-    """A side's texts as indices into the page's table: its distinct texts looked up once each."""
-    at = [strings.index(text) for text in distinct]
-    return list(map(at.__getitem__, of))
-
-
-def side_points(points: list[PointSummary], columns: list[str], strings: StringTable) -> EncodedJSON:
+def side_points(shown: ShownPoints, columns: list[str], strings: StringTable) -> dict[str, Any]:
     """One side's measured points, column by column (a column of similar numbers packs better):
     per point in the side's order, on the frontier 0/1 and its configuration and date as indices
     into the page's string table; the values (`columns`) only for the points off the frontier,
     since those on it are the frontier's knots, in the same order (both sorted by
     interactivity), which the page data already carries in full."""
-    made_for, markers = _SIDE_MARKERS.get(points, lambda _: (tuple(columns), side_markers(points, columns)))
-    if made_for != tuple(columns):  # the shown metrics changed (a test replacing the registry)
-        markers = side_markers(points, columns)
-    texts = _SIDE_TEXTS.get(points, side_texts)
-    configurations = _page_indices(strings, texts.configurations, texts.configuration_of)
-    dates = _page_indices(strings, texts.dates, texts.date_of)
-    return EncodedJSON(
-        [
-            ("frontier", markers.frontier, markers.frontier_json),
-            ("configuration", configurations, _numbers_json(configurations)),
-            ("date", dates, _numbers_json(dates)),
-            ("off", markers.off, markers.off_json),
-        ]
-    )
-
-
-CONFIGURATION, DATE = attrgetter("configuration"), attrgetter("date")
-
-
-def sequence_points(sequence: SequenceResult, columns: list[str], strings: StringTable) -> list[EncodedJSON]:
-    return [side_points(side.points, columns, strings) for side in sequence.sides]
+    rows = shown.rows
+    off = [n for n, on in enumerate(shown.on_frontier) if not on]
+    attributes = [QUANTITY_ATTRIBUTES.get(c) or metrics.CURVE_QUANTITIES[c] for c in columns]
+    off_rows = rows.records(off, attributes)
+    return {
+        "frontier": [1 if on else 0 for on in shown.on_frontier],
+        "configuration": [strings.index(text) for text in rows.column("configuration").tolist()],
+        "date": [strings.index(text) for text in rows.column("date").tolist()],
+        "off": [[marker_value(row[a]) for row in off_rows] for a in attributes] if off else [],
+    }
 
 
 def trace_names(label: str) -> dict[str, str]:
@@ -416,17 +285,14 @@ def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
     return figures
 
 
-def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
+def chart_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints]]) -> dict[str, Any]:
     """Everything the page's charts need beyond the page data (knots, constants, targets, band)."""
     columns = point_columns(metrics.shown_quantities())
     strings = StringTable()
-    points = EncodedJSON(
-        [
-            (s.sequence, sides, "[" + ",".join(side.text for side in sides) + "]")
-            for s in comparison.sequences
-            for sides in [sequence_points(s, columns, strings)]
-        ]
-    )
+    points = {
+        s.sequence: [side_points(side, columns, strings) for side in sides]
+        for s, sides in zip(comparison.sequences, shown, strict=True)
+    }
     return {
         "metrics": [
             {"key": m.key, "label": m.label, "axis": axis_title(m), "hover": value_hover(m)}

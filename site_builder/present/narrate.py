@@ -499,10 +499,10 @@ def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[
     flagged: dict[str, list[str]] = {}
     worst = 1.0
     for target in sequence.results:
-        for side, m in zip(comparison.sides, target.sides, strict=True):
+        for side, m, result in zip(comparison.sides, target.sides, sequence.sides, strict=True):
             if not m.sparse:
                 continue
-            values = [k.throughput_per_gpu for k in m.brackets]
+            values = [result.frontier[k].throughput_per_gpu for k in m.brackets]
             flagged.setdefault(side.label, []).append(fixed(target.interactivity, 0))
             worst = max(worst, max(values) / min(values))
     if not flagged:

@@ -6,6 +6,7 @@ engine's structured reasons.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from site_builder import metrics
@@ -48,12 +49,11 @@ from site_builder.sweeps import SweepRow
 SUMMARY_COLUMNS = tuple(name for name in PointSummary.model_fields if name != "on_frontier")
 
 
-def summaries(rows: PointTable, positions: Sequence[int], frontier: Sequence[int]) -> list[PointSummary]:
-    """These points (positions among `rows`) as a reader sees them, those on the frontier marked."""
-    on_frontier = set(frontier)
+def knots(rows: PointTable, frontier: Sequence[int]) -> list[PointSummary]:
+    """A side's frontier knots (positions among `rows`) as a reader sees them."""
     return [
-        PointSummary.model_construct(**values, on_frontier=position in on_frontier)
-        for position, values in zip(positions, rows.records(positions, SUMMARY_COLUMNS), strict=True)
+        PointSummary.model_construct(**values, on_frontier=True)
+        for values in rows.records(frontier, SUMMARY_COLUMNS)
     ]
 
 
@@ -115,7 +115,7 @@ def metrics_at(
         measured=True,
         values={metrics.BY_KEY[key].attribute: value for key, value in at.values.items()},
         unavailable=unavailable,
-        brackets=[knots[k] for k in at.brackets],
+        brackets=list(at.brackets),
         sparse=at.sparse,
     )
 
@@ -128,11 +128,33 @@ def pooling(side: ComputedSide) -> str:
     )
 
 
+@dataclass(frozen=True)
+class ShownPoints:
+    """A side's measured points on one workload as its page lists them (points.csv, the chart's
+    markers): by rising interactivity, those on the frontier marked."""
+
+    rows: PointTable
+    on_frontier: list[bool]
+
+
+def shown_points(page: ComputedPage) -> list[list[ShownPoints]]:
+    """Per workload, each side's points as its page lists them."""
+    return [
+        [_shown(side, rows) for side, rows in zip(numbers.sides, pair, strict=True)]
+        for numbers, pair in zip(page.sequences, page.rows, strict=True)
+    ]
+
+
+def _shown(side: SideNumbers, rows: PointTable) -> ShownPoints:
+    knots = set(side.frontier)
+    return ShownPoints(rows.rows(side.order), [n in knots for n in side.order])
+
+
 def side_result(side: ComputedSide, numbers: SideNumbers, rows: PointTable) -> SideResult:
-    """A side on one workload: its frontier and points, what configurations and dates its
-    frontier holds, and its words."""
-    knots = summaries(rows, numbers.frontier, numbers.frontier)
-    dates = sorted(k.date for k in knots if k.date)
+    """A side on one workload: its frontier, how many points it measured, what configurations
+    and dates its frontier holds, and its words."""
+    frontier = knots(rows, numbers.frontier)
+    dates = sorted(k.date for k in frontier if k.date)
     return SideResult(
         label=side.label,
         filters=dict(side.filters),
@@ -141,16 +163,16 @@ def side_result(side: ComputedSide, numbers: SideNumbers, rows: PointTable) -> S
         hardware=side.hardware,
         constants=side.constants,
         interactivity_range=numbers.range,
-        engines=sorted({k.framework for k in knots}),
-        spec_methods=sorted({k.spec_method for k in knots}),
-        modes=sorted({"disagg" if k.disagg else "agg" for k in knots}),
-        parallelisms=sorted({k.parallelism for k in knots}),
-        precisions=sorted({k.precision for k in knots}),
-        unknown_gpu_counts=sum(1 for k in knots if not k.gpu_count),
+        engines=sorted({k.framework for k in frontier}),
+        spec_methods=sorted({k.spec_method for k in frontier}),
+        modes=sorted({"disagg" if k.disagg else "agg" for k in frontier}),
+        parallelisms=sorted({k.parallelism for k in frontier}),
+        precisions=sorted({k.precision for k in frontier}),
+        unknown_gpu_counts=sum(1 for k in frontier if not k.gpu_count),
         concurrency_joins=list(numbers.one_deployment),
         dates=(dates[0], dates[-1]) if dates else None,
-        frontier=knots,
-        points=summaries(rows, numbers.order, numbers.frontier),
+        frontier=frontier,
+        point_count=len(numbers.order),
     )
 
 

@@ -21,6 +21,7 @@ from site_builder.present.schema import (
     AccuracyTask,
     ComparisonResult,
     MetricsAtTarget,
+    PointSummary,
     SequenceResult,
 )
 
@@ -49,7 +50,10 @@ class TableRow:
 
 
 def target_cells(
-    shown: Sequence[Metric], sides: Sequence[MetricsAtTarget], labels: Sequence[str]
+    shown: Sequence[Metric],
+    sides: Sequence[MetricsAtTarget],
+    labels: Sequence[str],
+    knots: Sequence[Sequence[PointSummary]],
 ) -> list[list[SideCell]]:
     """One target's table cells, a list per shown metric: each side's formatted value, the
     better one marked (higher or lower wins). Each side's fields are read once for all metrics
@@ -75,7 +79,7 @@ def target_cells(
                     )
             elif metric.key == "concurrency" and len(m.brackets) == 2:
                 # between two deployments: the two measured concurrencies, never a number in between
-                low, high = m.brackets
+                low, high = (knots[i][k] for k in m.brackets)
                 text = (
                     f"measured: {_deployment_text(low.concurrency, low.gpu_count)}, "
                     f"{_deployment_text(high.concurrency, high.gpu_count)}"
@@ -94,7 +98,8 @@ _deployment_text = lru_cache(maxsize=1024)(deployment_text)
 
 def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[TableRow]:
     labels = [s.label for s in comparison.sides]
-    columns = [target_cells(metrics.SHOWN, target.sides, labels) for target in sequence.results]
+    knots = [side.frontier for side in sequence.sides]
+    columns = [target_cells(metrics.SHOWN, target.sides, labels, knots) for target in sequence.results]
     return [
         TableRow(m.key, m.row_title, [column[row] for column in columns])
         for row, m in enumerate(metrics.SHOWN)

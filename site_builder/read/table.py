@@ -271,6 +271,10 @@ class PointTable:
     def __len__(self) -> int:
         return len(self.positions)
 
+    def __reduce__(self) -> tuple[type[PointTable], tuple[pd.DataFrame]]:
+        """Pickled (to another process) as its own rows only, not the whole table it selects from."""
+        return (PointTable, (self.frame,))
+
     def __repr__(self) -> str:
         return f"PointTable({len(self)} points)"
 

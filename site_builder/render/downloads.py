@@ -6,29 +6,23 @@ A text cell a spreadsheet would run as a formula is guarded with a leading apost
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any
 
-import pydantic_core
 from pydantic import (
     BaseModel,
-    TypeAdapter,
 )
 
+from site_builder import metrics
 from site_builder.formatting import float_texts
-from site_builder.memo import IdentityMemo
-from site_builder.metrics import Metric
+from site_builder.present.result import ShownPoints
 from site_builder.present.schema import (
     ComparisonResult,
-    MetricsAtTarget,
     PointSummary,
-    SequenceResult,
     SweepRowOut,
-    per_registry,
 )
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet would run as a formula
@@ -132,11 +126,10 @@ def _csv_columns(columns: Sequence[Sequence[Any]], text: Sequence[int] | None = 
     return cells
 
 
-@per_registry
-def table_layout(registry: tuple[Metric, ...]) -> tuple[tuple[str, ...], bytes, tuple[int, ...]]:
+def table_layout() -> tuple[tuple[str, ...], bytes, tuple[int, ...]]:
     """table.csv's metric columns (every metric's attribute), its header line, and the positions
     of its columns that hold text (sequence, side, reason)."""
-    attributes = tuple(m.attribute for m in registry)
+    attributes = tuple(m.attribute for m in metrics.METRICS)
     columns = ("sequence", "target_interactivity", "side", "measured", *attributes, "reason")
     return attributes, _csv([columns]), (0, 2, len(columns) - 1)
 
@@ -201,75 +194,21 @@ def accuracy_csv(comparison: ComparisonResult) -> bytes | None:
 POINT_COLUMNS = tuple(f for f in PointSummary.model_fields if f not in ("configuration", "on_frontier"))
 
 
-# A point's line in parts: its own values and its provenance's, a column at a time, and between
-# them its configuration's fields (text and a bool, the same for the points of one), written once
-# for each distinct configuration
-_OWN_COLUMNS = ("on_frontier", *POINT_COLUMNS[: POINT_COLUMNS.index("model")])
-
-
-_CONFIGURATION_COLUMNS = POINT_COLUMNS[len(_OWN_COLUMNS) - 1 : POINT_COLUMNS.index("date")]
-
-
-_UNSHARED_COLUMNS = (*_OWN_COLUMNS, *POINT_COLUMNS[POINT_COLUMNS.index("date") :])
-
-
-_UNSHARED_VALUES = attrgetter(*_UNSHARED_COLUMNS)
-
-
-_UNSHARED_TEXT = text_columns(PointSummary, _UNSHARED_COLUMNS)
-
-
-_CONFIGURATION_VALUES = attrgetter(*_CONFIGURATION_COLUMNS)
-
-
-_CONFIGURATION_TEXT = text_columns(PointSummary, _CONFIGURATION_COLUMNS)
-
-
-def points_csv(comparison: ComparisonResult) -> bytes:
-    """Every point of both sides, every sequence. A side's lines are written once a process for
-    the very same points (pages share sides) and prefixed with the page's sequence and label,
-    the prefix joined in as the lines' separator (one join a side, no copy a line)."""
-    parts = [POINTS_HEADER]
-    for sequence in comparison.sequences:
-        for side in sequence.sides:
-            if side.points:
-                prefix = _row_prefix(sequence.sequence, side.label)  # b"seq,label,"
-                parts += (prefix, (b"\n" + prefix).join(_POINT_LINES.get(side.points, _point_lines)), b"\n")
-    return b"".join(parts)
-
-
-@functools.lru_cache(maxsize=1024)
-def _row_prefix(sequence: str, label: str) -> bytes:
-    """A points.csv line's first cells, a sequence and a side's label, and the comma after them."""
-    return _csv_lines([(sequence, label, "")])[0][:-1].encode()
-
-
-def _point_lines(points: Sequence[PointSummary]) -> list[bytes]:
-    return _POINT_LINE.get_many(points, _new_point_lines)
-
-
-def _new_point_lines(points: Sequence[PointSummary]) -> list[bytes]:
-    """The points' lines, without their newlines (points_csv joins them), made a column at a
-    time, a configuration's fields written once for its points."""
-    cells = _csv_columns(list(zip(*map(_UNSHARED_VALUES, points), strict=True)), _UNSHARED_TEXT)
-    configurations = list(map(_CONFIGURATION_VALUES, points))
-    distinct = list(dict.fromkeys(configurations))
-    distinct_cells = _csv_columns(list(zip(*distinct, strict=True)), _CONFIGURATION_TEXT)
-    written = dict(zip(distinct, map(",".join, zip(*distinct_cells, strict=True)), strict=True))
-    cells.insert(len(_OWN_COLUMNS), list(map(written.__getitem__, configurations)))
-    return [",".join(line).encode() for line in zip(*cells, strict=True)]
-
-
-POINTS_HEADER = "".join(_csv_lines([("sequence", "side", "on_frontier", *POINT_COLUMNS)])).encode()
-
-
-# A side's lines (≈ 25 KB an entry), keyed by the side's list of points (pages showing the side
-# share it, and nothing changes it: comparison_json.side_result), and each point's (a point is on
-# sides paired differently)
-_POINT_LINES: IdentityMemo[list[PointSummary], list[bytes]] = IdentityMemo(256)
-
-
-_POINT_LINE: IdentityMemo[PointSummary, bytes] = IdentityMemo(32_768)
+def points_csv(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints]]) -> bytes:
+    """Every point of both sides, every sequence: its sequence, side and whether it is on the
+    frontier, then a point summary's fields (but its one-line label, whose parts are columns)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["sequence", "side", "on_frontier", *POINT_COLUMNS])
+    for sequence, sides in zip(comparison.sequences, shown, strict=True):
+        for side, points in zip(comparison.sides, sides, strict=True):
+            prefix = [_csv_text(sequence.sequence), _csv_text(side.label)]
+            records = points.rows.records(range(len(points.rows)), POINT_COLUMNS)
+            writer.writerows(
+                [*prefix, on, *map(_csv_text, record.values())]
+                for on, record in zip(points.on_frontier, records, strict=True)
+            )
+    return buffer.getvalue().encode()
 
 
 SWEEP_COLUMNS = tuple(SweepRowOut.model_fields)
@@ -285,145 +224,5 @@ def sweep_csv(comparison: ComparisonResult) -> bytes | None:
 
 
 def comparison_json(result: ComparisonResult) -> bytes:
-    """The page's `comparison.json`, compact (read by programs, not people): byte for byte
-    `result.model_dump_json()`, with each side's points and frontier and each target's brackets
-    serialised once a process (pages share a side's summaries: `side_result`), not once a page.
-    The page's fragments are gathered in one list and joined once (a page is ≈ 200 KB)."""
-    sequences = _list_parts([_sequence_parts(sequence) for sequence in result.sequences])
-    return b"".join([*_object_parts(result, {"sequences": sequences}), b"\n"])
-
-
-def _sequence_parts(sequence: SequenceResult) -> list[bytes]:
-    results = [
-        _object_parts(target, {"sides": _list_parts([[_at_target_json(at)] for at in target.sides])})
-        for target in sequence.results
-    ]
-    sides = [
-        _object_parts(
-            side, {"frontier": [_summaries_json(side.frontier)], "points": [_summaries_json(side.points)]}
-        )
-        for side in sequence.sides
-    ]
-    return _object_parts(sequence, {"results": _list_parts(results), "sides": _list_parts(sides)})
-
-
-def _list_parts(items: Sequence[list[bytes]]) -> list[bytes]:
-    """A JSON list's fragments, from each item's."""
-    parts = [b"["]
-    for item in items:
-        parts += item
-        parts.append(b",")
-    if items:
-        parts.pop()
-    parts.append(b"]")
-    return parts
-
-
-def _at_target_json(at: MetricsAtTarget) -> bytes:
-    """`MetricsAtTarget._flat`'s JSON, its brackets made once a process."""
-    head: dict[str, Any] = {"measured": at.measured, "reason": at.reason}
-    head.update(at.flat_values())
-    head["unavailable"] = at.unavailable
-    text = pydantic_core.to_json(head)  # the values are plain (bool, str, float, int, None)
-    sparse = b"true" if at.sparse else b"false"
-    brackets = b",".join(_SUMMARY_JSON.get_many(at.brackets, _summaries_each)) if at.brackets else b""
-    return text[:-1] + b',"brackets":[' + brackets + b'],"sparse":' + sparse + b"}"
-
-
-def _summaries_json(summaries: list[PointSummary]) -> bytes:
-    """A list of summaries' JSON: once a process for the very same list (pages showing the same
-    side share it: side_result), else joined from each summary's, made once a process (a point
-    is on many sides)."""
-    return _SUMMARIES_JSON.get(summaries, _joined_summaries)
-
-
-def _joined_summaries(summaries: Sequence[PointSummary]) -> bytes:
-    return b"[" + b",".join(_SUMMARY_JSON.get_many(summaries, _summaries_each)) + b"]"
-
-
-def _summaries_each(summaries: Sequence[PointSummary]) -> list[bytes]:
-    """Each summary's JSON, the summaries written as one list by the serialiser and cut apart
-    where one object ends and the next begins (`},{"interactivity":`, which a string cannot
-    hold: its quotes are escaped, and a summary holds no object or list)."""
-    if _PLAIN_SUMMARIES:  # their fields as they are, in order: each summary's values as a dict
-        text: bytes = pydantic_core.to_json([s.__dict__ for s in summaries], inf_nan_mode="null")
-    else:
-        text = _summaries_adapter().dump_json(list(summaries))
-    pieces = text[len(SUMMARY_START) + 1 : -2].split(b"}," + SUMMARY_START)
-    assert len(pieces) == len(summaries)
-    return [SUMMARY_START + piece + b"}" for piece in pieces]
-
-
-# A summary's JSON is its values' as they are (no field renamed, left out or written by a
-# serialiser of its own, floats that are not finite written null as the model writes them), so
-# a list of summaries is written as a list of their dicts, without the model's serialiser
-_PLAIN_SUMMARIES = (
-    all(
-        f.alias is None and f.serialization_alias is None and not f.exclude
-        for f in PointSummary.model_fields.values()
-    )
-    and not PointSummary.__pydantic_decorators__.field_serializers
-    and not PointSummary.__pydantic_decorators__.model_serializers
-    and PointSummary.model_config.get("ser_json_inf_nan", "null") == "null"
-)
-
-
-SUMMARY_START = b'{"' + next(iter(PointSummary.model_fields)).encode() + b'":'  # how every summary begins
-
-
-@functools.cache
-def _summaries_adapter() -> TypeAdapter[list[PointSummary]]:
-    """The serialiser of a list of summaries as the models' own write them (made on first use,
-    like the models' schemas, which it needs built)."""
-    PointSummary.model_rebuild(force=True)
-    return TypeAdapter(list[PointSummary])
-
-
-def _object_parts(model: BaseModel, given: Mapping[str, list[bytes]]) -> list[bytes]:
-    """`model.model_dump_json()` as fragments, the fields in `given` written as given (their
-    JSON's fragments, made elsewhere) and the rest by the model's serialiser, in field order."""
-    parts: list[bytes] = []
-    for names, name, key in _field_runs(type(model), frozenset(given)):
-        if names:
-            text: bytes = model.__pydantic_serializer__.to_json(model, include=names)
-            parts.append(b"," + text[1:-1])
-        if name is not None:
-            parts.append(key)
-            parts += given[name]
-    parts[0] = b"{" + parts[0][1:]  # the first field's comma
-    parts.append(b"}")
-    return parts
-
-
-_RUNS: dict[tuple[type[BaseModel], frozenset[str]], list[tuple[set[str], str | None, bytes]]] = {}
-
-
-def _field_runs(model: type[BaseModel], given: frozenset[str]) -> list[tuple[set[str], str | None, bytes]]:
-    """A model's serialised fields in order, as runs of fields its serialiser writes, each run
-    followed by one field written as given (None after the last run) with its key's JSON
-    (`,"name":`); made once a model."""
-    runs = _RUNS.get((model, given))
-    if runs is None:
-        runs = []
-        run: set[str] = set()
-        for name, field in model.model_fields.items():
-            if field.exclude:
-                continue
-            if name in given:
-                assert field.alias is None and field.serialization_alias is None, name
-                runs.append((run, name, b',"' + name.encode() + b'":'))
-                run = set()
-            else:
-                run.add(name)
-        runs.append((run, None, b""))
-        _RUNS[(model, given)] = runs
-    return runs
-
-
-# A side's frontier or points as JSON, keyed by the list (pages that show the same side share
-# it, and nothing changes it: _SideShown); ≈ 30 KB an entry at most
-_SUMMARIES_JSON: IdentityMemo[list[PointSummary], bytes] = IdentityMemo(512)
-
-
-# A bracketing point's summary as JSON (a frontier point brackets targets on several pages)
-_SUMMARY_JSON: IdentityMemo[PointSummary, bytes] = IdentityMemo(16_384)
+    """The page's `comparison.json`, compact (read by programs, not people), then a newline."""
+    return result.model_dump_json().encode() + b"\n"

@@ -191,7 +191,7 @@ def bracket_rows(sequence: SequenceResult) -> Markup:
         for i, m in enumerate(target.sides):
             lead = start + labels[i] + "</td>"
             if m.measured:
-                cells = _BRACKET_CELLS.get_each(m.brackets, _bracket_cells)
+                cells = [_bracket_cells(sequence.sides[i].frontier[k]) for k in m.brackets]
                 rows.extend([lead + point + "</tr>\n" for point in cells])
             else:
                 rows.append(lead + '<td colspan="6" class="reason">' + str(escape(m.reason)) + "</td></tr>\n")

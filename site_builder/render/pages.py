@@ -11,11 +11,9 @@ from typing import TYPE_CHECKING, Any
 from site_builder import metrics
 from site_builder.catalog import HardwareCatalog, hardware_name
 from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE
-from site_builder.memo import IdentityMemo, SequenceMemo
-from site_builder.metrics import Metric
-from site_builder.present.charts import EncodedJSON, script_json_text
 from site_builder.present.narrate import Narrative
-from site_builder.present.schema import ComparisonResult, PointSummary, SequenceResult, SideResult
+from site_builder.present.result import ShownPoints
+from site_builder.present.schema import ComparisonResult, SequenceResult, SideResult
 from site_builder.render.downloads import accuracy_csv, comparison_json, points_csv, sweep_csv, table_csv
 
 if TYPE_CHECKING:
@@ -27,6 +25,7 @@ class PageSource:
     """A comparison plus what its page needs beyond the numbers."""
 
     comparison: ComparisonResult
+    points: Sequence[Sequence[ShownPoints]]  # per workload, each side's points (points.csv, chart)
     body_markdown: str
     generated: bool  # found in the data, not written as a stub
 
@@ -40,76 +39,41 @@ def page_url(slug: str) -> str:
     return f"{slug}/index.html"
 
 
-def page_data(comparison: ComparisonResult) -> EncodedJSON:
+def page_data(comparison: ComparisonResult) -> dict[str, Any]:
     """What the page script needs to re-interpolate and redraw: knots and constants per sequence.
 
     Knots carry the interactivity and then the curve quantities the shown metrics read."""
-    quantities, quantities_json, table, table_json = _SHOWN.get(metrics.SHOWN, _shown_metrics)
-    sequences = EncodedJSON(
-        [(s.sequence, seq, seq.text) for s in comparison.sequences for seq in [_sequence_data(s, quantities)]]
-    )
-    return EncodedJSON(
-        [
-            ("slug", comparison.slug, None),
-            ("labels", [s.label for s in comparison.sides], None),
-            ("tie", TIE_TOLERANCE, None),
-            ("sparse_ratio", SPARSE_RATIO, None),
-            ("metrics", table, table_json),
-            ("quantities", quantities, quantities_json),
-            ("default_sequence", comparison.default_sequence, None),
-            ("sequences", sequences, sequences.text),
-        ]
-    )
+    quantities = metrics.shown_quantities()
+    return {
+        "slug": comparison.slug,
+        "labels": [s.label for s in comparison.sides],
+        "tie": TIE_TOLERANCE,
+        "sparse_ratio": SPARSE_RATIO,
+        "metrics": metrics.page_table(metrics.SHOWN),
+        "quantities": quantities,
+        "default_sequence": comparison.default_sequence,
+        "sequences": {s.sequence: _sequence_data(s, quantities) for s in comparison.sequences},
+    }
 
 
-def _shown_metrics(shown: Sequence[Metric]) -> tuple[list[str], str, list[dict[str, object]], str]:
-    """The shown metrics' curve quantities and table for the page script, with their JSON."""
-    quantities, table = metrics.shown_quantities(), metrics.page_table(shown)
-    return quantities, script_json_text(quantities), table, script_json_text(table)
+def _sequence_data(sequence: SequenceResult, quantities: list[str]) -> dict[str, Any]:
+    return {
+        "targets": sequence.targets,
+        "band": [sequence.band.lo, sequence.band.hi] if sequence.band.overlap else None,
+        "sides": [_side_data(side, quantities) for side in sequence.sides],
+    }
 
 
-# The same for every page while the registry is the same object: made once a process
-_SHOWN: IdentityMemo[Sequence[Metric], tuple[list[str], str, list[dict[str, object]], str]] = IdentityMemo(4)
-
-
-def _sequence_data(sequence: SequenceResult, quantities: list[str]) -> EncodedJSON:
-    sides = [_side_data(side, quantities) for side in sequence.sides]
-    return EncodedJSON(
-        [
-            ("targets", sequence.targets, None),
-            ("band", [sequence.band.lo, sequence.band.hi] if sequence.band.overlap else None, None),
-            ("sides", sides, "[" + ",".join(side.text for side in sides) + "]"),
-        ]
-    )
-
-
-def _side_data(side: SideResult, quantities: list[str]) -> EncodedJSON:
+def _side_data(side: SideResult, quantities: list[str]) -> dict[str, Any]:
     """A side's knots (interactivity, then the curve quantities the shown metrics read), whether
     each stretch is one deployment, the knots' GPU counts and the side's constants."""
-    knots, knots_json, gpus, gpus_json = _KNOTS.get(
-        [*quantities, *side.frontier], lambda _: _knots(side.frontier, quantities)
-    )
-    return EncodedJSON(
-        [
-            ("knots", knots, knots_json),
-            ("joins", side.concurrency_joins, None),
-            ("gpus", gpus, gpus_json),
-            *((key, value, None) for key, value in side.constants.values().items()),
-        ]
-    )
-
-
-def _knots(
-    frontier: Sequence[PointSummary], quantities: list[str]
-) -> tuple[list[list[float]], str, list[int | None], str]:
     attributes = [metrics.CURVE_QUANTITIES[q] for q in quantities]
-    knots = [[k.interactivity, *(getattr(k, a) for a in attributes)] for k in frontier]
-    gpus = [k.gpu_count for k in frontier]
-    return knots, script_json_text(knots), gpus, script_json_text(gpus)
-
-
-# A side's knots and GPU counts with their JSON, once a process for the very same frontier
-_KNOTS: SequenceMemo[Any, tuple[list[list[float]], str, list[int | None], str]] = SequenceMemo(512)
+    return {
+        "knots": [[k.interactivity, *(getattr(k, a) for a in attributes)] for k in side.frontier],
+        "joins": side.concurrency_joins,
+        "gpus": [k.gpu_count for k in side.frontier],
+        **side.constants.values(),
+    }
 
 
 @dataclass(frozen=True)
@@ -185,7 +149,7 @@ def render_page(renderer: SiteRenderer, page: PageSource) -> tuple[dict[str, byt
     files = {
         prefix + "comparison.json": comparison_json(comparison),
         prefix + "table.csv": table_csv(comparison),
-        prefix + "points.csv": points_csv(comparison),
+        prefix + "points.csv": points_csv(comparison, page.points),
     }
     accuracy = accuracy_csv(comparison)
     if accuracy is not None:

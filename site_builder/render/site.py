@@ -274,7 +274,7 @@ class SiteRenderer:
             "accuracy": [accuracy_table(t, self.catalog) for t in comparison.accuracy.tasks]
             if comparison.accuracy
             else [],
-            "charts": chart_data(comparison),
+            "charts": chart_data(comparison, page.points),
             "page_data": page_data(comparison),
             "related_slot": Markup(RELATED_SLOT),
             "structured": self._structured_data(comparison, narrative, root),

@@ -120,7 +120,11 @@ def python_engine(sequence: dict[str, Any], targets: list[float]) -> list[list[d
         for s in sequence["sides"]
     ]
     result = compare_sequence(sequence["isl"], sequence["osl"], sequence["sequence"], sides, targets)
-    return [[m.model_dump() for m in r.sides] for r in result.results]
+    knots = [[k.model_dump() for k in s.frontier] for s in result.sides]
+    return [
+        [{**m.model_dump(), "brackets": [knots[i][k] for k in m.brackets]} for i, m in enumerate(r.sides)]
+        for r in result.results
+    ]
 
 
 def shown(page: Page) -> dict[str, list[list[str]]]:
@@ -165,7 +169,7 @@ def test_random_targets_equal_the_python_engine(
             expected = python_engine(sequence, chunk)
             table = shown(page)
             for key in FORMATS:
-                assert table[key] == [[expected_text(m, key) for m in column] for column in expected], (
+                assert table[key] == [[expected_text(m, key, []) for m in column] for column in expected], (
                     slug,
                     sequence["sequence"],
                     chunk,
@@ -202,7 +206,11 @@ def test_sequence_and_metric_switches_update_table_and_chart(
     assert page.locator(".sequence-panel[data-sequence='8k/1k']").is_visible()
     assert not page.locator(".sequence-panel[data-sequence='1k/1k']").is_visible()
     assert shown(page)["throughput"] == [
-        [expected_text(m, "throughput") for m in r["sides"]] for r in eight["results"]
+        [
+            expected_text(m, "throughput", s["frontier"])
+            for m, s in zip(r["sides"], eight["sides"], strict=True)
+        ]
+        for r in eight["results"]
     ]
     page.select_option("#metric-select", "cost")
     page.wait_for_function("document.querySelector('#chart').getAttribute('data-drawn').includes('|cost|')")
