@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from site_builder.catalog import AppliedConstants
 from site_builder.engine.compare import SPARSE_RATIO, is_tie
 from site_builder.formatting import fixed, grouped
 from site_builder.kinds import KINDS, Words
@@ -350,26 +351,35 @@ def summary(comparison: ComparisonResult, sequence: SequenceResult) -> str:
     found = outcomes(sequence)
     if not found:
         return f"No target at {sequence.sequence} where both sides were measured."
-    total = len(found)
     leaders = {o.leader for o in found}
-    where = f"({sequence.sequence}, {_targets_text([o.target for o in found])})"
     if len(found) == 1:
         sides = _result_at(sequence, found[0].target)
         a, b = (m.value("throughput") for m in sides)
         assert a is not None and b is not None
         compared = throughput_comparison(labels, a, b, sparse_sides(labels, sides))
         return f"{compared} at {_targets_text([found[0].target])} ({sequence.sequence})."
-    if leaders == {None}:
+    if len(leaders) == 1:
+        return _one_leader(labels, sequence, found)
+    return _mixed(labels, sequence, found)
+
+
+def _one_leader(labels: Sequence[str], sequence: SequenceResult, found: Sequence[TargetOutcome]) -> str:
+    """The headline where one side leads (or the sides tie) at every target."""
+    total = len(found)
+    where = f"({sequence.sequence}, {_targets_text([o.target for o in found])})"
+    leader = found[0].leader
+    if leader is None:
         tied = f"{labels[0]} and {labels[1]} are essentially tied on tok/s/GPU"
         return f"{tied} at {_count_text(total, total)} {where}."
-    if len(leaders) == 1:
-        (leader,) = leaders
-        assert leader is not None
-        ratios, sparse = _ratios_text(found)
-        return (
-            f"{labels[leader]} ahead at {_count_text(total, total)} {where}: "
-            f"{ratios} the tok/s/GPU of {labels[1 - leader]}" + (f", {sparse}." if sparse else ".")
-        )
+    ratios, sparse = _ratios_text(found)
+    return (
+        f"{labels[leader]} ahead at {_count_text(total, total)} {where}: "
+        f"{ratios} the tok/s/GPU of {labels[1 - leader]}" + (f", {sparse}." if sparse else ".")
+    )
+
+
+def _mixed(labels: Sequence[str], sequence: SequenceResult, found: Sequence[TargetOutcome]) -> str:
+    """The headline where the lead changes between targets: where each side leads, and where they tie."""
     parts = []
     for leader in (0, 1, None):
         mine = [o for o in found if o.leader == leader]
@@ -426,71 +436,98 @@ def pooling_line(comparison: ComparisonResult, sequence: SequenceResult) -> str:
 
 def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
     """The notes that apply to this page's data, naming the engines and methods involved."""
-    notes: list[str] = []
+    notes = [
+        *_pooling_note(sequence),
+        *_acceptance_note(comparison, sequence),
+        *_disaggregated_note(sequence),
+        *(note for constants in comparison.constants for note in _constants_notes(constants)),
+        *_dates_note(sequence),
+    ]
+    notes.extend(sparse_gaps(comparison, sequence))
+    notes.extend(comparison.notices)
+    return notes
+
+
+def _pooling_note(sequence: SequenceResult) -> list[str]:
+    """What each side's frontier pools, where either has one."""
     pooled = []
     for side in sequence.sides:
         if not side.frontier:
             continue
-        engines = _join(side.engines)
-        methods = _method_text(side.spec_methods)
-        modes = _join(["aggregated" if m == "agg" else "disaggregated" for m in side.modes])
-        how = "pools the best available configurations" if not side.narrowed else (f"is {side.pooling}")
         if side.engines == ["unknown"]:
             pooled.append(f"{side.label}: the published values do not say which engine or configuration")
-        else:
-            pooled.append(
-                f"{side.label} {how}: its frontier uses {pooled_text(side, methods, modes, engines)}"
-            )
-    if pooled:
-        notes.append(
-            "Each side's curve is the frontier of every configuration it selects, so it may mix engines, "
-            "speculative decoding and deployment modes. " + "; ".join(pooled) + "."
-        )
+            continue
+        modes = _join(["aggregated" if m == "agg" else "disaggregated" for m in side.modes])
+        how = "pools the best available configurations" if not side.narrowed else f"is {side.pooling}"
+        used = pooled_text(side, _method_text(side.spec_methods), modes, _join(side.engines))
+        pooled.append(f"{side.label} {how}: its frontier uses {used}")
+    if not pooled:
+        return []
+    return [
+        "Each side's curve is the frontier of every configuration it selects, so it may mix engines, "
+        "speculative decoding and deployment modes. " + "; ".join(pooled) + "."
+    ]
+
+
+def _acceptance_note(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
+    """Speculative decoding compared across engines, or by a kind that always warns of it."""
     spec_sides = [s for s in sequence.sides if any(m != "none" for m in s.spec_methods)]
     engines_with_spec = sorted({e for s in spec_sides for e in s.engines} - {"unknown"})
-    if KINDS[comparison.kind].engine_caveat or (spec_sides and len(engines_with_spec) > 1):
-        notes.append(
-            "Speculative-decoding acceptance rates differ between inference engines"
-            + (f" (here: {_join(engines_with_spec)})" if engines_with_spec else "")
-            + ", so points from different engines are not directly comparable: part of a gap at matched "
-            "interactivity can come from the engine rather than the method."
+    if not (KINDS[comparison.kind].engine_caveat or (spec_sides and len(engines_with_spec) > 1)):
+        return []
+    return [
+        "Speculative-decoding acceptance rates differ between inference engines"
+        + (f" (here: {_join(engines_with_spec)})" if engines_with_spec else "")
+        + ", so points from different engines are not directly comparable: part of a gap at matched "
+        "interactivity can come from the engine rather than the method."
+    ]
+
+
+def _disaggregated_note(sequence: SequenceResult) -> list[str]:
+    if not any("disagg" in s.modes for s in sequence.sides):
+        return []
+    return [
+        "Disaggregated deployments (separate prefill and decode workers) are counted per GPU over all "
+        "their GPUs, prefill and decode together; their concurrency is that of the whole deployment."
+    ]
+
+
+def _constants_notes(constants: AppliedConstants) -> list[str]:
+    """Where a GPU's cost and energy constants come from, and which it lacks."""
+    notes = []
+    parts = []
+    if constants.usd_per_gpu_hour is not None:
+        parts.append(
+            f"${fixed(constants.usd_per_gpu_hour, 3).rstrip('0').rstrip('.')} per GPU-hour "
+            f"({constants.cost_tier})"
         )
-    if any("disagg" in s.modes for s in sequence.sides):
+    if constants.watts_all_in is not None:
+        parts.append(f"{fixed(constants.watts_all_in / 1000, 2)} kW all-in per GPU")
+    if parts:
         notes.append(
-            "Disaggregated deployments (separate prefill and decode workers) are counted per GPU over all "
-            "their GPUs, prefill and decode together; their concurrency is that of the whole deployment."
+            f"Cost and energy for {constants.hardware_name} use {_join(parts)}, from {constants.source} "
+            f"(as of {constants.as_of}). Cost is derived from the interpolated throughput."
         )
-    for constants in comparison.constants:
-        parts = []
-        if constants.usd_per_gpu_hour is not None:
-            parts.append(
-                f"${fixed(constants.usd_per_gpu_hour, 3).rstrip('0').rstrip('.')} per GPU-hour "
-                f"({constants.cost_tier})"
-            )
-        if constants.watts_all_in is not None:
-            parts.append(f"{fixed(constants.watts_all_in / 1000, 2)} kW all-in per GPU")
-        if parts:
-            notes.append(
-                f"Cost and energy for {constants.hardware_name} use {_join(parts)}, from {constants.source} "
-                f"(as of {constants.as_of}). Cost is derived from the interpolated throughput."
-            )
-        missing = constants.missing()
-        if missing:
-            notes.append(
-                f"No {' or '.join(missing)} constant is known for {constants.hardware_name}: "
-                "those metrics are shown as unavailable."
-            )
-    dates = [s.dates for s in sequence.sides if s.dates]
-    if dates:
-        first, last = min(d[0] for d in dates), max(d[1] for d in dates)
-        if first != last:
-            notes.append(
-                f"Points come from runs on different dates ({first} to {last}); one curve can "
-                "join points from different runs."
-            )
-    notes.extend(sparse_gaps(comparison, sequence))
-    notes.extend(comparison.notices)
+    missing = constants.missing()
+    if missing:
+        notes.append(
+            f"No {' or '.join(missing)} constant is known for {constants.hardware_name}: "
+            "those metrics are shown as unavailable."
+        )
     return notes
+
+
+def _dates_note(sequence: SequenceResult) -> list[str]:
+    dates = [s.dates for s in sequence.sides if s.dates]
+    if not dates:
+        return []
+    first, last = min(d[0] for d in dates), max(d[1] for d in dates)
+    if first == last:
+        return []
+    return [
+        f"Points come from runs on different dates ({first} to {last}); one curve can "
+        "join points from different runs."
+    ]
 
 
 def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
