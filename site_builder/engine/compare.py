@@ -194,6 +194,8 @@ def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constant
     if "throughput" not in curves.splined:
         return [AtTarget(measured=False, measured_range=curves.range) for _ in targets]
     constant_values = constants.as_values()
+    unknown_constants = {name for name, value in constant_values.items() if value is None}
+    formulas = [(m, metrics.variables(m.formula)) for m in metrics.METRICS]
     found: list[AtTarget] = []
     for target, values_there in zip(targets, curves.curves.at(targets), strict=True):
         if values_there is None:
@@ -204,13 +206,13 @@ def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constant
         interpolated = dict(zip(curves.splined, values_there, strict=True))
         known = {name: None if name in gaps else interpolated.get(name) for name in metrics.CURVE_QUANTITIES}
         known |= constant_values
-        values = {m.key: metrics.evaluate(m.formula, known) for m in metrics.METRICS}
+        values = {m.key: metrics.evaluate(m.formula, known) for m, _ in formulas}
         # the names a metric lacks here: a quantity with a gap, a constant without a value
-        unknown = gaps.keys() | {name for name, value in constant_values.items() if value is None}
+        unknown = gaps.keys() | unknown_constants
         missing = {
             m.key: tuple(gaps.get(name, name) for name in names if name in unknown)
-            for m in metrics.METRICS
-            if not unknown.isdisjoint(names := metrics.variables(m.formula))
+            for m, names in formulas
+            if not unknown.isdisjoint(names)
         }
         brackets = curves.brackets(target, stretch)
         found.append(

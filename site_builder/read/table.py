@@ -319,10 +319,22 @@ class PointTable:
         frame["throughput_basis"] = "output"
         return PointTable(frame)
 
+    def python_values(self, name: str, positions: Sequence[int] | None = None) -> list[Any]:
+        """A column's values (of these rows, by position) as Python values, None where not given."""
+        values = self._columns.array(name)
+        chosen = values[
+            self.positions if positions is None else self.positions[np.asarray(positions, dtype=np.intp)]
+        ]
+        found: list[Any] = chosen.tolist()
+        if chosen.dtype.kind == "f":
+            empty = np.isnan(chosen)
+            if empty.any():
+                return [None if gap else value for value, gap in zip(found, empty.tolist(), strict=True)]
+        return found
+
     def records(self, positions: Sequence[int], columns: Sequence[str]) -> list[dict[str, Any]]:
         """These rows' values of these columns as Python values, None where not given."""
-        at = self.positions[np.asarray(positions, dtype=np.intp)]
-        lists = [[None if _missing(v) else v for v in self._columns.array(n)[at].tolist()] for n in columns]
+        lists = [self.python_values(name, positions) for name in columns]
         return [dict(zip(columns, values, strict=True)) for values in zip(*lists, strict=True)]
 
     def values(self, key: str) -> list[Any]:
