@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from site_builder import metrics
 from site_builder.catalog import HardwareCatalog, hardware_name
@@ -25,10 +24,9 @@ from site_builder.present.schema import (
 )
 
 
-class SideCell(NamedTuple):
-    """One side's value in a table cell. A class, not a dict: templates read these by the
-    thousand, and Jinja tries an attribute before a key (a dict would fail over every time); a
-    named tuple, as a page makes ≈ 270 of them (a frozen dataclass sets each field by a call)."""
+@dataclass(frozen=True, slots=True)
+class SideCell:
+    """One side's value in a table cell (templates/sections/matched-interactivity.html)."""
 
     label: str
     text: str
@@ -52,44 +50,40 @@ def target_cells(
     shown: Sequence[Metric], sides: Sequence[MetricsAtTarget], labels: Sequence[str]
 ) -> list[list[SideCell]]:
     """One target's table cells, a list per shown metric: each side's formatted value, the
-    better one marked (higher or lower wins). Each side's fields are read once for all metrics
-    (a pydantic model's attribute costs more than a local's)."""
-    facts = [(label, m, m.measured, m.values) for label, m in zip(labels, sides, strict=True)]
-    both = all([measured for _, _, measured, _ in facts])
+    better one marked (higher or lower wins) where both sides were measured."""
+    both = all(m.measured for m in sides)
     columns = []
     for metric in shown:
-        attribute = metric.attribute
-        values = [side_values.get(attribute) for _, _, _, side_values in facts]
+        values = [m.values.get(metric.attribute) for m in sides]
         best = winner(values[0], values[1], metric.better) if both else None
-        cells = []
-        for i, (label, m, measured, _) in enumerate(facts):
-            value = values[i]
-            if not measured:
-                text, note = "not measured", m.reason or ""
-            elif value is not None:
-                text, note = metric.prefix + fixed(value, metric.decimals, thousands=True), ""
-                if m.sparse and metric.key == "throughput":
-                    text += f" ({SPARSE_MARK})"
-                    note = (
-                        "interpolated between two distant measured points (see the notes and the provenance)"
-                    )
-            elif metric.key == "concurrency" and len(m.brackets) == 2:
-                # between two deployments: the two measured concurrencies, never a number in between
-                low, high = m.brackets
-                text = (
-                    f"measured: {_deployment_text(low.concurrency, low.gpu_count)}, "
-                    f"{_deployment_text(high.concurrency, high.gpu_count)}"
-                )
-                note = m.unavailable.get(attribute, "")
-            else:
-                text, note = "n/a", m.unavailable.get(attribute, "unavailable")
-            cells.append(SideCell(label, text, note, best == i, value, measured, i))
-        columns.append(cells)
+        columns.append(
+            [
+                SideCell(label, *_cell_words(metric, m, value), best == i, value, m.measured, i)
+                for i, (label, m, value) in enumerate(zip(labels, sides, values, strict=True))
+            ]
+        )
     return columns
 
 
-# A deployment's words, remembered: a page's sides run a few deployments, named at many targets
-_deployment_text = lru_cache(maxsize=1024)(deployment_text)
+def _cell_words(metric: Metric, m: MetricsAtTarget, value: float | None) -> tuple[str, str]:
+    """A side's text in a metric's row, and the note a reader sees over it."""
+    if not m.measured:
+        return "not measured", m.reason or ""
+    if value is not None:
+        text = metric.prefix + fixed(value, metric.decimals, thousands=True)
+        if m.sparse and metric.key == "throughput":
+            note = "interpolated between two distant measured points (see the notes and the provenance)"
+            return f"{text} ({SPARSE_MARK})", note
+        return text, ""
+    if metric.key == "concurrency" and len(m.brackets) == 2:
+        # between two deployments: the two measured concurrencies, never a number in between
+        low, high = m.brackets
+        text = (
+            f"measured: {deployment_text(low.concurrency, low.gpu_count)}, "
+            f"{deployment_text(high.concurrency, high.gpu_count)}"
+        )
+        return text, m.unavailable.get(metric.attribute, "")
+    return "n/a", m.unavailable.get(metric.attribute, "unavailable")
 
 
 def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[TableRow]:
