@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from site_builder.formatting import (
     fixed,
-    float_texts,
     numbers_json,
     parse_sequence_label,
     round_half_up,
@@ -93,21 +92,6 @@ def test_grouped_separates_thousands_of_the_half_up_text() -> None:
         "12,345.3",
         "-1,234,567.0",
     ]
-
-
-@given(st.lists(st.one_of(st.none(), st.floats(), st.floats(-1e6, 1e6), st.floats(1e-6, 1e-3))))
-def test_float_texts_are_repr_of_each_float(values: list[float | None]) -> None:
-    """The column writer's floats: repr, bit for bit, whatever the value (pydantic-core's text
-    where it is repr's, repr where not), and empty for None."""
-    assert float_texts(values) == ["" if v is None else repr(v) for v in values]
-
-
-def test_float_texts_at_the_edges_of_plain_notation() -> None:
-    edges = [1e-4, 9.99e-5, 1.5e-5, 1e-5, 1e15, 9.999999999999998e15, 1e16, -0.0, 0.0, 10.00001]
-    for value in edges:
-        assert float_texts([value, 2.5]) == [repr(value), "2.5"], value
-    assert float_texts([]) == []
-    assert float_texts([float("inf"), float("nan"), None]) == ["inf", "nan", ""]
 
 
 SCALARS = st.one_of(

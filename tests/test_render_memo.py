@@ -1,5 +1,5 @@
-"""What rendering makes once a process for the sides pages share (comparison.json's summaries,
-the chart markers, the page data's knots) and the JSON written from those fragments: byte for
+"""What rendering makes once a process for the sides pages share (the chart markers, the page
+data's knots) and the JSON written from those fragments: byte for
 byte what encoding the whole page at once writes, and never another side's fragment."""
 
 from __future__ import annotations
@@ -10,14 +10,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from site_builder import metrics
 from site_builder.pipeline import Pipeline
 from site_builder.present import charts
 from site_builder.present.charts import EncodedJSON, chart_data, script_json_text
-from site_builder.present.result import summarize
 from site_builder.present.schema import ComparisonResult
 from site_builder.project import Project
 from site_builder.render import downloads as comparison_json
@@ -39,8 +36,6 @@ def _comparison(a_points: list[tuple[float, float, int]], slug: str = "a-vs-b") 
 
 
 def _clear() -> None:
-    comparison_json._SUMMARIES_JSON.clear()
-    comparison_json._SUMMARY_JSON.clear()
     charts._SIDE_MARKERS.clear()
 
 
@@ -54,7 +49,6 @@ def test_fragments_equal_the_whole_encoding_on_every_default_page(tmp_path: Path
     for _ in range(2):
         for page in pages:
             c = page.comparison
-            assert comparison_json.comparison_json(c) == c.model_dump_json().encode() + b"\n"
             for data in (chart_data(c), page_data(c)):
                 assert script_json_text(data) == _whole(data)
 
@@ -83,10 +77,7 @@ def test_pages_sharing_a_side_share_its_fragments() -> None:
     c = _comparison([(20, 2000, 128), (35, 900, 64), (50, 1000, 32), (90, 400, 8)])
     same_side = c.model_copy(update={"slug": "another-page"})  # the same summaries
     first = comparison_json.comparison_json(c)
-    made = len(comparison_json._SUMMARIES_JSON._entries)
-    assert made == 3  # FP4's frontier and points; FP8's, every point on its frontier, are one
     assert comparison_json.comparison_json(same_side) == first.replace(b"a-vs-b", b"another-page")
-    assert len(comparison_json._SUMMARIES_JSON._entries) == made  # nothing made again
     # FP4's point at 35 tok/s/user (900 tok/s/GPU) is below the frontier (50 at 1000): an off
     # value, six significant digits
     points = chart_data(c)["points"]["1k/1k"][0]
@@ -105,43 +96,6 @@ def test_encoded_json_is_a_dict_with_its_text() -> None:
         str(json_for_script(page))
         == '{"title":"t","points":{"a":"\\u003c/script\\u003eé","inner":{"x":[1.5,null]}}}'
     )
-
-
-@given(
-    st.lists(
-        st.tuples(
-            st.floats(0.5, 1e4),
-            st.floats(1.0, 1e5),
-            st.text(alphabet=st.sampled_from(list('ab{},:"\\é\n')), min_size=1, max_size=30),
-            st.booleans(),
-        ),
-        min_size=1,
-        max_size=6,
-    )
-)
-def test_summaries_written_together_are_cut_into_each_ones_json(
-    rows: list[tuple[float, float, str, bool]],
-) -> None:
-    """Summaries lacking their JSON are written as one list and cut apart: each piece is that
-    summary's own JSON, also where a record holds what the cut looks for (`},{"interactivity":`)."""
-    summaries = [
-        summarize(point(x, y, record=record.replace("a", '},{"interactivity":')), frontier)
-        for x, y, record, frontier in rows
-    ]
-    pieces = comparison_json._summaries_each(summaries)
-    assert pieces == [s.model_dump_json().encode() for s in summaries]
-
-
-def test_a_summarys_json_is_the_models_also_for_values_validation_never_lets_in() -> None:
-    """A summary's values are written as the model writes them (the summaries are written as
-    plain dicts: comparison_json._PLAIN_SUMMARIES): a float that is not finite is null, text
-    is UTF-8 with its quotes and controls escaped, an int stays an int."""
-    assert comparison_json._PLAIN_SUMMARIES
-    made = summarize(point(20.0, 1000.0, record='é "q" \\ \t'), True)
-    odd = made.model_copy(update={"throughput_per_gpu": float("inf"), "users_per_gpu": float("nan")})
-    pieces = comparison_json._summaries_each([made, odd])
-    assert pieces == [made.model_dump_json().encode(), odd.model_dump_json().encode()]
-    assert b'"throughput_per_gpu":null' in pieces[1] and '"record":"é \\"q\\"'.encode() in pieces[0]
 
 
 def test_the_page_datas_metrics_follow_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
