@@ -17,6 +17,7 @@ from site_builder.present.narrate import SPARSE_MARK, interval_text, points_text
 from site_builder.present.result import deployment_text
 from site_builder.present.schema import (
     AccuracyRun,
+    AccuracySide,
     AccuracyTask,
     ComparisonResult,
     MetricsAtTarget,
@@ -114,50 +115,54 @@ def _run_row(label: str, run: AccuracyRun, catalog: HardwareCatalog) -> dict[str
 
 def accuracy_table(task: AccuracyTask, catalog: HardwareCatalog) -> dict[str, Any]:
     """One task's table for the page: each side's score and interval, the difference, the runs."""
-    rows = []
-    for side in task.sides:
-        scored = side.score is not None and side.ci_lo is not None and side.ci_hi is not None
-        rows.append(
-            {
-                "label": side.label,
-                "score": score_text(side.score) if side.score is not None else "no usable result",
-                "interval": interval_text(side.ci_lo, side.ci_hi, False) if scored else "—",  # type: ignore[arg-type]
-                "runs": f"{side.pooled_runs} of {len(side.runs)}" if side.runs else "0",
-                "hardware": ", ".join(side.hardware) + (" (other hardware)" if side.other_hardware else "")
-                if side.hardware
-                else "not recorded",
-            }
-        )
-    difference = None
-    d = task.difference
-    if d is not None:
-        a, b = (s.label for s in task.sides)
-        difference = {
-            "label": f"{a} − {b}",
-            "value": f"{points_text(d.value)} points",
-            "interval": interval_text(d.ci_lo, d.ci_hi, True),
-            "verdict": f"{d.better} better" if d.better else "within noise",
-            "method": f"paired over {d.questions:,} questions" if d.method == "paired" else "unpaired",
-        }
-    methods = {side.pool_method for side in task.sides if side.pooled_runs > 1}
-    pooling = None
-    if methods:
-        exact = methods == {"per-question"}
-        pooling = (
-            "A side with several runs gets their mean. The runs answer the same questions, so averaging "
-            "does not narrow the interval: "
-            + (
-                "it comes from the per-question means across runs."
-                if exact
-                else "it is the root-mean-square of the runs' standard errors, never narrower than the truth."
-            )
-        )
     return {
         "task": task.task,
-        "pooling": pooling,
+        "pooling": _pooling_note(task),
         "caption": f"{task.task_name} ({task.metric_label}), "
         f"{'higher' if task.higher_is_better else 'lower'} is better",
-        "rows": rows,
-        "difference": difference,
+        "rows": [_side_row(side) for side in task.sides],
+        "difference": _difference_row(task),
         "runs": [_run_row(side.label, run, catalog) for side in task.sides for run in side.runs],
     }
+
+
+def _side_row(side: AccuracySide) -> dict[str, Any]:
+    scored = side.score is not None and side.ci_lo is not None and side.ci_hi is not None
+    hardware = ", ".join(side.hardware) + (" (other hardware)" if side.other_hardware else "")
+    return {
+        "label": side.label,
+        "score": score_text(side.score) if side.score is not None else "no usable result",
+        "interval": interval_text(side.ci_lo, side.ci_hi, False) if scored else "—",  # type: ignore[arg-type]
+        "runs": f"{side.pooled_runs} of {len(side.runs)}" if side.runs else "0",
+        "hardware": hardware if side.hardware else "not recorded",
+    }
+
+
+def _difference_row(task: AccuracyTask) -> dict[str, Any] | None:
+    d = task.difference
+    if d is None:
+        return None
+    a, b = (s.label for s in task.sides)
+    return {
+        "label": f"{a} − {b}",
+        "value": f"{points_text(d.value)} points",
+        "interval": interval_text(d.ci_lo, d.ci_hi, True),
+        "verdict": f"{d.better} better" if d.better else "within noise",
+        "method": f"paired over {d.questions:,} questions" if d.method == "paired" else "unpaired",
+    }
+
+
+def _pooling_note(task: AccuracyTask) -> str | None:
+    """How a side's several runs are pooled (None: no side pools more than one)."""
+    methods = {side.pool_method for side in task.sides if side.pooled_runs > 1}
+    if not methods:
+        return None
+    how = (
+        "it comes from the per-question means across runs."
+        if methods == {"per-question"}
+        else "it is the root-mean-square of the runs' standard errors, never narrower than the truth."
+    )
+    return (
+        "A side with several runs gets their mean. The runs answer the same questions, so averaging "
+        "does not narrow the interval: " + how
+    )
