@@ -1,7 +1,8 @@
 """Plan the site's pages: every stub, then the pages the data implies that no stub covers.
 
-Generated pages: every precision pair per model and GPU, every speculative-decoding method
-against none per model, GPU and precision. A stub with the same identity takes a page over.
+Each page kind discovers its own generated pages (`kinds.PageKind.discover`, over the facts
+below); they are listed by model and GPU, kinds in registry order. A stub with the same identity
+or slug takes a page over.
 """
 
 from __future__ import annotations
@@ -9,28 +10,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
 from site_builder.formatting import sequence_label
-from site_builder.kinds import KINDS
+from site_builder.kinds import KINDS, Found, PageKind, Workload
 from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.pool import PointPool
-
-PRECISION_ORDER = ("fp4", "int4", "fp8", "bf16", "fp16")
-
-
-def _precision_rank(precision: str) -> tuple[int, str]:
-    order = PRECISION_ORDER.index(precision) if precision in PRECISION_ORDER else len(PRECISION_ORDER)
-    return order, precision
-
-
-def _auto_stub(slug: str, spec: StubSpec) -> Stub:
-    return Stub(path=None, slug=slug, spec=spec, body="", sides=resolve_sides(spec))
-
-
-Workload = tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -60,6 +46,10 @@ class PlanFacts:
             sources[key[:2]].add(pool.datasets[dataset_code])
         return cls(dict(workloads), dict(sources))
 
+    def datasets(self, model: str, *hardware: str) -> list[str]:
+        """The datasets holding measured points of the model on these GPUs, sorted."""
+        return sorted({name for gpu in hardware for name in self.sources.get((model, gpu), ())})
+
     def to_json(self) -> dict[str, Any]:
         return {
             "workloads": [[*key, sorted(map(list, seqs))] for key, seqs in sorted(self.workloads.items())],
@@ -75,74 +65,41 @@ class PlanFacts:
 
 
 def discover_pages(facts: PlanFacts, stubs: Sequence[Stub]) -> list[Stub]:
-    """Generated stubs for comparable pairs that share a workload, minus those a stub covers."""
-    workloads, sources = facts.workloads, facts.sources
+    """Every kind's generated stubs, by model and GPU (kinds in registry order within), less
+    those a stub (or an earlier generated page) covers by slug or identity."""
+    found = [(kind, page) for kind in KINDS.values() if kind.discover for page in kind.discover(facts)]
+    found.sort(key=lambda item: (item[1].model, item[1].hardware or ""))  # stable: kinds keep order
     taken_identities = {stub.identity() for stub in stubs}
     taken_slugs = {stub.slug for stub in stubs}
-    found: list[Stub] = []
-
-    def add(slug: str, spec: StubSpec) -> None:
-        if slug in taken_slugs:
-            return
-        stub = _auto_stub(slug, spec)
-        identity = stub.identity()
-        if identity in taken_identities:
-            return
-        taken_identities.add(identity)
-        taken_slugs.add(slug)
-        found.append(stub)
-
-    pairs: dict[tuple[str, str], dict[str, set[tuple[int, int]]]] = defaultdict(lambda: defaultdict(set))
-    by_method: dict[tuple[str, str, str], dict[str, set[tuple[int, int]]]] = defaultdict(dict)
-    for (model, hardware, precision, spec), seqs in workloads.items():
-        pairs[(model, hardware)][precision] |= seqs
-        by_method[(model, hardware, precision)][spec] = seqs
-    for (model, hardware), by_precision in sorted(pairs.items()):
-        dataset = sorted(sources[(model, hardware)])
-        for a, b in combinations(sorted(by_precision, key=_precision_rank), 2):
-            shared = by_precision[a] & by_precision[b]
-            if not shared:
-                continue
-            sequence = _first_sequence(shared)
-            add(
-                KINDS["precision"].slug(model, hardware, "", a, b),
-                StubSpec(
-                    kind="precision",
-                    model=model,
-                    hardware=hardware,
-                    dataset=dataset,
-                    sequence=sequence,
-                    sides=[_side("precision", a), _side("precision", b)],
-                ),
-            )
-        for precision in sorted(by_precision, key=_precision_rank):
-            methods = by_method.get((model, hardware, precision), {})
-            if "none" not in methods:
-                continue
-            for method in sorted(set(methods) - {"none", "unknown"}):
-                shared = methods[method] & methods["none"]
-                if not shared:
-                    continue
-                sequence = _first_sequence(shared)
-                add(
-                    KINDS["spec-decoding"].slug(model, hardware, precision, method, "none"),
-                    StubSpec(
-                        kind="spec-decoding",
-                        model=model,
-                        hardware=hardware,
-                        precision=precision,
-                        dataset=dataset,
-                        sequence=sequence,
-                        sides=[_side("spec-decoding", method), _side("spec-decoding", "none")],
-                    ),
-                )
-    return found
+    generated: list[Stub] = []
+    for kind, page in found:
+        stub = _generated_stub(kind, page)
+        if stub.slug in taken_slugs or stub.identity() in taken_identities:
+            continue
+        taken_identities.add(stub.identity())
+        taken_slugs.add(stub.slug)
+        generated.append(stub)
+    return generated
 
 
-def _side(kind: str, value: str) -> SideSpec:
+def _generated_stub(kind: PageKind, page: Found) -> Stub:
+    """The stub an author would write for a page the data implies."""
+    a, b = page.values
+    shared = {"model": page.model, "hardware": page.hardware, "precision": page.precision}
+    spec = StubSpec(
+        kind=kind.key,
+        **{key: value for key, value in shared.items() if value is not None},
+        dataset=page.datasets,
+        sequence=_first_sequence(page.workloads),
+        sides=[_side(kind, a), _side(kind, b)],
+    )
+    slug = kind.slug(page.model, page.hardware or "", page.precision or "", a, b)
+    return Stub(path=None, slug=slug, spec=spec, body="", sides=resolve_sides(spec))
+
+
+def _side(kind: PageKind, value: str) -> SideSpec:
     """A generated side: the kind's varied filter set to the value, labelled by the kind's rule."""
-    kind_of = KINDS[kind]
-    return SideSpec.model_validate({"label": kind_of.side_label(value), kind_of.varies: value})
+    return SideSpec.model_validate({"label": kind.side_label(value), kind.varies: value})
 
 
 def plan_pages(stubs: Sequence[Stub], facts: PlanFacts, config: SiteConfig) -> list[Stub]:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections import defaultdict
+from collections.abc import Iterator
+from itertools import combinations
 from pathlib import Path
 
 import pytest
 
 from site_builder import metrics
 from site_builder.content import StubSpec
-from site_builder.kinds import KINDS, Words
+from site_builder.kinds import KINDS, Found, PageKind, Words, Workload, slugify
 from site_builder.loaders.formats import FORMATS, detect
 from site_builder.metrics import METRICS, Metric, check_registry, evaluate
+from site_builder.plan import PlanFacts
 from site_builder.sections import SECTIONS
-from tests.conftest import ROOT
+from tests.conftest import LAB_CSV, ROOT
 
 
 def test_every_metric_formula_is_well_formed() -> None:
@@ -90,6 +94,50 @@ def test_every_kind_titles_slugs_and_labels() -> None:
     assert KINDS["precision"].title(words) == "MI355X: FP4 vs FP8 Precision Comparison"
     assert KINDS["spec-decoding"].side_label("none") == "Off"
     assert KINDS["spec-decoding"].slug("dsr1", "mi355x", "fp4", "mtp", "none") == "mi355x-fp4-mtp-vs-off-dsr1"
+
+
+def _gpu_pairs(facts: PlanFacts) -> Iterator[Found]:
+    """A test kind's discovery: every two GPUs measured on one model and precision without
+    speculative decoding, sharing a workload."""
+    by_model: dict[tuple[str, str], dict[str, set[Workload]]] = defaultdict(lambda: defaultdict(set))
+    for (model, hardware, precision, method), workloads in facts.workloads.items():
+        if method == "none":
+            by_model[(model, precision)][hardware] |= workloads
+    for (model, precision), gpus in sorted(by_model.items()):
+        for a, b in combinations(sorted(gpus), 2):
+            shared = gpus[a] & gpus[b]
+            if shared:
+                yield Found(model, None, precision, (a, b), shared, facts.datasets(model, a, b))
+
+
+def test_a_new_generated_kind_is_one_entry(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
+    """A kind whose entry says which pages the data implies has them generated, worded and listed
+    in the index by that entry alone; a kind without `discover` comes only from stubs."""
+    from site_builder.cli import main
+
+    kind = PageKind(
+        key="gpu-pair",
+        name="GPU Pairs",
+        varies="hardware",
+        title=lambda w: f"{w.model} {w.precision}: {w.a} against {w.b}",
+        lede=lambda w: f"{w.a} and {w.b} serving {w.model}",
+        closers=("One closer.", "Another closer.", "A third closer.", "A fourth closer."),
+        slug=lambda model, gpu, precision, a, b: slugify(a, "and", b, precision, model),
+        needs_gpu=False,
+        discover=_gpu_pairs,
+    )
+    monkeypatch.setitem(KINDS, kind.key, kind)
+    b200 = [line.replace(",h200,", ",b200,") for line in LAB_CSV.splitlines() if ",h200,sglang,fp8," in line]
+    (project / "data" / "results" / "lab.csv").write_text(LAB_CSV + "\n".join(b200) + "\n")
+    assert main(["build", "--root", str(project), "-q"]) == 0
+    site = project / "site"
+    generated = sorted(p.parent.name for p in site.glob("*/comparison.json"))
+    assert generated == ["b200-and-h200-fp8-dsr1", "h200-fp4-vs-fp8"]  # the stub's page, and the new kind's
+    document = json.loads((site / "b200-and-h200-fp8-dsr1" / "comparison.json").read_text())
+    assert document["kind"] == "gpu-pair"
+    assert document["title"] == f"{document['model_name']} FP8: B200 against H200"
+    assert [side["label"] for side in document["sides"]] == ["B200", "H200"]
+    assert "GPU Pairs" in (site / "index.html").read_text()
 
 
 def test_an_unknown_kind_is_refused_with_a_suggestion() -> None:
