@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from site_builder import metrics
-from site_builder.catalog import AppliedConstants, HardwareCatalog, hardware_name
+from site_builder.catalog import CONSTANTS, AppliedConstants, HardwareCatalog, hardware_name
 from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageSweep, TaskAccuracy
 from site_builder.engine import accuracy as stats
 from site_builder.engine import sweep as sweep_engine
@@ -153,13 +153,11 @@ def deployment_text(concurrency: int, gpu_count: int | None) -> str:
 def constant_reason(constant: str, constants: AppliedConstants, at: AtTarget | None = None) -> str:
     """Why a metric has no value: a constant the GPU lacks, a knot without a GPU count, or a
     target between two deployments (metrics.QUANTITY_GAPS), in the words the table's tooltip uses."""
-    if constant == "usd_per_gpu_hour":
-        return f"no {constants.cost_tier} cost per GPU-hour for {constants.hardware_name}"
     if constant == "gpu_count":
         return "a measured point on this frontier has no GPU count, so there is no per-GPU concurrency"
     if constant == "deployment" and at is not None and len(at.brackets) == 2:
         return _BETWEEN_DEPLOYMENTS.get(at.brackets, _between_deployments)
-    return f"no all-in power per GPU for {constants.hardware_name}"
+    return CONSTANTS[constant].reason(constants.cost_tier, constants.hardware_name)
 
 
 def _between_deployments(knots: tuple[BenchmarkPoint, ...]) -> str:

@@ -9,11 +9,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from site_builder import metrics
-from site_builder.catalog import HardwareCatalog, hardware_name
+from site_builder.catalog import CONSTANTS, HardwareCatalog, hardware_name
 from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE
-from site_builder.memo import IdentityMemo, SequenceMemo
-from site_builder.metrics import Metric
-from site_builder.present.charts import EncodedJSON, script_json_text
 from site_builder.present.narrate import Narrative
 from site_builder.present.schema import ComparisonResult, PointSummary, SequenceResult, SideResult
 from site_builder.render.downloads import accuracy_csv, comparison_json, points_csv, sweep_csv, table_csv
@@ -40,76 +37,73 @@ def page_url(slug: str) -> str:
     return f"{slug}/index.html"
 
 
-def page_data(comparison: ComparisonResult) -> EncodedJSON:
-    """What the page script needs to re-interpolate and redraw: knots and constants per sequence.
-
-    Knots carry the interactivity and then the curve quantities the shown metrics read."""
-    quantities, quantities_json, table, table_json = _SHOWN.get(metrics.SHOWN, _shown_metrics)
-    sequences = EncodedJSON(
-        [(s.sequence, seq, seq.text) for s in comparison.sequences for seq in [_sequence_data(s, quantities)]]
-    )
-    return EncodedJSON(
-        [
-            ("slug", comparison.slug, None),
-            ("labels", [s.label for s in comparison.sides], None),
-            ("tie", TIE_TOLERANCE, None),
-            ("sparse_ratio", SPARSE_RATIO, None),
-            ("metrics", table, table_json),
-            ("quantities", quantities, quantities_json),
-            ("default_sequence", comparison.default_sequence, None),
-            ("sequences", sequences, sequences.text),
-        ]
-    )
-
-
-def _shown_metrics(shown: Sequence[Metric]) -> tuple[list[str], str, list[dict[str, object]], str]:
-    """The shown metrics' curve quantities and table for the page script, with their JSON."""
-    quantities, table = metrics.shown_quantities(), metrics.page_table(shown)
-    return quantities, script_json_text(quantities), table, script_json_text(table)
-
-
-# The same for every page while the registry is the same object: made once a process
-_SHOWN: IdentityMemo[Sequence[Metric], tuple[list[str], str, list[dict[str, object]], str]] = IdentityMemo(4)
+def page_data(comparison: ComparisonResult) -> dict[str, Any]:
+    """What the page script needs to work out the table and the chart at a reader's targets, and
+    to word them as the build does (engine.js `cells`): per side its label, GPU, cost tier and
+    constants; the registries' words (shown metrics, the constants' reasons); per sequence the
+    targets, the band and each side's knots."""
+    quantities = metrics.shown_quantities()
+    sides = comparison.sequences[0].sides if comparison.sequences else []  # alike in every sequence
+    return {
+        "slug": comparison.slug,
+        "sides": [
+            {
+                "label": side.label,
+                "gpu": side.constants.hardware_name,
+                "tier": side.constants.cost_tier,
+                "constants": side.constants.values(),
+            }
+            for side in sides
+        ],
+        "tie": TIE_TOLERANCE,
+        "sparse_ratio": SPARSE_RATIO,
+        "metrics": metrics.page_table(metrics.SHOWN),
+        "constants": [{"key": c.key, "missing": c.missing} for c in CONSTANTS.values()],
+        "quantities": quantities,
+        "default_sequence": comparison.default_sequence,
+        "sequences": {s.sequence: _sequence_data(s, quantities) for s in comparison.sequences},
+    }
 
 
-def _sequence_data(sequence: SequenceResult, quantities: list[str]) -> EncodedJSON:
-    sides = [_side_data(side, quantities) for side in sequence.sides]
-    return EncodedJSON(
-        [
-            ("targets", sequence.targets, None),
-            ("band", [sequence.band.lo, sequence.band.hi] if sequence.band.overlap else None, None),
-            ("sides", sides, "[" + ",".join(side.text for side in sides) + "]"),
-        ]
-    )
+def _sequence_data(sequence: SequenceResult, quantities: list[str]) -> dict[str, Any]:
+    return {
+        "targets": sequence.targets,
+        "band": [sequence.band.lo, sequence.band.hi] if sequence.band.overlap else None,
+        "sides": [_side_data(side, quantities) for side in sequence.sides],
+    }
 
 
-def _side_data(side: SideResult, quantities: list[str]) -> EncodedJSON:
+def _side_data(side: SideResult, quantities: list[str]) -> dict[str, Any]:
     """A side's knots (interactivity, then the curve quantities the shown metrics read), whether
-    each stretch is one deployment, the knots' GPU counts and the side's constants."""
-    knots, knots_json, gpus, gpus_json = _KNOTS.get(
-        [*quantities, *side.frontier], lambda _: _knots(side.frontier, quantities)
-    )
-    return EncodedJSON(
-        [
-            ("knots", knots, knots_json),
-            ("joins", side.concurrency_joins, None),
-            ("gpus", gpus, gpus_json),
-            *((key, value, None) for key, value in side.constants.values().items()),
-        ]
-    )
-
-
-def _knots(
-    frontier: Sequence[PointSummary], quantities: list[str]
-) -> tuple[list[list[float]], str, list[int | None], str]:
+    each stretch between knots is one deployment, and per knot its GPU count and deployment (an
+    index into the deployments' configuration labels), which a reason names."""
     attributes = [metrics.CURVE_QUANTITIES[q] for q in quantities]
-    knots = [[k.interactivity, *(getattr(k, a) for a in attributes)] for k in frontier]
-    gpus = [k.gpu_count for k in frontier]
-    return knots, script_json_text(knots), gpus, script_json_text(gpus)
+    deployments: dict[tuple[object, ...], int] = {}
+    labels: list[str] = []
+    for knot in side.frontier:
+        if deployments.setdefault(_deployment(knot), len(labels)) == len(labels):
+            labels.append(knot.configuration)
+    return {
+        "knots": [[k.interactivity, *(getattr(k, a) for a in attributes)] for k in side.frontier],
+        "joins": side.concurrency_joins,
+        "gpus": [k.gpu_count for k in side.frontier],
+        "deployments": [deployments[_deployment(k)] for k in side.frontier],
+        "configurations": labels,
+    }
 
 
-# A side's knots and GPU counts with their JSON, once a process for the very same frontier
-_KNOTS: SequenceMemo[Any, tuple[list[list[float]], str, list[int | None], str]] = SequenceMemo(512)
+def _deployment(knot: PointSummary) -> tuple[object, ...]:
+    """What tells a knot's deployment from another's, as far as the summary says it."""
+    return (
+        knot.model,
+        knot.hardware,
+        knot.precision,
+        knot.framework,
+        knot.spec_method,
+        knot.disagg,
+        knot.parallelism,
+        knot.configuration,
+    )
 
 
 @dataclass(frozen=True)
