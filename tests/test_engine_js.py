@@ -51,6 +51,7 @@ EXPORTS = sorted(
         "TIE_TOLERANCE",
         "cells",
         "columnSummary",
+        "measuredPoints",
         "curveSamples",
         "deploymentText",
         "evaluate",
@@ -66,6 +67,7 @@ EXPORTS = sorted(
         "steffenTangents",
         "valueText",
         "winner",
+        "words",
     ]
 )
 Case = TypeVar("Case")

@@ -396,6 +396,33 @@
     return { x: xs, y: ys };
   }
 
+  /* A side's measured points as the chart data lists them (site_builder/present/charts.py
+     chart_data): per point 1 on the frontier, 0 off it; a point on it is the side's next knot,
+     one off it the next of the `off` columns (named by `columns`), which carry a GPU count in
+     place of concurrency per GPU. Per point: its interactivity, its curve quantities and whether
+     it is on the frontier, in the chart data's order. */
+  function measuredPoints(curves, measured, columns) {
+    var knots = curves.side.knots || [], names = curves.names, onKnot = 0, offPoint = 0;
+    return (measured ? measured.frontier : []).map(function (flag) {
+      var quantities = {};
+      if (flag === 1) {
+        var knot = knots[onKnot];
+        onKnot += 1;
+        names.forEach(function (name, q) { quantities[name] = knot[q + 1]; });
+        return { x: knot[0], quantities: quantities, onFrontier: true };
+      }
+      var point = {};
+      columns.forEach(function (name, c) { point[name] = measured.off[c][offPoint]; });
+      offPoint += 1;
+      names.forEach(function (name) { quantities[name] = name in point ? point[name] : null; });
+      if ("gpus" in point && names.indexOf("users_per_gpu") >= 0) {
+        // concurrency ÷ GPUs, as site_builder/points.py defines it
+        quantities.users_per_gpu = point.gpus ? point.concurrency / point.gpus : null;
+      }
+      return { x: point.interactivity, quantities: quantities, onFrontier: false };
+    });
+  }
+
   function isTie(a, b, tie) {
     var tolerance = tie === undefined || tie === null ? TIE_TOLERANCE : tie;
     return Math.abs(a - b) <= tolerance * Math.max(Math.abs(a), Math.abs(b));
@@ -539,6 +566,33 @@
     return "At " + target + " tok/s/user: " + parts.join("; ") + ".";
   }
 
+  /* The page's other words: the controls' labels, what the live region says, the charts'
+     titles and hover lines (plain text: the page script escapes what Plotly reads as markup). */
+  var words = {
+    targetLabel: function (col, sequence) {
+      return "Target " + (col + 1) + " interactivity for " + sequence + " (tok/s/user)";
+    },
+    invalidTarget: "Enter a positive interactivity in tokens per second per user.",
+    sequenceShown: function (sequence) { return "Showing the " + sequence + " workload: table and chart updated."; },
+    metricShown: function (label) { return "Chart shows " + label + "."; },
+    viewShown: function (sequence, label) { return "Showing " + sequence + ", " + label + "."; },
+    axisShown: function (axis, log) { return "The " + axis + " axis is now " + (log ? "logarithmic." : "linear."); },
+    sweepShown: function (workload) { return "Sweep chart shows the " + workload + " workload."; },
+    sweepCaption: function (workload, sides) {
+      return workload + ": output tok/s of " + sides + " at each tested concurrency";
+    },
+    chartTitle: function () { return Array.prototype.join.call(arguments, " · "); }, // a PNG's title
+    pngButton: "Download this chart as a PNG",
+    accuracy: "accuracy",
+    sweep: "sweep",
+    frontier: function (label) { return label + " frontier"; },
+    pointLine: function (concurrency, date) {
+      return (concurrency === null || concurrency === undefined ? "" : "concurrency " + grouped(String(concurrency))) +
+        (date === null || date === undefined ? "" : " · " + date);
+    },
+    offFrontier: "(not on the frontier)"
+  };
+
   return {
     TIE_TOLERANCE: TIE_TOLERANCE,
     SPARSE_RATIO: SPARSE_RATIO,
@@ -561,6 +615,8 @@
     deploymentText: deploymentText,
     reason: reason,
     cells: cells,
-    columnSummary: columnSummary
+    columnSummary: columnSummary,
+    measuredPoints: measuredPoints,
+    words: words
   };
 }));

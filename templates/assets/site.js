@@ -203,7 +203,7 @@
         var label = document.createElement("label");
         label.className = "visually-hidden";
         label.setAttribute("for", id);
-        label.textContent = "Target " + (col + 1) + " interactivity for " + seq + " (tok/s/user)";
+        label.textContent = E.words.targetLabel(col, seq);
         var input = document.createElement("input");
         input.type = "number";
         input.id = id;
@@ -218,7 +218,7 @@
           var value = Number(input.value);
           if (!input.value || !isFinite(value) || value <= 0) {
             input.setAttribute("aria-invalid", "true");
-            announce("Enter a positive interactivity in tokens per second per user.");
+            announce(E.words.invalidTarget);
             return;
           }
           input.removeAttribute("aria-invalid");
@@ -302,7 +302,7 @@
       modeBarButtonsToRemove: ["lasso2d", "select2d", "toImage", "sendDataToCloud"],
       modeBarButtonsToAdd: [{
         name: "download-png",
-        title: "Download this chart as a PNG",
+        title: E.words.pngButton,
         icon: window.Plotly.Icons.camera,
         click: function (gd) { downloadPNG(gd, title(), filename()); }
       }]
@@ -332,41 +332,24 @@
         traces.push({
           type: "scatter", mode: "lines", name: escapeHTML(tracesNamed.curve), legendgroup: label,
           x: samples.x, y: samples.y, line: { width: 2.5, color: color },
-          hovertemplate: label + " frontier<br>" + charts.x_hover + " · " + shown.hover + "<extra></extra>",
+          hovertemplate: escapeHTML(E.words.frontier(labels[i])) + "<br>" + charts.x_hover + " · " + shown.hover +
+            "<extra></extra>",
           meta: { role: "curve", side: i }
         });
       }
       var xs = [], ys = [], sizes = [], opacities = [], details = [];
-      // a point on the frontier is the side's next knot; one off it, the next of the `off` columns
-      var measured = charts.points[seq][i], knots = side.knots || [], onKnot = 0, offPoint = 0;
-      (measured ? measured.frontier : []).forEach(function (flag, n) {
-        var onFrontier = flag === 1, x, quantities = {};
-        if (onFrontier) {
-          var knot = knots[onKnot];
-          onKnot += 1;
-          x = knot[0];
-          names.forEach(function (name, q) { quantities[name] = knot[q + 1]; });
-        } else {
-          var point = {};
-          charts.point_columns.forEach(function (name, c) { point[name] = measured.off[c][offPoint]; });
-          offPoint += 1;
-          x = point.interactivity;
-          names.forEach(function (name) { quantities[name] = name in point ? point[name] : null; });
-          if ("gpus" in point && names.indexOf("users_per_gpu") >= 0) {
-            // concurrency ÷ GPUs, as points.py defines it (charts.point_columns)
-            quantities.users_per_gpu = point.gpus ? point.concurrency / point.gpus : null;
-          }
-        }
+      var measured = charts.points[seq][i], curves = curvesBySeq[seq][i];
+      E.measuredPoints(curves, measured, charts.point_columns).forEach(function (point, n) {
         var date = measured.date[n];
-        xs.push(x);
-        ys.push(E.evaluate(metric.formula, E.knownValues(curvesBySeq[seq][i], quantities)));
-        sizes.push(onFrontier ? 9 : 7);
-        opacities.push(onFrontier ? 1 : 0.35);
+        xs.push(point.x);
+        ys.push(E.evaluate(metric.formula, E.knownValues(curves, point.quantities)));
+        sizes.push(point.onFrontier ? 9 : 7);
+        opacities.push(point.onFrontier ? 1 : 0.35);
         details.push([
           escapeHTML(charts.strings[measured.configuration[n]]),
-          (hasConcurrency ? "concurrency " + quantities.concurrency.toLocaleString("en-US") : "") +
-            (date === null ? "" : " · " + escapeHTML(charts.strings[date])),
-          onFrontier ? "" : "<br>(not on the frontier)"
+          escapeHTML(E.words.pointLine(hasConcurrency ? point.quantities.concurrency : null,
+            date === null ? null : charts.strings[date])),
+          point.onFrontier ? "" : "<br>" + escapeHTML(E.words.offFrontier)
         ]);
       });
       traces.push({
@@ -441,7 +424,7 @@
   function draw() {
     if (!window.Plotly || !chartEl || !chartMetricByKey[state.metric]) { return; }
     mainConfig = mainConfig || plotConfig(function () {
-      return charts.title + " · " + state.seq + " · " + chartMetricByKey[state.metric].label;
+      return E.words.chartTitle(charts.title, state.seq, chartMetricByKey[state.metric].label);
     }, function () { return fileName(page.slug + "-" + state.seq + "-" + state.metric); });
     window.Plotly.react(chartEl, baseTraces(state.seq, state.metric), chartLayout(), mainConfig);
     drawnView = [state.seq, state.metric, state.logX, state.logY].join("|");
@@ -494,7 +477,7 @@
   function drawAccuracy() {
     var el = document.getElementById("accuracy-chart");
     if (!window.Plotly || !el || !charts.accuracy) { return; }
-    drawFigure(el, charts.accuracy, charts.title + " · accuracy", "accuracy");
+    drawFigure(el, charts.accuracy, E.words.chartTitle(charts.title, E.words.accuracy), "accuracy");
   }
 
   /* The sweep chart shows one workload at a time, the one its switch names. */
@@ -502,7 +485,8 @@
     var el = document.getElementById("sweep-chart");
     var i = el ? Number(el.getAttribute("data-sweep")) : 0;
     if (!window.Plotly || !el || !(charts.sweeps || [])[i]) { return; }
-    drawFigure(el, charts.sweeps[i], charts.title + " · " + (el.getAttribute("data-title") || "sweep"), "sweep-" + (i + 1));
+    drawFigure(el, charts.sweeps[i], E.words.chartTitle(charts.title, el.getAttribute("data-title") || E.words.sweep),
+      "sweep-" + (i + 1));
   }
 
   var workloadSelect = document.getElementById("sweep-workload");
@@ -513,9 +497,9 @@
       var name = workloadSelect.options[workloadSelect.selectedIndex].text;
       el.setAttribute("data-sweep", workloadSelect.value);
       el.setAttribute("data-title", name);
-      caption.textContent = name + ": output tok/s of " + caption.getAttribute("data-sides") + " at each tested concurrency";
+      caption.textContent = E.words.sweepCaption(name, caption.getAttribute("data-sides"));
       drawSweeps();
-      announce("Sweep chart shows the " + name + " workload.");
+      announce(E.words.sweepShown(name));
     });
   }
 
@@ -544,7 +528,7 @@
       state = { seq: seqSelect.value, metric: state.metric, targets: defaults(seqSelect.value), logX: state.logX, logY: state.logY };
       render();
       pushState();
-      announce("Showing the " + state.seq + " workload: table and chart updated.");
+      announce(E.words.sequenceShown(state.seq));
     });
   }
   if (metricSelect) {
@@ -552,7 +536,7 @@
       state.metric = metricSelect.value;
       draw();
       pushState();
-      announce("Chart shows " + labelOf(state.metric) + ".");
+      announce(E.words.metricShown(labelOf(state.metric)));
     });
   }
   [["log-x", "logX", "interactivity"], ["log-y", "logY", "metric"]].forEach(function (scale) {
@@ -562,7 +546,7 @@
     box.addEventListener("change", function () {
       state[scale[1]] = box.checked;
       draw();
-      announce("The " + scale[2] + " axis is now " + (box.checked ? "logarithmic." : "linear."));
+      announce(E.words.axisShown(scale[2], box.checked));
     });
   });
   window.addEventListener("popstate", function () {
@@ -572,7 +556,7 @@
     state.logX = scales.logX;
     state.logY = scales.logY;
     render();
-    announce("Showing " + state.seq + ", " + labelOf(state.metric) + ".");
+    announce(E.words.viewShown(state.seq, labelOf(state.metric)));
   });
   /* A theme change (the system's, or a theme switch setting a class or data attribute on <html>)
      repaints every chart in the new colours. */
