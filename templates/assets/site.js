@@ -1,12 +1,12 @@
 /* Comparison page controls: editable targets, sequence and metric switches, shareable URL state,
    light/dark charts. Works offline: Plotly is the site's own copy and the data is in the page.
 
-   Every number and every word of a cell comes from SiteEngine (assets/engine.js, loaded first),
-   the Python engine's arithmetic and the build's wording written in JavaScript, fed by the page
-   data: interpolation, the metric formulas of the page's metric table (page.metrics, from
-   site_builder/metrics.py), half-up rounding, a cell's text, note and winner, the diamonds' and
-   the live region's words. This file only does DOM work: it reads the inputs and the URL, writes
-   the engine's texts into the table, and hands Plotly its traces. */
+   Every number and every word comes from SiteEngine (assets/engine.js, loaded first), the Python
+   engine's arithmetic and the build's wording written in JavaScript, or from the page's data:
+   interpolation, the metric formulas of the page's metric table (page.metrics, from
+   site_builder/metrics.py), half-up rounding, a cell's text, note and winner, the controls', the
+   live region's and the charts' words. This file only does DOM work: it reads the inputs and the
+   URL, writes the engine's texts into the table, and hands Plotly its traces and shapes. */
 (function () {
   "use strict";
 
@@ -75,8 +75,9 @@
     return url.toString();
   }
 
-  /* A history entry per change. After a target edit it waits for the paint (pushState costs a few
-     milliseconds); any other change first writes the one still waiting, so the order holds. */
+  /* A history entry per change. After a target edit it waits for the paint and then for idle time
+     (pushState costs a few milliseconds, and the reader sees nothing of it); any other change
+     first writes the one still waiting, so the order holds. */
   var waitingEntry = null;
 
   function writeEntry(s) {
@@ -92,7 +93,9 @@
   function pushStateAfterPaint() {
     flushEntry();
     waitingEntry = JSON.parse(JSON.stringify(state));
-    afterPaint(flushEntry);
+    afterPaint(function () {
+      if (window.requestIdleCallback) { window.requestIdleCallback(flushEntry, { timeout: 1000 }); } else { flushEntry(); }
+    });
   }
 
   /* Work the reader does not see (the URL, the live region) waits until the frame is painted. */
