@@ -204,6 +204,9 @@ def _catalog_value(spec: HardwareSpec | None, constant: Constant, tier: CostTier
     return float(value) if value else None
 
 
+Credit = tuple[str, str]  # (source, as of)
+
+
 def constants_for(
     catalog: HardwareCatalog,
     hardware: str,
@@ -216,30 +219,37 @@ def constants_for(
     credited to the catalog's source, and a page with no constant credits nobody."""
     spec = catalog.gpus.get(hardware)
     catalog_credit = (catalog.source, str(catalog.as_of))
-    found: dict[str, tuple[float | None, tuple[str, str] | None]] = {}
+    found: dict[str, tuple[float | None, Credit | None]] = {}
     for key, constant in CONSTANTS.items():
         value = _catalog_value(spec, constant, tier)
         found[key] = (value, catalog_credit) if value else (None, None)
     for layer in overrides:
         override = layer.get(hardware)
-        if override is None:
-            continue
-        credit = (override.source or OVERRIDE_WITHOUT_SOURCE, str(override.as_of or ""))
-        for name in found:
-            value = getattr(override, name)
-            if value is not None:
-                found[name] = (value, credit)
+        if override is not None:
+            _apply(override, found)
     credited = {name: credit for name, (_, credit) in found.items() if credit is not None}
     credits = list(dict.fromkeys(credited.values()))
-    if len(credits) > 1:  # say which constant came from where
-        source = "; ".join(f"{CONSTANTS[name].short}: {credit[0]}" for name, credit in credited.items())
-    else:
-        source = credits[0][0] if credits else "none"
     return AppliedConstants(
         hardware=hardware,
         hardware_name=hardware_name(catalog, hardware),
         cost_tier=tier,
         **{name: value for name, (value, _) in found.items()},
-        source=source,
+        source=_source(credited, credits),
         as_of="; ".join(dict.fromkeys(as_of for _, as_of in credits if as_of)) or "—",
     )
+
+
+def _apply(override: ConstantOverride, found: dict[str, tuple[float | None, Credit | None]]) -> None:
+    """An override layer's values over what was found, each credited to the layer's source."""
+    credit = (override.source or OVERRIDE_WITHOUT_SOURCE, str(override.as_of or ""))
+    for name in found:
+        value = getattr(override, name)
+        if value is not None:
+            found[name] = (value, credit)
+
+
+def _source(credited: Mapping[str, Credit], credits: list[Credit]) -> str:
+    """Who gave the page's constants: one source, or which constant came from where."""
+    if len(credits) > 1:
+        return "; ".join(f"{CONSTANTS[name].short}: {credit[0]}" for name, credit in credited.items())
+    return credits[0][0] if credits else "none"
