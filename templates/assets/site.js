@@ -75,27 +75,28 @@
     return url.toString();
   }
 
-  /* A history entry per change. After a target edit it waits for the paint and then for idle time
-     (pushState costs a few milliseconds, and the reader sees nothing of it); any other change
-     first writes the one still waiting, so the order holds. */
-  var waitingEntry = null;
+  /* A history entry per change. A target edit's entry waits for idle time (pushState costs a few
+     milliseconds, and nothing the reader sees depends on it), with those of the edits after it
+     while none was written; any other change first writes the ones waiting, so the order holds. */
+  var waitingEntries = [];
 
   function writeEntry(s) {
     try { window.history.pushState(s, "", urlFor(s)); } catch (e) { /* some file:// setups */ }
   }
 
-  function flushEntry() {
-    if (waitingEntry) { var s = waitingEntry; waitingEntry = null; writeEntry(s); }
+  function flushEntries() {
+    var entries = waitingEntries;
+    waitingEntries = [];
+    entries.forEach(writeEntry);
   }
 
-  function pushState() { flushEntry(); writeEntry(state); }
+  function pushState() { flushEntries(); writeEntry(state); }
 
-  function pushStateAfterPaint() {
-    flushEntry();
-    waitingEntry = JSON.parse(JSON.stringify(state));
-    afterPaint(function () {
-      if (window.requestIdleCallback) { window.requestIdleCallback(flushEntry, { timeout: 1000 }); } else { flushEntry(); }
-    });
+  function pushStateWhenIdle() {
+    waitingEntries.push(JSON.parse(JSON.stringify(state)));
+    if (waitingEntries.length > 1) { return; } // already asked for
+    if (window.requestIdleCallback) { window.requestIdleCallback(flushEntries, { timeout: 500 }); }
+    else { afterPaint(flushEntries); }
   }
 
   /* Work the reader does not see (the URL, the live region) waits until the frame is painted. */
@@ -226,7 +227,7 @@
           }
           input.removeAttribute("aria-invalid");
           retarget(col, value);
-          pushStateAfterPaint();
+          pushStateWhenIdle();
           afterPaint(function () { announce(describeColumn(col)); });
         });
       });
@@ -553,7 +554,7 @@
     });
   });
   window.addEventListener("popstate", function () {
-    waitingEntry = null; // the reader went back before the last edit's entry was written
+    waitingEntries = []; // the reader went back before the last edits' entries were written
     var scales = { logX: state.logX, logY: state.logY };
     state = stateFromURL();
     state.logX = scales.logX;
