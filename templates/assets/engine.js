@@ -3,7 +3,7 @@
    would have written.
 
    Mirrors:
-   - fixed / roundHalfUp: site_builder/numbers.py (half-up on the shortest decimal representation,
+   - fixed / roundHalfUp: site_builder/formatting.py (half-up on the shortest decimal representation,
      Python's Decimal(repr(value)).quantize(..., ROUND_HALF_UP), written out as str(Decimal) does);
    - steffenTangents / MonotoneSpline: site_builder/engine/spline.py (Steffen interior tangents,
      d3's one-sided end rule, evaluated as scipy's CubicHermiteSpline does: power-basis
@@ -17,7 +17,9 @@
      the reasons of site_builder/present/result.py (range_reason, deployment_text,
      constant_reason); what only the build knows (labels, GPU names, cost tiers, configuration
      labels, the constants' "no … for <GPU>" templates) comes in the page data
-     (site_builder/render/pages.py page_data).
+     (site_builder/render/pages.py page_data);
+   - measuredPoints: the measured points as site_builder/present/charts.py chart_data lists them;
+     words: the controls', live region's and charts' other words.
 
    Loads as a plain browser script (window.SiteEngine) and under Node (module.exports), with no
    dependencies. tests/test_engine_js.py checks it against the Python engine. */
@@ -84,7 +86,7 @@
     return (negative ? "-" : "") + intpart + fracpart + exp;
   }
 
-  /* Half-up rounded, fixed-point text (site_builder/numbers.py fixed): 12.25 -> "12.3",
+  /* Half-up rounded, fixed-point text (site_builder/formatting.py fixed): 12.25 -> "12.3",
      0.125 -> "0.13", -0.04 -> "-0.0" (Decimal keeps the sign), 1e-7 at 1 decimal -> "0.0".
      Like Python it gives "NaN" for NaN and throws where Decimal's quantize fails (infinities, or
      a result of more than 28 digits such as 1e21 to 10 decimals). */
@@ -110,7 +112,7 @@
     return decimalText(d.negative, coefficient, quantum);
   }
 
-  /* The half-up rounded number (site_builder/numbers.py round_half_up). */
+  /* The half-up rounded number (site_builder/formatting.py round_half_up). */
   function roundHalfUp(value, decimals) {
     if (typeof value !== "number" || !isFinite(value)) {
       throw new RangeError("cannot round non-finite value " + value);
@@ -231,7 +233,6 @@
     return result;
   }
 
-  // The curve quantities a side's knots carry: [interactivity, throughput, concurrency(, output)].
   /* The curve quantities in knot-column order after the interactivity (metrics.CURVE_QUANTITIES);
      the page sends its own list as page.quantities. */
   var QUANTITIES = ["throughput", "concurrency", "output_throughput", "users_per_gpu"];
@@ -293,25 +294,24 @@
      interactivity, throughput, concurrency, GPU count, deployment and its configuration label
      (compare.py SideCurves.brackets). */
   SideCurves.prototype.brackets = function (x) {
-    var xs = this.xs, side = this.side, names = this.names, found = [];
+    var xs = this.xs, side = this.side, names = this.names;
     var at = [];
     for (var i = 0; i < xs.length; i += 1) {
       if (xs[i] === x) { at = [i]; break; }
       if (xs[i] > x) { at = i > 0 ? [i - 1, i] : []; break; }
     }
     var throughput = names.indexOf("throughput") + 1, concurrency = names.indexOf("concurrency") + 1;
-    at.forEach(function (k) {
+    return at.map(function (k) {
       var knot = side.knots[k], deployment = (side.deployments || [])[k];
-      found.push({
+      return {
         interactivity: knot[0],
         throughput: knot[throughput],
         concurrency: concurrency > 0 ? knot[concurrency] : null,
         gpus: (side.gpus || [])[k],
         deployment: deployment,
         configuration: (side.configurations || [])[deployment]
-      });
+      };
     });
-    return found;
   };
 
   /* Whether a value between these knots rests on sparse data: a two-knot frontier, or knots more
