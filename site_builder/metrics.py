@@ -1,11 +1,12 @@
 """The metric registry: every number a page shows at a target, defined once.
 
 Each metric has a formula over the quantities interpolated along a side's frontier
-(`CURVE_QUANTITIES`) and the GPU's constants (`CONSTANTS`). The formula is a small expression
-tree, not Python code, so the page script (`assets/engine.js`) evaluates exactly the same
-arithmetic in exactly the same order: `["/", ["*", "usd_per_gpu_hour", 1e6], ["*", 3600,
-"throughput"]]` is (usd × 10⁶) ÷ (3600 × throughput). Display rules (unit, decimals, prefix,
-which direction is better, axis title) sit beside the formula, so adding a metric is one entry.
+(`CURVE_QUANTITIES`) and the GPU's constants (`CONSTANTS`, the registry in catalog.py). The
+formula is a small expression tree, not Python code, so the page script (`assets/engine.js`)
+evaluates exactly the same arithmetic in exactly the same order: `["/", ["*",
+"usd_per_gpu_hour", 1e6], ["*", 3600, "throughput"]]` is (usd × 10⁶) ÷ (3600 × throughput).
+Display rules (unit, decimals, prefix, which direction is better, axis title) sit beside the
+formula, so adding a metric is one entry.
 
 Cost and energy are derived from the interpolated throughput, never splined on their own
 (DESIGN.md). A metric whose constant is unknown for a GPU is unavailable, with that constant
@@ -17,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
+
+from site_builder.catalog import CONSTANTS as CONSTANTS  # re-exported: formulas name these
 
 # The quantities a side's frontier interpolates (one spline each, sharing the knots), with the
 # attribute that holds each on a measured point (BenchmarkPoint and its summary alike).
@@ -30,9 +33,8 @@ CURVE_QUANTITIES: dict[str, str] = {
 # short name the page uses, like a missing constant: a knot without a GPU count, or a target
 # between two different deployments (whose concurrency no deployment ran).
 QUANTITY_GAPS: dict[str, str] = {"gpu_count": "GPU count", "deployment": "deployment"}
-# The per-GPU constants a formula may use (data/hardware.yaml, overridable per site and page).
-# With the short name warnings and caveats use for each.
-CONSTANTS: dict[str, str] = {"usd_per_gpu_hour": "cost", "watts_all_in": "power"}
+# The per-GPU constants a formula may use (data/hardware.yaml, overridable per site and page) are
+# the registry catalog.CONSTANTS, imported above: a formula names one by its key.
 
 Expr: TypeAlias = "str | float | int | list[Expr]"
 Better = Literal["higher", "lower", ""]

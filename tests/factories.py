@@ -12,7 +12,7 @@ from site_builder.catalog import AppliedConstants
 from site_builder.compute import ComputedSide
 from site_builder.engine import compare as engine
 from site_builder.engine.compare import Constants, SidePoints
-from site_builder.present.result import sequence_result
+from site_builder.present.result import ShownPoints, sequence_result, shown_side
 from site_builder.present.schema import SequenceResult
 from site_builder.read.table import PointTable
 
@@ -109,6 +109,18 @@ def compare_sequence(
     pinned_targets: Sequence[float] | None = None,
 ) -> SequenceResult:
     """The engine's numbers for one workload, presented as comparison.json holds them."""
+    return sequence_and_points(isl, osl, sequence, sides, pinned_targets)[0]
+
+
+def sequence_and_points(
+    isl: int,
+    osl: int,
+    sequence: str,
+    sides: Sequence[SideInput],
+    pinned_targets: Sequence[float] | None = None,
+) -> tuple[SequenceResult, list[ShownPoints]]:
+    """`compare_sequence`, and each side's points as the page lists them (points.csv, the charts,
+    the page data)."""
     rows = [table(s.points) for s in sides]
     numbers = engine.compare_sequence(
         isl,
@@ -127,7 +139,8 @@ def compare_sequence(
         )
         for s in sides
     ]
-    return sequence_result(computed, numbers, rows)
+    shown = [shown_side(side, r) for side, r in zip(numbers.sides, rows, strict=True)]
+    return sequence_result(computed, numbers, rows), shown
 
 
 SHARED_EDITS = ("catalog", "template", "guide", "site config")

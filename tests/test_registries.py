@@ -166,3 +166,34 @@ def test_every_section_has_its_partial_in_the_theme() -> None:
     assert len(keys) == len(set(keys))
     for section in SECTIONS:
         assert (ROOT / "templates" / section.template).is_file(), section.template
+
+
+def test_every_constant_is_a_field_where_authors_give_it_and_pages_read_it() -> None:
+    """A per-GPU constant is one registry entry (catalog.CONSTANTS) plus its field in the models
+    an author's catalog and overrides are validated by, the page's applied constants and the
+    engine's: a missing field would silently drop the constant."""
+    from dataclasses import fields
+
+    from site_builder.catalog import CONSTANTS, AppliedConstants, ConstantOverride, HardwareSpec
+    from site_builder.engine.compare import Constants
+
+    for key, constant in CONSTANTS.items():
+        assert constant.key == key
+        for model in (HardwareSpec, ConstantOverride, AppliedConstants):
+            assert key in model.model_fields, (model.__name__, key)
+        assert key in {f.name for f in fields(Constants)}, key
+        assert "{gpu}" in constant.missing  # the reason names the GPU
+
+
+def test_a_constants_words_come_from_its_entry() -> None:
+    """The registry words a missing constant, the warnings' short names and the provenance's
+    constants table (as they were written before the registry)."""
+    from site_builder.catalog import CONSTANTS
+    from tests.factories import constants
+
+    cost, power = CONSTANTS["usd_per_gpu_hour"], CONSTANTS["watts_all_in"]
+    assert cost.reason("neocloud", "B200") == "no neocloud cost per GPU-hour for B200"
+    assert power.reason("rental", "B200") == "no all-in power per GPU for B200"
+    assert constants(usd=1.95, watts=2170.0).texts() == ["$1.95", "2170 W"]
+    assert constants(usd=None, watts=None).texts() == ["unknown", "unknown"]
+    assert constants(usd=None, watts=1400.4).missing() == ["cost"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from site_builder import metrics
-from site_builder.catalog import AppliedConstants, HardwareCatalog, hardware_name
+from site_builder.catalog import CONSTANTS, AppliedConstants, HardwareCatalog, hardware_name
 from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageSweep, TaskAccuracy
 from site_builder.engine import accuracy as stats
 from site_builder.engine import sweep as sweep_engine
@@ -77,14 +77,12 @@ def constant_reason(
 ) -> str:
     """Why a metric has no value: a constant the GPU lacks, a knot without a GPU count, or a
     target between two deployments (metrics.QUANTITY_GAPS), in the words the table's tooltip uses."""
-    if constant == "usd_per_gpu_hour":
-        return f"no {constants.cost_tier} cost per GPU-hour for {constants.hardware_name}"
     if constant == "gpu_count":
         return "a measured point on this frontier has no GPU count, so there is no per-GPU concurrency"
     if constant == "deployment" and at is not None and len(at.brackets) == 2:
         low, high = (knots[k] for k in at.brackets)
         return between_deployments(low, high, at.same_deployment)
-    return f"no all-in power per GPU for {constants.hardware_name}"
+    return CONSTANTS[constant].reason(constants.cost_tier, constants.hardware_name)
 
 
 def between_deployments(low: PointSummary, high: PointSummary, same_deployment: bool) -> str:
@@ -140,12 +138,13 @@ class ShownPoints:
 def shown_points(page: ComputedPage) -> list[list[ShownPoints]]:
     """Per workload, each side's points as its page lists them."""
     return [
-        [_shown(side, rows) for side, rows in zip(numbers.sides, pair, strict=True)]
+        [shown_side(side, rows) for side, rows in zip(numbers.sides, pair, strict=True)]
         for numbers, pair in zip(page.sequences, page.rows, strict=True)
     ]
 
 
-def _shown(side: SideNumbers, rows: PointTable) -> ShownPoints:
+def shown_side(side: SideNumbers, rows: PointTable) -> ShownPoints:
+    """One side's points on one workload as its page lists them."""
     knots = set(side.frontier)
     return ShownPoints(rows.rows(side.order), [n in knots for n in side.order])
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from site_builder import metrics
-from site_builder.catalog import HardwareCatalog, hardware_name
+from site_builder.catalog import CONSTANTS, HardwareCatalog, hardware_name
 from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE
 from site_builder.present.narrate import Narrative
 from site_builder.present.result import ShownPoints
@@ -39,40 +39,70 @@ def page_url(slug: str) -> str:
     return f"{slug}/index.html"
 
 
-def page_data(comparison: ComparisonResult) -> dict[str, Any]:
-    """What the page script needs to re-interpolate and redraw: knots and constants per sequence.
-
-    Knots carry the interactivity and then the curve quantities the shown metrics read."""
+def page_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints]]) -> dict[str, Any]:
+    """What the page script needs to work out the table and the chart at a reader's targets, and
+    to word them as the build does (engine.js `cells`): per side its label, GPU, cost tier and
+    constants; the registries' words (shown metrics, the constants' reasons); per sequence the
+    targets, the band and each side's knots."""
     quantities = metrics.shown_quantities()
+    sides = comparison.sequences[0].sides if comparison.sequences else []  # alike in every sequence
     return {
         "slug": comparison.slug,
-        "labels": [s.label for s in comparison.sides],
+        "sides": [
+            {
+                "label": side.label,
+                "gpu": side.constants.hardware_name,
+                "tier": side.constants.cost_tier,
+                "constants": side.constants.values(),
+            }
+            for side in sides
+        ],
         "tie": TIE_TOLERANCE,
         "sparse_ratio": SPARSE_RATIO,
         "metrics": metrics.page_table(metrics.SHOWN),
+        "constants": [{"key": c.key, "missing": c.missing} for c in CONSTANTS.values()],
         "quantities": quantities,
         "default_sequence": comparison.default_sequence,
-        "sequences": {s.sequence: _sequence_data(s, quantities) for s in comparison.sequences},
+        "sequences": {
+            s.sequence: _sequence_data(s, quantities, points)
+            for s, points in zip(comparison.sequences, shown, strict=True)
+        },
     }
 
 
-def _sequence_data(sequence: SequenceResult, quantities: list[str]) -> dict[str, Any]:
+def _sequence_data(
+    sequence: SequenceResult, quantities: list[str], shown: Sequence[ShownPoints]
+) -> dict[str, Any]:
     return {
         "targets": sequence.targets,
         "band": [sequence.band.lo, sequence.band.hi] if sequence.band.overlap else None,
-        "sides": [_side_data(side, quantities) for side in sequence.sides],
+        "sides": [
+            _side_data(side, quantities, points) for side, points in zip(sequence.sides, shown, strict=True)
+        ],
     }
 
 
-def _side_data(side: SideResult, quantities: list[str]) -> dict[str, Any]:
+def _side_data(side: SideResult, quantities: list[str], shown: ShownPoints) -> dict[str, Any]:
     """A side's knots (interactivity, then the curve quantities the shown metrics read), whether
-    each stretch is one deployment, the knots' GPU counts and the side's constants."""
+    each stretch between knots is one deployment, and per knot its GPU count and deployment (an
+    index into the deployments' configuration labels: equal configurations alike), which a
+    reason names."""
     attributes = [metrics.CURVE_QUANTITIES[q] for q in quantities]
+    knot_deployments = [
+        deployment
+        for deployment, on in zip(shown.rows.column("config_id").tolist(), shown.on_frontier, strict=True)
+        if on
+    ]
+    numbered = {deployment: n for n, deployment in enumerate(dict.fromkeys(knot_deployments))}
+    labels = {
+        numbered[d]: knot.configuration for d, knot in zip(knot_deployments, side.frontier, strict=True)
+    }
     return {
         "knots": [[k.interactivity, *(getattr(k, a) for a in attributes)] for k in side.frontier],
         "joins": side.concurrency_joins,
         "gpus": [k.gpu_count for k in side.frontier],
-        **side.constants.values(),
+        "deployments": [numbered[d] for d in knot_deployments],
+        "configurations": [labels[n] for n in range(len(numbered))],
     }
 
 

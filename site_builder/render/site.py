@@ -23,7 +23,7 @@ from jinja2 import (
 from markupsafe import Markup
 
 from site_builder import __version__, metrics
-from site_builder.catalog import HardwareCatalog, hardware_name
+from site_builder.catalog import CONSTANTS, HardwareCatalog, hardware_name
 from site_builder.content import SiteConfig
 from site_builder.files import read_bytes, read_text
 from site_builder.kinds import KINDS
@@ -275,7 +275,8 @@ class SiteRenderer:
             if comparison.accuracy
             else [],
             "charts": chart_data(comparison, page.points),
-            "page_data": page_data(comparison),
+            "page_data": page_data(comparison, page.points),
+            "gpu_constants": list(CONSTANTS.values()),
             "related_slot": Markup(RELATED_SLOT),
             "structured": self._structured_data(comparison, narrative, root),
             "canonical": self.absolute(f"{comparison.slug}/"),

@@ -179,6 +179,41 @@ def test_random_targets_equal_the_python_engine(
     assert checked >= 14
 
 
+# Per sequence of a page: its table's cells as built, and after each target was moved away and
+# back by the page script (each side's span, as markup)
+REDRAWN = """() => {
+    const panels = Array.from(document.querySelectorAll('.sequence-panel'));
+    const cells = panel => Array.from(panel.querySelectorAll('tbody tr[data-metric]'))
+        .map(row => Array.from(row.querySelectorAll('td')).map(td =>
+            Array.from(td.querySelectorAll('.side-value')).map(span => span.outerHTML)));
+    const built = panels.map(cells);  // before the script writes any cell
+    const select = document.getElementById('sequence-select');
+    return panels.map((panel, n) => {
+        if (select) { select.value = panel.dataset.sequence; select.dispatchEvent(new Event('change')); }
+        panel.querySelectorAll('input.target-input').forEach(input => {
+            const target = input.value;
+            for (const value of [String(Number(target) + 0.5), target]) {
+                input.value = value;
+                input.dispatchEvent(new Event('change'));
+            }
+        });
+        return {sequence: panel.dataset.sequence, built: built[n], redrawn: cells(panel)};
+    });
+}"""
+
+
+def test_the_scripts_cells_are_the_builds(page: Page, root_url: str, built_site: Path) -> None:
+    """Every cell the script writes (text, note, winner mark, classes) is the build's markup: each
+    target moved away and back, on every page, in every sequence, the table reads as built."""
+    checked = 0
+    for slug in slugs(built_site):
+        open_page(page, f"{root_url}{slug}/index.html")
+        for table in page.evaluate(REDRAWN):
+            assert table["redrawn"] == table["built"], (slug, table["sequence"])
+            checked += bool(table["built"])
+    assert checked >= 20
+
+
 def test_outside_a_frontier_says_not_measured(page: Page, root_url: str) -> None:
     open_page(page, f"{root_url}{KINDS['precision']}/index.html")
     set_target(page, 0, 5.0)  # below both frontiers
