@@ -28,10 +28,12 @@ from site_builder.evaluations import EvalRun, SideRuns, runs_for_side
 from site_builder.files import sane_number
 from site_builder.filters import NARROWING_KEYS, describe
 from site_builder.formatting import sequence_label
+from site_builder.plan import page_title
 from site_builder.points import DatasetInfo
 from site_builder.problems import ProblemLog, Severity, suggest
 from site_builder.read.table import PointTable
 from site_builder.sections import SWEEP_ANALYSES
+from site_builder.sides import PageSides, page_sides
 from site_builder.sweeps import SweepRow
 from site_builder.sweeps import matches as sweep_matches
 
@@ -77,6 +79,7 @@ class ComputedPage:
     """A planned page with its numbers: every workload either side measured, the default first."""
 
     stub: Stub
+    title: str
     model_name: str
     cost_tier: CostTier
     sides: tuple[ComputedSide, ComputedSide]
@@ -125,36 +128,19 @@ def _where(stub: Stub) -> str:
     return stub.path or f"generated page {stub.slug}"
 
 
-def select_sides(stub: Stub, table: PointTable, log: ProblemLog) -> list[PointTable] | None:
-    """Each side's points (its filters' rows), or None with the reason logged for a side with none."""
-    selected = [table.select(side.filters) for side in stub.sides]
-    for i, (side, rows) in enumerate(zip(stub.sides, selected, strict=True)):
-        if not len(rows):
+def side_problems(stub: Stub, table: PointTable, sides: PageSides, log: ProblemLog) -> None:
+    """What the sides' rows lack, logged: a side selecting nothing (and what the data holds
+    instead), points left out for a missing output throughput, a side left with none."""
+    for i, (side, selected) in enumerate(zip(stub.sides, sides.selected, strict=True)):
+        if not len(selected):
             key, reason = explain_empty(table, side.filters)
             on_side = key in stub.spec.sides[i].model_fields_set
             loc: tuple[str | int, ...] = ("sides", i, key) if on_side else (key,)
             field_name = f"sides[{i}].{key}" if on_side else key
             log.add(_where(stub), stub.line_of(*loc), field_name, f"side '{side.label}': {reason}")
-    return selected if all(len(rows) for rows in selected) else None
-
-
-def workloads(rows: PointTable) -> dict[tuple[int, int], PointTable]:
-    """A side's points by workload (isl, osl), each in table order."""
-    positions: dict[tuple[int, int], list[int]] = {}
-    for n, workload in enumerate(zip(rows.column("isl").tolist(), rows.column("osl").tolist(), strict=True)):
-        positions.setdefault(workload, []).append(n)
-    return {workload: rows.rows(found) for workload, found in positions.items()}
-
-
-def one_basis(stub: Stub, selected: list[PointTable], log: ProblemLog) -> tuple[list[PointTable], str] | None:
-    """Never mix bases: when any point is output-only, every point is read as output tok/s (a
-    point without an output throughput is left out, and said so); None if a side is left empty."""
-    if not any((rows.column("throughput_basis") == "output").any() for rows in selected):
-        return selected, "total"
-    converted: list[PointTable] = []
-    for side, rows in zip(stub.sides, selected, strict=True):
-        kept = rows.rows(~np.isnan(rows.column("output_throughput_per_gpu").astype(float)))
-        dropped = len(rows) - len(kept)
+    if not all(len(selected) for selected in sides.selected):
+        return
+    for side, dropped, rows in zip(stub.sides, sides.dropped, sides.rows, strict=True):
         if dropped:
             log.add(
                 _where(stub),
@@ -164,11 +150,9 @@ def one_basis(stub: Stub, selected: list[PointTable], log: ProblemLog) -> tuple[
                 "the page compares output tok/s (the other side's source gives no input throughput)",
                 Severity.WARNING,
             )
-        if not len(kept):
+        if not len(rows):
             log.add(_where(stub), "", "", f"side '{side.label}': no point has an output throughput")
-            return None
-        converted.append(kept.as_output_only())
-    return converted, "output"
+            return
 
 
 def side_points(rows: PointTable) -> SidePoints:
@@ -305,13 +289,10 @@ def side_constants(
     return constants
 
 
-def page_workloads(
-    stub: Stub, groups: Sequence[Mapping[tuple[int, int], PointTable]], log: ProblemLog
-) -> list[tuple[int, int]]:
-    """Every workload either side measured, the stub's first; a side without the stub's warned."""
-    default = stub.sequence
-    for side, group in zip(stub.sides, groups, strict=True):
-        if default not in group:
+def sequence_problems(stub: Stub, sides: PageSides, log: ProblemLog) -> None:
+    """A side without the stub's workload, warned (its others named)."""
+    for side, group in zip(stub.sides, sides.by_workload, strict=True):
+        if stub.sequence not in group:
             have = ", ".join(sequence_label(*s) for s in sorted(group))
             log.add(
                 _where(stub),
@@ -320,7 +301,6 @@ def page_workloads(
                 f"side '{side.label}' has no points at {stub.spec.sequence}; it has {have}",
                 Severity.WARNING,
             )
-    return sorted(set(groups[0]) | set(groups[1]), key=lambda s: (s != default, s))
 
 
 def published(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> bool:
@@ -363,16 +343,17 @@ def compute_page(
 ) -> ComputedPage | None:
     """The page's numbers, or None (with the reasons logged) when a side selects no points."""
     spec = stub.spec
-    selected = select_sides(stub, table, log)
-    based = one_basis(stub, selected, log) if selected is not None else None
-    if based is None:
+    sides = page_sides(stub, table)
+    side_problems(stub, table, sides, log)
+    if sides.empty:
         return None
-    selected, basis = based
+    selected, basis = sides.rows, sides.basis
     tier = spec.cost_tier or config.cost_tier or catalog.default_cost_tier
     constants = side_constants(stub, catalog, config, tier, log)
-    groups = [workloads(rows) for rows in selected]
-    shown = page_workloads(stub, groups, log)
+    sequence_problems(stub, sides, log)
+    shown = sides.workloads
     empty = selected[0].rows([])
+    groups = sides.by_workload
     rows = tuple((groups[0].get(w, empty), groups[1].get(w, empty)) for w in shown)
     engine_constants = [Constants(**c.values()) for c in constants]
     sequences = tuple(
@@ -388,7 +369,7 @@ def compute_page(
     if not _derived_values_sane(stub, sequences, log) or not published(stub, sequences, log):
         return None
     varied = varied_keys(stub)
-    sides = tuple(
+    computed = tuple(
         ComputedSide(side.label, side.filters, narrowing(side, varied), side.hardware, c)
         for side, c in zip(stub.sides, constants, strict=True)
     )
@@ -399,9 +380,10 @@ def compute_page(
     used |= {r.provenance.dataset for side in (sweep.rows if sweep else ()) for r in side}
     return ComputedPage(
         stub=stub,
+        title=page_title(stub, catalog, models),
         model_name=model_name(models, spec.model),
         cost_tier=tier,
-        sides=(sides[0], sides[1]),
+        sides=(computed[0], computed[1]),
         sequences=sequences,
         rows=rows,
         datasets=tuple(datasets[d] for d in sorted(used)),

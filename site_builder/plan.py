@@ -12,11 +12,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from site_builder.catalog import HardwareCatalog, ModelInfo, hardware_name, model_name
 from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
 from site_builder.formatting import sequence_label
-from site_builder.kinds import KINDS, Found, PageKind, Workload
+from site_builder.kinds import KINDS, Found, PageKind, Words, Workload
 from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.pool import PointPool
+from site_builder.problems import ProblemLog, Severity
+from site_builder.read.table import PointTable
+from site_builder.sides import matched_somewhere, page_sides
 
 
 @dataclass(frozen=True)
@@ -111,3 +115,102 @@ def plan_pages(stubs: Sequence[Stub], facts: PlanFacts, config: SiteConfig) -> l
 def _first_sequence(shared: set[tuple[int, int]]) -> str:
     """The workload a generated page opens on: 1k/1k where both sides have it."""
     return sequence_label(*((1024, 1024) if (1024, 1024) in shared else min(shared)))
+
+
+# -- what each page is, before any is made: its head, whether it is published, its related links --
+
+
+@dataclass(frozen=True)
+class PageHead:
+    """What other pages need of a page: its address, title, model, GPUs and sequences."""
+
+    slug: str
+    title: str
+    model: str
+    hardware: tuple[str, ...]
+    sequences: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlannedPage:
+    """A page to make: its stub, its head, and the links to its related pages."""
+
+    stub: Stub
+    head: PageHead
+    related: tuple[tuple[str, str], ...]  # (address, text)
+
+
+def page_title(stub: Stub, catalog: HardwareCatalog, models: Mapping[str, ModelInfo]) -> str:
+    """The stub's title, or its kind's title pattern filled with the page's names."""
+    spec = stub.spec
+    if spec.title:
+        return spec.title
+    a, b = (side.label for side in stub.sides)
+    gpu = hardware_name(catalog, stub.sides[0].hardware)
+    precision = spec.precision.upper() if spec.precision else ""
+    words = Words(
+        a=a,
+        b=b,
+        model=model_name(models, spec.model),
+        gpu=gpu,
+        gpu_with_architecture=gpu,
+        precision=precision,
+    )
+    return KINDS[spec.kind].title(words)
+
+
+def page_heads(
+    pages: Sequence[Stub],
+    table: PointTable,
+    catalog: HardwareCatalog,
+    models: Mapping[str, ModelInfo],
+    log: ProblemLog,
+) -> list[PlannedPage]:
+    """Every page that is published, with its head and related links: a generated page whose
+    sides' frontiers meet as a matched range on no workload is left out (and said so); a stub's
+    page is always made (the compute stage says what it lacks)."""
+    heads: dict[str, tuple[Stub, PageHead]] = {}
+    for stub in pages:
+        sides = page_sides(stub, table)
+        if stub.generated and not sides.empty and not matched_somewhere(sides):
+            where = ", ".join(sequence_label(*w) for w in sides.workloads)
+            log.add(
+                f"generated page {stub.slug}",
+                "",
+                "",
+                f"not published: the two sides have no interactivity in common on any workload ({where}), "
+                "so there is nothing to compare",
+                Severity.NOTICE,
+            )
+            continue
+        hardware = tuple(dict.fromkeys(side.hardware for side in stub.sides))
+        sequences = tuple(sequence_label(*w) for w in sides.workloads)
+        heads[stub.slug] = (
+            stub,
+            PageHead(stub.slug, page_title(stub, catalog, models), stub.spec.model, hardware, sequences),
+        )
+    ordered = [head for _, head in sorted(heads.values(), key=lambda found: found[1].slug)]
+    links = related_links(ordered)
+    return [PlannedPage(stub, head, links[head.slug]) for stub, head in heads.values()]
+
+
+def related_links(heads: Sequence[PageHead]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Links from each page to its other sequences, and to the other pages on the same model and
+    GPU (in the order given). Pages are looked up by (model, GPU), so the cost grows with the
+    number of pages times the pages each one links to, not with the square of the site."""
+    order = {head.slug: n for n, head in enumerate(heads)}
+    sharing: dict[tuple[str, str], list[PageHead]] = {}
+    for head in heads:
+        for hardware in dict.fromkeys(head.hardware):
+            sharing.setdefault((head.model, hardware), []).append(head)
+    links = {}
+    for head in heads:
+        found = [
+            (f"index.html?seq={sequence}", f"This comparison at {sequence}")
+            for sequence in head.sequences[1:]
+        ]
+        others = {o.slug: o for h in head.hardware for o in sharing[(head.model, h)] if o.slug != head.slug}
+        for other in sorted(others.values(), key=lambda o: order[o.slug]):
+            found.append((f"../{other.slug}/index.html", other.title))
+        links[head.slug] = tuple(found)
+    return links

@@ -17,7 +17,6 @@ from site_builder.engine import sweep as sweep_engine
 from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
 from site_builder.evaluations import EvalRun, metric_label, task_name
 from site_builder.formatting import fixed, grouped, sequence_label
-from site_builder.kinds import KINDS, Words
 from site_builder.present.schema import (
     AccuracyDifference,
     AccuracyResult,
@@ -206,16 +205,6 @@ def sequence_result(
         ],
         sides=shown,
     )
-
-
-def default_title(page: ComputedPage, catalog: HardwareCatalog) -> str:
-    """The kind's title pattern, filled with this page's names."""
-    spec = page.stub.spec
-    a, b = (side.label for side in page.sides)
-    gpu = hardware_name(catalog, page.sides[0].hardware)
-    precision = spec.precision.upper() if spec.precision else ""
-    words = Words(a=a, b=b, model=page.model_name, gpu=gpu, gpu_with_architecture=gpu, precision=precision)
-    return KINDS[spec.kind].title(words)
 
 
 def notices(page: ComputedPage) -> list[str]:
@@ -496,7 +485,7 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
     return ComparisonResult(
         slug=page.slug,
         kind=spec.kind,
-        title=spec.title or default_title(page, catalog),
+        title=page.title,
         model=spec.model,
         model_name=page.model_name,
         hardware=list(dict.fromkeys(s.hardware for s in page.sides)),

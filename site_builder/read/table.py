@@ -182,6 +182,7 @@ class _Columns:
         self.frame = frame
         self.arrays: dict[str, npt.NDArray[Any]] = {}
         self.codes: dict[str, tuple[npt.NDArray[np.intp], list[Any]]] = {}
+        self.models: dict[str, npt.NDArray[np.intp]] = {}  # a model's rows (lower case), once asked for
 
     def array(self, name: str) -> npt.NDArray[Any]:
         found = self.arrays.get(name)
@@ -297,18 +298,33 @@ class PointTable:
             keep &= self.matches(key, wanted)
         return keep
 
+    def of_model(self, model: str) -> PointTable:
+        """The rows of one model (compared without case): what a page's sides select from,
+        worked out once a model for the whole table."""
+        whole = self._columns
+        key = model.lower()
+        if key not in whole.models:
+            codes, distinct = whole.factorized("model")
+            accepted = np.array([accepts(value, model) for value in distinct] + [False], dtype=bool)
+            whole.models[key] = np.flatnonzero(accepted[codes]).astype(np.intp)
+        found = whole.models[key]
+        return self._view(
+            found[np.isin(found, self.positions)] if len(self.positions) != len(whole.frame) else found
+        )
+
     def select(self, filters: Mapping[str, FilterValue]) -> PointTable:
         """The rows every filter accepts, in table order."""
         return self.rows(self.mask(filters))
 
     def rows(self, which: Mask | npt.NDArray[np.intp] | Sequence[int]) -> PointTable:
         """These rows (a mask, or positions among this table's rows), in the order given."""
-        chosen = (
-            self.positions[which] if _is_mask(which) else self.positions[np.asarray(which, dtype=np.intp)]
-        )
+        return self._view(self.positions[which if _is_mask(which) else np.asarray(which, dtype=np.intp)])
+
+    def _view(self, positions: npt.NDArray[np.intp]) -> PointTable:
+        """These rows of the whole table (positions into it), sharing its columns."""
         selection = object.__new__(PointTable)
         selection._columns = self._columns
-        selection.positions = chosen
+        selection.positions = positions
         return selection
 
     def as_output_only(self) -> PointTable:
