@@ -10,13 +10,15 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
 from site_builder.formatting import sequence_label
 from site_builder.kinds import KINDS
-from site_builder.points import BenchmarkPoint, DatasetInfo
-from site_builder.pool import PointPool
+from site_builder.read.provenance import DatasetInfo
+
+if TYPE_CHECKING:
+    from site_builder.read.table import PointTable
 
 PRECISION_ORDER = ("fp4", "int4", "fp8", "bf16", "fp16")
 
@@ -44,20 +46,16 @@ class PlanFacts:
     sources: dict[tuple[str, str], set[str]]
 
     @classmethod
-    def of(cls, points: Sequence[BenchmarkPoint], datasets: Mapping[str, DatasetInfo]) -> PlanFacts:
+    def of(cls, table: PointTable, datasets: Mapping[str, DatasetInfo]) -> PlanFacts:
+        measured = [name for name, info in datasets.items() if not info.published_values]
+        frame = table.frame[table.frame["dataset"].isin(measured)]
+        keys = ["model", "hardware", "precision", "spec_method"]
+        found = frame[[*keys, "dataset", "isl", "osl"]].drop_duplicates()
         workloads: dict[tuple[str, str, str, str], set[Workload]] = defaultdict(set)
         sources: dict[tuple[str, str], set[str]] = defaultdict(set)
-        pool = PointPool.of(points)  # read as columns: no point is made
-        measured = [not datasets[name].published_values for name in pool.datasets]
-        columns = (pool.config_of, pool.dataset_of, pool.isl, pool.osl)
-        found = pool.first_of(*columns)
-        keys = [(c.model, c.hardware, c.precision, c.spec_method) for c in pool.configs]
-        for config_code, dataset_code, isl, osl in zip(*(c[found].tolist() for c in columns), strict=True):
-            if not measured[dataset_code]:
-                continue
-            key = keys[config_code]
-            workloads[key].add((isl, osl))
-            sources[key[:2]].add(pool.datasets[dataset_code])
+        for model, hardware, precision, spec, dataset, isl, osl in found.itertuples(index=False):
+            workloads[(model, hardware, precision, spec)].add((int(isl), int(osl)))
+            sources[(model, hardware)].add(dataset)
         return cls(dict(workloads), dict(sources))
 
     def to_json(self) -> dict[str, Any]:

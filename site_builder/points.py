@@ -1,72 +1,22 @@
-"""Input points: one serving configuration at one concurrency on one workload, and its origin.
+"""Points as pydantic objects, for the stages that still take them (TEMPORARY, issue 23).
 
-Units are fixed here once: latency in seconds, throughput in tok/s per GPU, interactivity in
-tok/s/user, power in watts per GPU.
+The load stage gives a point table (read/table.py); `read.table.to_points` makes these objects
+from it for compute and present until they read the table. Units as in the table: latency in
+seconds, throughput in tok/s per GPU, interactivity in tok/s/user, power in watts per GPU.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, Literal, TypeVar, cast
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from site_builder.files import Count, Identifier, NonNegativeNumber, PositiveNumber, Whole
 from site_builder.formatting import sequence_label
+from site_builder.read.provenance import Frozen, Provenance
 
-Model = TypeVar("Model", bound=BaseModel)
 InteractivitySource = Literal["tpot", "stated", "derived"]
 ThroughputBasis = Literal["total", "output"]
-
-
-def _slot_setter(name: str) -> Callable[[BaseModel, Any], None]:
-    """A setter for one of pydantic's per-instance slots (its C descriptor where it has one)."""
-    descriptor = BaseModel.__dict__.get(name)
-    setter = getattr(descriptor, "__set__", None)
-    if setter is not None:
-        return cast(Callable[[BaseModel, Any], None], setter)
-    return lambda model, value: object.__setattr__(model, name, value)
-
-
-def prevalidated(cls: type[Model], data: dict[str, Any], fields_set: set[str]) -> Model:
-    """A model holding `data` (every field, in declaration order) as validated, made as
-    `model_construct` makes it without its per-call work; `fields_set` as pydantic records the
-    fields given (shared between instances: a frozen model never changes it)."""
-    model = object.__new__(cls)
-    _set_dict(model, data)
-    _set_fields(model, fields_set)
-    _set_extra(model, None)
-    _set_private(model, None)
-    return model
-
-
-def prevalidated_each(
-    cls: type[Model], data: Iterable[dict[str, Any]], fields_sets: Iterable[set[str]]
-) -> list[Model]:
-    """`prevalidated` for each of many objects' data (with its fields set), in one loop: a
-    loaded file's points are made a few hundred at a time."""
-    new, set_dict, set_fields = object.__new__, _set_dict, _set_fields
-    set_extra, set_private = _set_extra, _set_private
-    made: list[Model] = []
-    add = made.append
-    for values, fields_set in zip(data, fields_sets, strict=False):  # `repeat` for a shared set
-        model = new(cls)
-        set_dict(model, values)
-        set_fields(model, fields_set)
-        set_extra(model, None)
-        set_private(model, None)
-        add(model)
-    return made
-
-
-_set_dict = _slot_setter("__dict__")
-_set_fields = _slot_setter("__pydantic_fields_set__")
-_set_extra = _slot_setter("__pydantic_extra__")
-_set_private = _slot_setter("__pydantic_private__")
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class WorkerGroup(Frozen):
@@ -153,19 +103,6 @@ class Power(Frozen):
     joules_per_output_token: PositiveNumber | None = None
 
 
-class Provenance(Frozen):
-    """Where a point came from, so every figure on a page can be traced back."""
-
-    dataset: str
-    source_file: str
-    record: str
-    client: str | None = None  # the benchmark client and its version, e.g. "AIPerf 0.13.0"
-    date: str | None = None
-    run_url: str | None = None
-    image: str | None = None
-    note: str | None = None
-
-
 class BenchmarkPoint(Frozen):
     """One serving configuration at one concurrency on one workload."""
 
@@ -197,21 +134,3 @@ class BenchmarkPoint(Frozen):
         """Concurrency per GPU of the deployment: comparable across deployment sizes (None when
         the source gives no GPU count)."""
         return self.concurrency / self.config.gpu_count if self.config.gpu_count else None
-
-
-class DatasetInfo(BaseModel):
-    """Attribution of a set of points: shown in every page's provenance."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=64)
-    title: str
-    source: str
-    url: str | None = None
-    licence: str | None = None
-    retrieved: str | None = None
-    notes: str | None = None
-    published_values: bool = Field(
-        default=False,
-        description="True when the points are values a page published (read off its table), not measurements",
-    )

@@ -1,4 +1,4 @@
-"""Select each side's points from the pool, by the filters its stub declares."""
+"""Select each side's points, by the filters its stub declares."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import numpy as np
 
 from site_builder.content import FilterValue
 from site_builder.points import BenchmarkPoint, Configuration
-from site_builder.pool import PointPool
 
 NARROWING_KEYS = ("framework", "disagg", "spec_method")
 SELECTIONS_KEPT = 4096  # sides a PointIndex remembers (a side's tuple is its points' pointers)
@@ -50,25 +49,22 @@ def select(points: Iterable[BenchmarkPoint], filters: Mapping[str, FilterValue])
 
 
 class PointIndex:
-    """The pool, grouped so a side's selection tests a few groups, not every point.
+    """The points, grouped so a side's selection tests a few groups, not every point.
 
-    Points that share a Configuration object and a dataset answer every filter alike (`value_of`
-    reads nothing else), so they form one cell, found from the pool's columns without making a
-    point; cells are bucketed by (model, hardware) and (model, hardware, precision). A selection
-    tests each cell in its bucket with the filters' own rules and returns the accepted cells'
-    points in the pool's order, made then (pool.py): the same list as
+    Points that share a configuration and a dataset answer every filter alike (`value_of`
+    reads nothing else), so they form one cell; cells are bucketed by (model, hardware) and
+    (model, hardware, precision). A selection tests each cell in its bucket with the filters'
+    own rules and returns the accepted cells' points in order: the same list as
     `select(self.points, filters)`.
     """
 
     def __init__(self, points: Sequence[BenchmarkPoint]) -> None:
-        self.points = PointPool.of(points)  # its points made as sides select them
-        pool = self.points
-        self._cells = pool.cells()  # positions in the pool, each cell in pool order
-        # what a filter reads of a cell's points: its configuration and dataset
-        self._cell_of = [
-            (pool.configs[pool.config_of[cell[0]]], pool.datasets[pool.dataset_of[cell[0]]])
-            for cell in self._cells
-        ]
+        self.points = list(points)
+        cells: dict[tuple[Configuration, str], list[int]] = {}
+        for position, point in enumerate(self.points):
+            cells.setdefault((point.config, point.provenance.dataset), []).append(position)
+        self._cells = [np.array(positions, dtype=np.intp) for positions in cells.values()]
+        self._cell_of = list(cells)  # what a filter reads of a cell's points: configuration, dataset
         self._buckets: dict[tuple[str, ...], list[int]] = defaultdict(list)  # cell numbers
         self._selections: dict[tuple[tuple[str, object], ...], tuple[BenchmarkPoint, ...]] = {}
         for number, (c, _) in enumerate(self._cell_of):
@@ -99,9 +95,8 @@ class PointIndex:
                 key = (*key, precision.lower())
             candidates = self._buckets.get(key, [])
         accepted = [self._cells[n] for n in candidates if self._cell_matches(n, filters)]
-        if len(accepted) == 1:
-            return self.points.take(accepted[0])
-        return self.points.take(np.sort(np.concatenate(accepted)) if accepted else [])
+        positions = np.sort(np.concatenate(accepted)).tolist() if accepted else []
+        return [self.points[p] for p in positions]
 
     def _cell_matches(self, number: int, filters: Mapping[str, FilterValue]) -> bool:
         config, dataset = self._cell_of[number]

@@ -10,9 +10,10 @@ from site_builder.catalog import AppliedConstants
 from site_builder.compute import ComputedSide
 from site_builder.engine import compare as engine
 from site_builder.engine.compare import Constants
-from site_builder.points import BenchmarkPoint, Configuration, Provenance
+from site_builder.points import BenchmarkPoint, Configuration
 from site_builder.present.result import sequence_result
 from site_builder.present.schema import SequenceResult
+from site_builder.read.provenance import Provenance
 
 
 def point(

@@ -29,8 +29,9 @@ from site_builder.engine.compare import TIE_TOLERANCE, Constants, SideCurves, me
 from site_builder.engine.spline import MonotoneSpline, steffen_tangents
 from site_builder.formatting import fixed, round_half_up
 from site_builder.metrics import CONSTANTS, CURVE_QUANTITIES, METRICS, SHOWN, Expr, evaluate, page_table
-from site_builder.points import BenchmarkPoint, Configuration, Provenance
+from site_builder.points import BenchmarkPoint, Configuration
 from site_builder.present.result import range_reason
+from site_builder.read.provenance import Provenance
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECK = ROOT / "tests" / "js" / "engine_check.cjs"

@@ -28,11 +28,12 @@ from site_builder.engine.spline import (
     steffen_columns,
     steffen_tangents,
 )
-from site_builder.points import BenchmarkPoint, Configuration, Provenance
+from site_builder.points import BenchmarkPoint, Configuration
 from site_builder.present import result as comparison_json
 from site_builder.present.result import metrics_at as output_metrics_at
 from site_builder.present.result import summarize
 from site_builder.present.schema import MetricsAtTarget, PointSummary, SideResult
+from site_builder.read.provenance import Provenance
 from tests.factories import SideInput, compare_sequence, constants, point
 
 

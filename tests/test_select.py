@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from site_builder.compute import side_facts
 from site_builder.content import FilterValue
-from site_builder.points import BenchmarkPoint, Configuration, Provenance
+from site_builder.points import BenchmarkPoint, Configuration
+from site_builder.read.provenance import Provenance
 from site_builder.select import PointIndex, select
 
 MODELS = ["dsr1", "DSR1", "gptoss"]

@@ -16,11 +16,10 @@ from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageS
 from site_builder.engine import accuracy as stats
 from site_builder.engine import sweep as sweep_engine
 from site_builder.engine.compare import SIDES_KEPT, AtTarget, SequenceNumbers, SideNumbers
-from site_builder.evaluations import EvalRun, metric_label, task_name
 from site_builder.formatting import fixed, grouped, sequence_label
 from site_builder.kinds import KINDS, Words
 from site_builder.memo import IdentityMemo, SequenceMemo
-from site_builder.points import BenchmarkPoint, Configuration, prevalidated
+from site_builder.points import BenchmarkPoint, Configuration
 from site_builder.present.schema import (
     AccuracyDifference,
     AccuracyResult,
@@ -45,7 +44,8 @@ from site_builder.present.schema import (
     SweepWorkload,
     TargetComparison,
 )
-from site_builder.sweeps import SweepRow
+from site_builder.read.evals import EvalRun, metric_label, task_name
+from site_builder.read.sweeps import SweepRow
 
 # every summary's fields-set: all fields given; one set shared by every summary (never changed,
 # as a summary is frozen) rather than one a summary, which would double its memory
@@ -109,7 +109,7 @@ def _summary(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
     values["record"] = provenance.record
     values["client"] = provenance.client
     values["on_frontier"] = on_frontier
-    return prevalidated(PointSummary, values, SUMMARY_FIELDS)
+    return PointSummary.model_construct(SUMMARY_FIELDS, **values)
 
 
 def _on_frontier(point: BenchmarkPoint) -> PointSummary:
@@ -197,7 +197,7 @@ def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> Metrics
     for constant in reasons:
         reasons[constant] = constant_reason(constant, constants, at)
     values = {metrics.BY_KEY[key].attribute: value for key, value in at.values.items()}
-    fields = {
+    fields: dict[str, Any] = {
         "measured": True,
         "reason": None,
         "values": values,
@@ -209,7 +209,7 @@ def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> Metrics
     }
     if all(value is None or type(value) is float for value in values.values()):
         # every field as validation would leave it (it would turn an int into a float)
-        return prevalidated(MetricsAtTarget, fields, MEASURED_FIELDS)
+        return MetricsAtTarget.model_construct(MEASURED_FIELDS, **fields)
     del fields["reason"]
     return MetricsAtTarget(**fields)
 
@@ -311,7 +311,7 @@ _SIDE_RESULTS: dict[tuple[Any, ...], tuple[_SideShown, SideResult]] = {}
 
 
 def _side_result(side: ComputedSide, numbers: SideNumbers, shown: _SideShown) -> SideResult:
-    fields = {
+    fields: dict[str, Any] = {
         "label": side.label,
         # a copy, as validation makes: the result shares no container with the page's side
         "filters": {k: list(v) if isinstance(v, list) else v for k, v in side.filters.items()},
@@ -333,7 +333,7 @@ def _side_result(side: ComputedSide, numbers: SideNumbers, shown: _SideShown) ->
     }
     if numbers.range is None or all(type(v) is float for v in numbers.range):
         # every field as validation would leave it (it would turn an int into a float)
-        return prevalidated(SideResult, fields, SIDE_FIELDS)
+        return SideResult.model_construct(SIDE_FIELDS, **fields)
     return SideResult(**fields)
 
 

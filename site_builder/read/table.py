@@ -113,14 +113,15 @@ def parallelism_label(row: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
-def configuration_label(row: Mapping[str, Any]) -> str:
-    """One line naming a configuration, for hover text and provenance tables."""
+def configuration_label(row: Mapping[str, Any], parallelism: str | None = None) -> str:
+    """One line naming a configuration, for hover text and provenance tables (`parallelism`:
+    its parallelism_label, where worked out already)."""
     if row["framework"] == "unknown":
         return "configuration not published"
     mode = "disagg" if row["disagg"] else "agg"
     spec = "" if row["spec_method"] == "none" else f", {row['spec_method'].upper()}"
     gpus = f", {row['gpu_count']} GPUs" if _given(row["gpu_count"]) else ""
-    return f"{row['framework']} {parallelism_label(row)} ({mode}{spec}{gpus})"
+    return f"{row['framework']} {parallelism or parallelism_label(row)} ({mode}{spec}{gpus})"
 
 
 # -- the table ------------------------------------------------------------------------------------
@@ -136,37 +137,147 @@ def _typed(frame: pd.DataFrame) -> pd.DataFrame:
             continue
         if name in frame:
             values = frame[name]
-            if name in DEFAULTS:
+            if name in DEFAULTS and values.hasnans:
                 values = values.astype(object).where(values.notna(), DEFAULTS[name])
         else:
             values = pd.Series([DEFAULTS.get(name)] * size, index=frame.index, dtype=object)
         if dtype == TEXT:
-            columns[name] = values.astype(object).where(values.notna(), None)
+            values = values.astype(object)
+            columns[name] = values.where(values.notna(), None) if values.hasnans else values
         else:
             columns[name] = values.astype(dtype)
     return pd.DataFrame(columns, index=pd.RangeIndex(size))
 
 
-def _with_configurations(frame: pd.DataFrame) -> pd.DataFrame:
-    """The derived columns: a number per distinct configuration (equal ones alike, numbered in
-    order of first appearance) and its two labels, worded once per configuration."""
-    if frame.empty:
-        return frame.assign(config_id=pd.Series(dtype="int64"), parallelism=[], configuration=[])
-    keys = list(CONFIG_COLUMNS)
-    config_id = frame.groupby(keys, dropna=False, sort=False).ngroup().to_numpy(dtype=np.int64)
+def _config_ids(columns: Mapping[str, Any]) -> npt.NDArray[np.int64]:
+    """A number per distinct configuration (equal ones alike, <NA> equal to <NA>), numbered in
+    order of first appearance: each configuration column's codes combined into one, found for
+    the first row of each run of rows of one configuration (a file lists a configuration's
+    points together, as a rule)."""
+    values = {name: _comparable(columns[name]) for name in CONFIG_COLUMNS}
+    changed = np.zeros(len(values["model"]), dtype=bool)
+    changed[:1] = True
+    for column in values.values():
+        changed[1:] |= _differs(column[1:], column[:-1])
+    starts = np.flatnonzero(changed)
+    codes = np.zeros(len(starts), dtype=np.int64)
+    combinations = 1  # how many values `codes` can take
+    for column in values.values():
+        found, distinct = pd.factorize(column[starts])  # NaN (<NA>): -1
+        if combinations * (len(distinct) + 1) >= 2**62:  # renumbered before the product overflows
+            codes, numbered = pd.factorize(codes)
+            combinations = len(numbered)
+        codes = codes * (len(distinct) + 1) + found + 1
+        combinations *= len(distinct) + 1
+    numbered = pd.factorize(codes)[0].astype(np.int64)
+    return np.repeat(numbered, np.diff(np.append(starts, len(changed))))
+
+
+def _comparable(values: Any) -> npt.NDArray[Any]:
+    """A column as a numpy array whose equal values compare equal: a number or flag <NA> as NaN."""
+    array = values.array if isinstance(values, pd.Series) else values
+    if isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray):
+        return array.to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.asarray(array)
+
+
+def _differs(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> Mask:
+    """Where two columns' values differ (NaN equal to NaN)."""
+    differ: Mask = np.asarray(a != b, dtype=bool)
+    if a.dtype.kind == "f":
+        differ &= ~(np.isnan(a) & np.isnan(b))
+    return differ
+
+
+def _rows_of(values: Any, rows: npt.NDArray[np.intp]) -> Any:
+    return (values.array if isinstance(values, pd.Series) else values)[rows]
+
+
+def _as_python(values: Any) -> list[Any]:
+    """A column's values as Python objects: None where not given (NaN, <NA>)."""
+    array = values.array if isinstance(values, pd.Series) else values
+    if isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray):
+        return [
+            None if missing else value for value, missing in zip(array.tolist(), array.isna(), strict=True)
+        ]
+    array = np.asarray(array)
+    if array.dtype.kind == "f":
+        out = array.astype(object)
+        out[np.isnan(array)] = None
+        return list(out.tolist())
+    return list(array.tolist())
+
+
+def _derived(columns: Mapping[str, Any]) -> dict[str, Any]:
+    """The derived columns of these columns: a number per distinct configuration and its two
+    labels, worded once per configuration."""
+    config_id = _config_ids(columns)
     first = np.unique(config_id, return_index=True)[1]
-    rows = [{str(k): v for k, v in row.items()} for row in frame.iloc[first][keys].to_dict("records")]
-    labels = pd.DataFrame(
-        {
-            "parallelism": pd.Series([parallelism_label(row) for row in rows], dtype=object),
-            "configuration": pd.Series([configuration_label(row) for row in rows], dtype=object),
-        }
-    ).iloc[config_id]
-    derived = frame.copy()
-    derived["config_id"] = config_id
-    for name in ("parallelism", "configuration"):
-        derived[name] = pd.Series(labels[name].to_numpy(), index=frame.index, dtype=object)
-    return derived
+    firsts = {name: _as_python(_rows_of(columns[name], first)) for name in CONFIG_COLUMNS}
+    rows = [dict(zip(firsts, values, strict=True)) for values in zip(*firsts.values(), strict=True)]
+    parallelism = np.array([parallelism_label(row) for row in rows], dtype=object)
+    configuration = np.array(
+        [configuration_label(row, label) for row, label in zip(rows, parallelism, strict=True)], dtype=object
+    )
+    return {
+        "config_id": config_id,
+        "parallelism": pd.Series(parallelism[config_id], dtype=object, copy=False),
+        "configuration": pd.Series(configuration[config_id], dtype=object, copy=False),
+    }
+
+
+def _with_configurations(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its derived columns (`_derived`)."""
+    columns = {str(name): frame[name] for name in frame.columns}
+    return pd.DataFrame({**columns, **_derived(columns)}, copy=False)
+
+
+NUMERIC = (NUMBER, COUNT, FLAG, "int64", "bool")  # dtypes whose parts come as floats (`_piece`)
+
+
+def _piece(values: Any, size: int, dtype: Any) -> npt.NDArray[Any]:
+    """A part's column as an array of `size` values: floats for a number, count or flag column
+    (NaN: not given; a flag 1 or 0), else objects (None: not given)."""
+    numeric = dtype in NUMERIC
+    if isinstance(values, np.ndarray) and (values.dtype != object or not numeric):
+        return values
+    if isinstance(values, list | np.ndarray):
+        if numeric:
+            return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+        out = np.empty(size, dtype=object)
+        out[:] = values
+        return out
+    return np.full(size, np.nan if values is None and numeric else values, dtype=None if numeric else object)
+
+
+def _joined(
+    parts: Sequence[Mapping[str, Any]], sizes: Sequence[int], name: str, dtype: Any
+) -> npt.NDArray[Any]:
+    """One column of every part, in order (`_piece`); a value a part gives every row of its
+    own is repeated."""
+    given = [part.get(name) for part in parts]
+    if all(value is None or isinstance(value, str) for value in given):
+        single = np.array(given, dtype=object if dtype not in NUMERIC else np.float64)
+        return np.repeat(single, sizes)
+    return np.concatenate([_piece(value, size, dtype) for value, size in zip(given, sizes, strict=True)])
+
+
+def _typed_array(values: npt.NDArray[Any], name: str, dtype: Any) -> Any:
+    """A column joined from the parts (`_joined`) in its dtype, a value not given its default."""
+    if name in DEFAULTS:
+        values = np.where(pd.isna(values), DEFAULTS[name], values)
+    if dtype == COUNT:
+        given = ~np.isnan(values)
+        return pd.arrays.IntegerArray(np.where(given, values, 0).astype(np.int64), ~given)
+    if dtype == FLAG:
+        return pd.arrays.BooleanArray(values == 1, np.isnan(values))
+    if dtype == "bool":
+        return values == 1
+    return values.astype(dtype, copy=False)
+
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in COLUMNS.items()})
 
 
 class PointTable:
@@ -175,8 +286,10 @@ class PointTable:
     def __init__(self, frame: pd.DataFrame) -> None:
         """`frame` holds the columns of COLUMNS (the derived ones are made here if missing)."""
         if "config_id" not in frame:
-            frame = _with_configurations(_typed(frame))
-        self.frame = frame.reset_index(drop=True)
+            frame = _with_configurations(_typed(frame)) if len(frame) else _empty()
+        elif not frame.index.equals(pd.RangeIndex(len(frame))):
+            frame = frame.reset_index(drop=True)
+        self.frame = frame
         self._codes: dict[str, tuple[npt.NDArray[np.intp], dict[str, int]]] = {}
 
     @classmethod
@@ -184,6 +297,23 @@ class PointTable:
         """A table of these points (each a dict of columns; left-out columns take their default)."""
         listed = list(records)
         return cls(pd.DataFrame.from_records(listed) if listed else pd.DataFrame(columns=list(COLUMNS)))
+
+    @classmethod
+    def from_parts(cls, parts: Sequence[Mapping[str, Any]]) -> PointTable:
+        """A table of rows given a part at a time (a file's): each part a column a key, every
+        column as long as the part (a single value: the same in every row); a column a part
+        lacks is not given in its rows (its default, where it has one)."""
+        if not parts:
+            return cls.from_records([])
+        sizes = [next(len(v) for v in part.values() if isinstance(v, list | np.ndarray)) for part in parts]
+        columns: dict[str, Any] = {}
+        for name, dtype in COLUMNS.items():
+            if name in DERIVED_COLUMNS:
+                continue
+            typed = _typed_array(_joined(parts, sizes, name, dtype), name, dtype)
+            # text stays Python objects (pandas would make it its own string type)
+            columns[name] = pd.Series(typed, dtype=object, copy=False) if dtype == TEXT else typed
+        return cls(pd.DataFrame({**columns, **_derived(columns)}, copy=False))
 
     @classmethod
     def from_points(cls, points: Iterable[Any]) -> PointTable:
@@ -266,6 +396,11 @@ class PointTable:
         """The distinct values of a column, in order of first appearance."""
         return list(dict.fromkeys(self.frame[key].tolist()))
 
+    def records(self) -> list[dict[str, Any]]:
+        """Every row as a dict of Python values (None where not given), in table order."""
+        columns = {str(name): _as_python(self.frame[name]) for name in self.frame.columns}
+        return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+
     def files_of_model(self) -> dict[str, set[str]]:
         """The data files each model's points came from."""
         pairs = self.frame[["model", "source_file"]].drop_duplicates()
@@ -277,3 +412,52 @@ class PointTable:
 
 def _is_mask(which: Any) -> bool:
     return isinstance(which, np.ndarray) and which.dtype == np.bool_
+
+
+# -- TEMPORARY bridge (issue 23) --------------------------------------------------------------------
+
+
+def to_points(table: PointTable) -> list[Any]:
+    """TEMPORARY (issue 23): the table's rows as `points.BenchmarkPoint`s, in order, for the
+    stages that still take them (compute, select, engine, present) until they read the table.
+    Made with pydantic's public `model_construct` from values the load validated; the rows of
+    one configuration share one Configuration. Removed with BenchmarkPoint."""
+    from site_builder.points import BenchmarkPoint, Configuration, LatencyStats, Power, WorkerGroup
+    from site_builder.read.provenance import Provenance
+
+    rows = table.records()
+    configs = {}
+    for row in rows:
+        if row["config_id"] not in configs:
+            given = {key: row[key] for key in CONFIG_COLUMNS}
+            groups: dict[str, Any] = {}
+            for role in ROLES:
+                group = {key: given.pop(f"{role}_{key}") for key in (*WORKER_GROUP_KEYS, "dp_attention")}
+                has = any(value is not None for value in group.values())
+                groups[role] = WorkerGroup.model_construct(**group) if has else None
+            configs[row["config_id"]] = Configuration.model_construct(**given, **groups)
+    measures = [key for key in POINT_COLUMNS if key in BenchmarkPoint.model_fields]
+    points = []
+    for row in rows:
+        latency: dict[str, Any] = {}
+        for metric in LATENCY_METRICS:
+            stats = {stat: row[f"{metric}_{stat}"] for stat in LATENCY_STATS}
+            has = any(v is not None for v in stats.values())
+            latency[metric] = LatencyStats.model_construct(**stats) if has else None
+        power = None
+        if row["avg_watts_per_gpu"] is not None:
+            power = Power.model_construct(
+                avg_watts_per_gpu=row["avg_watts_per_gpu"],
+                joules_per_total_token=row["joules_per_total_token"],
+                joules_per_output_token=row["joules_per_output_token"],
+            )
+        points.append(
+            BenchmarkPoint.model_construct(
+                config=configs[row["config_id"]],
+                **{key: row[key] for key in measures},
+                **latency,
+                power=power,
+                provenance=Provenance.model_construct(**{key: row[key] for key in PROVENANCE_COLUMNS}),
+            )
+        )
+    return points

@@ -13,7 +13,8 @@ import pytest
 from playwright.sync_api import Browser, Page, Request
 
 from site_builder.catalog import AppliedConstants
-from site_builder.points import BenchmarkPoint, Configuration, Provenance
+from site_builder.points import BenchmarkPoint, Configuration
+from site_builder.read.provenance import Provenance
 from tests.browser.conftest import ARTIFACTS
 from tests.factories import SideInput, compare_sequence
 from tests.test_site import _expected as expected_text  # the table's text of a value
