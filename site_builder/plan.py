@@ -47,15 +47,17 @@ class PlanFacts:
 
     @classmethod
     def of(cls, table: PointTable, datasets: Mapping[str, DatasetInfo]) -> PlanFacts:
-        measured = [name for name, info in datasets.items() if not info.published_values]
-        frame = table.frame[table.frame["dataset"].isin(measured)]
-        keys = ["model", "hardware", "precision", "spec_method"]
-        found = frame[[*keys, "dataset", "isl", "osl"]].drop_duplicates()
+        measured = {name for name, info in datasets.items() if not info.published_values}
+        names = table.distinct(["config_id", "model", "hardware", "precision", "spec_method"])
+        key_of = {row[0]: row[1:] for row in zip(*(names[k].tolist() for k in names.columns), strict=True)}
         workloads: dict[tuple[str, str, str, str], set[Workload]] = defaultdict(set)
         sources: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for model, hardware, precision, spec, dataset, isl, osl in found.itertuples(index=False):
-            workloads[(model, hardware, precision, spec)].add((int(isl), int(osl)))
-            sources[(model, hardware)].add(dataset)
+        found = table.distinct(["config_id", "dataset", "isl", "osl"])
+        for config, dataset, isl, osl in zip(*(found[k].tolist() for k in found.columns), strict=True):
+            if dataset in measured:
+                key = key_of[config]
+                workloads[key].add((isl, osl))
+                sources[key[:2]].add(dataset)
         return cls(dict(workloads), dict(sources))
 
     def to_json(self) -> dict[str, Any]:

@@ -337,8 +337,7 @@ class _FileLoader:
     def _native_csv(self, frame: pd.DataFrame) -> None:
         """A CSV of native points: every cell as text, an empty one ""."""
         columns = {str(name): frame[name].to_numpy() for name in frame.columns}
-        held = {name: values != "" for name, values in columns.items()}
-        self._native_table(columns, held, "line", 2)  # the header is line 1
+        self._native_table(columns, _holds_text, "line", 2)  # the header is line 1
 
     def _parquet(self) -> None:
         """A Parquet table of native points (large data sets): the columns of the native CSV,
@@ -369,27 +368,24 @@ class _FileLoader:
             )
             return
         columns: dict[str, Objects] = {}
-        held: dict[str, Mask] = {}
         for name in frame.columns:
-            held[str(name)] = frame[name].notna().to_numpy()
             columns[str(name)] = frame[name].to_numpy(dtype=object)
-            columns[str(name)][~held[str(name)]] = None
-        self._native_table(columns, held, "row", 1)
+            columns[str(name)][frame[name].isna().to_numpy()] = None
+        self._native_table(columns, _holds_value, "row", 1)
 
     def _native_table(
-        self, columns: Mapping[str, Objects], held: Mapping[str, Mask], word: str, first: int
+        self, columns: Mapping[str, Objects], holds: Callable[[Objects], Mask], word: str, first: int
     ) -> None:
-        """Native points from a table's columns (`held`: where a cell holds a value), the rows
+        """Native points from a table's columns (`holds`: which cells hold a value), the rows
         labelled '{word} {first}' on; a row with no cell is no record. Each record's unknown
         fields first, then validation's problems."""
         dataset = self._accepted_dataset()
         if dataset is None:
             return
-        rows = np.flatnonzero(np.logical_or.reduce(list(held.values()))) if held else np.zeros(0, np.intp)
-        if len(rows) < len(next(iter(columns.values()), [])):
+        rows = _rows_with_a_cell(columns, holds)
+        if len(rows) < len(columns["model"]):
             columns = {name: values[rows] for name, values in columns.items()}
-            held = {name: cells[rows] for name, cells in held.items()}
-        drafts, unknown = native.columns(columns, held)
+        drafts, unknown = native.columns(columns, holds)
         for record, name, reason in unknown:
             self.log.slot = record
             self.log.add(self.display, f"{word} {rows[record] + first}", name, reason)
@@ -694,6 +690,29 @@ def _dataset_fields(loc: Loc) -> Iterable[str]:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _holds_text(cells: Objects) -> Mask:
+    """Which of a CSV's cells hold something (an empty cell is a missing field)."""
+    return np.asarray(cells != "", dtype=bool)
+
+
+def _holds_value(cells: Objects) -> Mask:
+    """Which of a Parquet table's cells hold a value (None: null, a missing field)."""
+    return np.asarray(pd.notna(cells), dtype=bool)
+
+
+def _rows_with_a_cell(
+    columns: Mapping[str, Objects], holds: Callable[[Objects], Mask]
+) -> npt.NDArray[np.intp]:
+    """The rows of a table with at least one cell that holds a value: those whose model cell
+    does, and of the others those with another cell that does."""
+    empty = np.flatnonzero(~holds(columns["model"]))
+    for values in columns.values():
+        empty = empty[~holds(values[empty])] if len(empty) else empty
+    keep = np.ones(len(columns["model"]), dtype=bool)
+    keep[empty] = False
+    return np.flatnonzero(keep)
 
 
 def _date(value: Any) -> str | None:

@@ -6,7 +6,7 @@ Field by field in docs/data-format.md. Latency columns are in milliseconds, name
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -97,16 +97,16 @@ def record(row: Mapping[str, Any], ctx: RecordContext) -> PointDraft:
     return draft
 
 
-def columns(table: Mapping[str, Objects], held: Mapping[str, Mask]) -> tuple[Drafts, list[Unknown]]:
+def columns(table: Mapping[str, Objects], holds: Callable[[Objects], Mask]) -> tuple[Drafts, list[Unknown]]:
     """Records given as a table, each column of one type (a CSV's text; a Parquet file's, None
-    where null), and where each cell holds a value (`held`): the records' drafts, and each field
-    a record holds that the format lacks (record, field, reason), an error as in `record`; a
+    where null), and which cells hold a value (`holds`): the records' drafts, and each field a
+    record holds that the format lacks (record, field, reason), an error as in `record`; a
     record's in column order."""
     unknown: list[Unknown] = []
-    for key in table:
+    for key, values in table.items():
         if key not in COLUMNS:
             reason = "unknown field" + suggest(key, COLUMNS)
-            unknown.extend((record, key, reason) for record in np.flatnonzero(held[key]).tolist())
+            unknown.extend((record, key, reason) for record in np.flatnonzero(holds(values)).tolist())
     unknown.sort(key=lambda found: found[0])  # stable: a record's in column order
     size = len(next(iter(table.values()))) if table else 0
     drafted = {key: values for key, values in table.items() if key in DRAFTED}

@@ -10,6 +10,7 @@ every filter, applied to whole columns.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -401,11 +402,19 @@ class PointTable:
         columns = {str(name): _as_python(self.frame[name]) for name in self.frame.columns}
         return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
 
+    def distinct(self, keys: Sequence[str]) -> pd.DataFrame:
+        """The distinct combinations of these columns' values, in order of first appearance
+        (found among the rows that start a run of equal ones: a file lists a configuration's
+        points together, as a rule)."""
+        columns = [_comparable(self.frame[key]) for key in keys]
+        starts = np.ones(len(self), dtype=bool)
+        starts[1:] = np.logical_or.reduce([_differs(c[1:], c[:-1]) for c in columns]) if columns else False
+        return self.frame.loc[starts, list(keys)].drop_duplicates()
+
     def files_of_model(self) -> dict[str, set[str]]:
         """The data files each model's points came from."""
-        pairs = self.frame[["model", "source_file"]].drop_duplicates()
         found: dict[str, set[str]] = {}
-        for model, file in pairs.itertuples(index=False):
+        for model, file in self.distinct(["model", "source_file"]).itertuples(index=False):
             found.setdefault(model, set()).add(file)
         return found
 
@@ -420,44 +429,55 @@ def _is_mask(which: Any) -> bool:
 def to_points(table: PointTable) -> list[Any]:
     """TEMPORARY (issue 23): the table's rows as `points.BenchmarkPoint`s, in order, for the
     stages that still take them (compute, select, engine, present) until they read the table.
-    Made with pydantic's public `model_construct` from values the load validated; the rows of
-    one configuration share one Configuration. Removed with BenchmarkPoint."""
-    from site_builder.points import BenchmarkPoint, Configuration, LatencyStats, Power, WorkerGroup
+    Made with pydantic's public `model_construct` from values the load validated, a column at
+    a time; the rows of one configuration share one Configuration. Removed with BenchmarkPoint."""
+    from site_builder.points import BenchmarkPoint, LatencyStats, Power
     from site_builder.read.provenance import Provenance
 
-    rows = table.records()
-    configs = {}
-    for row in rows:
-        if row["config_id"] not in configs:
-            given = {key: row[key] for key in CONFIG_COLUMNS}
-            groups: dict[str, Any] = {}
-            for role in ROLES:
-                group = {key: given.pop(f"{role}_{key}") for key in (*WORKER_GROUP_KEYS, "dp_attention")}
-                has = any(value is not None for value in group.values())
-                groups[role] = WorkerGroup.model_construct(**group) if has else None
-            configs[row["config_id"]] = Configuration.model_construct(**given, **groups)
-    measures = [key for key in POINT_COLUMNS if key in BenchmarkPoint.model_fields]
-    points = []
-    for row in rows:
-        latency: dict[str, Any] = {}
-        for metric in LATENCY_METRICS:
-            stats = {stat: row[f"{metric}_{stat}"] for stat in LATENCY_STATS}
-            has = any(v is not None for v in stats.values())
-            latency[metric] = LatencyStats.model_construct(**stats) if has else None
-        power = None
-        if row["avg_watts_per_gpu"] is not None:
-            power = Power.model_construct(
-                avg_watts_per_gpu=row["avg_watts_per_gpu"],
-                joules_per_total_token=row["joules_per_total_token"],
-                joules_per_output_token=row["joules_per_output_token"],
-            )
-        points.append(
-            BenchmarkPoint.model_construct(
-                config=configs[row["config_id"]],
-                **{key: row[key] for key in measures},
-                **latency,
-                power=power,
-                provenance=Provenance.model_construct(**{key: row[key] for key in PROVENANCE_COLUMNS}),
-            )
+    frame = table.frame
+    if frame.empty:
+        return []
+    value = {str(name): _as_python(frame[name]) for name in frame.columns if name not in CONFIG_COLUMNS}
+    configs = _configurations(frame)
+    parts: dict[str, list[Any]] = {"config": [configs[c] for c in value["config_id"]]}
+    parts |= {key: value[key] for key in POINT_COLUMNS if key in BenchmarkPoint.model_fields}
+    for metric in LATENCY_METRICS:
+        stats = [f"{metric}_{stat}" for stat in LATENCY_STATS]
+        given = frame[stats].notna().any(axis=1).tolist()
+        parts[metric] = _each(
+            LatencyStats, dict(zip(LATENCY_STATS, (value[s] for s in stats), strict=True)), given
         )
-    return points
+    watts = ("avg_watts_per_gpu", "joules_per_total_token", "joules_per_output_token")
+    given = frame["avg_watts_per_gpu"].notna().tolist()
+    parts["power"] = _each(Power, {key: value[key] for key in watts}, given)
+    parts["provenance"] = _each(Provenance, {key: value[key] for key in PROVENANCE_COLUMNS})
+    return _each(BenchmarkPoint, {name: parts[name] for name in BenchmarkPoint.model_fields})
+
+
+def _each(model: Any, columns: Mapping[str, list[Any]], given: list[bool] | None = None) -> list[Any]:
+    """`model.model_construct` of each row of these columns (a field a column), None for a row
+    not `given`."""
+    keys = list(columns)
+    fields = set(keys)
+    rows = zip(*columns.values(), strict=True)
+    return [
+        model.model_construct(fields, **dict(zip(keys, row, strict=True))) if here else None
+        for row, here in zip(rows, given or repeat(True), strict=False)
+    ]
+
+
+def _configurations(frame: pd.DataFrame) -> dict[int, Any]:
+    """One `points.Configuration` per configuration of the table, by its config_id."""
+    from site_builder.points import Configuration, WorkerGroup
+
+    first = np.unique(frame["config_id"].to_numpy(), return_index=True)[1]
+    configs = {}
+    for row in PointTable(frame.iloc[first]).records():
+        groups: dict[str, Any] = {}
+        for role in ROLES:
+            group = {key: row[f"{role}_{key}"] for key in (*WORKER_GROUP_KEYS, "dp_attention")}
+            has = any(v is not None for v in group.values())
+            groups[role] = WorkerGroup.model_construct(**group) if has else None
+        fields = {key: row[key] for key in Configuration.model_fields if key not in ROLES}
+        configs[row["config_id"]] = Configuration.model_construct(**fields, **groups)
+    return configs

@@ -215,12 +215,12 @@ def _factorize(values: Objects) -> tuple[npt.NDArray[np.intp], Any]:
     """pandas.factorize, but from the first value of each run of equal values where the values
     come in runs (a file written configuration by configuration: fewer to hash), and each value
     on its own where a sample of them is mostly distinct (a measurement: nothing to gain)."""
+    if len(values) >= SAMPLE and len(pd.unique(values[:SAMPLE])) * 2 > SAMPLE:
+        return np.arange(len(values), dtype=np.intp), values
     starts = np.flatnonzero(np.append(True, values[1:] != values[:-1]))
     if len(starts) * 4 <= len(values):
         codes, uniques = pd.factorize(values[starts])
         return np.repeat(codes, np.diff(np.append(starts, len(values)))), uniques
-    if len(pd.unique(values[:SAMPLE])) * 2 > min(len(values), SAMPLE) >= SAMPLE:
-        return np.arange(len(values), dtype=np.intp), values
     return pd.factorize(values)
 
 
