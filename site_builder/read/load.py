@@ -397,7 +397,7 @@ class _FileLoader:
         provenance = {
             "dataset": dataset.id,
             "source_file": self.display,
-            "record": [f"{word} {row}" for row in (rows[sound] + first).tolist()],
+            "record": np.array([f"{word} {row}" for row in (rows[sound] + first).tolist()], dtype=object),
             "date": _per_value(columns.get("date"), sound, _date),
             **{key: _per_value(columns.get(key), sound, _text) for key in ("run_url", "image", "note")},
         }
@@ -719,11 +719,11 @@ def _date(value: Any) -> str | None:
     return date_from_stamp(value) if isinstance(value, str) else None
 
 
-def _per_value(values: Objects | None, rows: npt.NDArray[np.intp], rule: Callable[[Any], Any]) -> list[Any]:
+def _per_value(
+    values: Objects | None, rows: npt.NDArray[np.intp], rule: Callable[[Any], Any]
+) -> Objects | None:
     """`rule` of a column's value in each of these rows, once per distinct value (None: no column)."""
-    if values is None:
-        return [None] * len(rows)
-    return list(each_distinct(values[rows], rule).tolist())
+    return None if values is None else each_distinct(values[rows], rule)
 
 
 def _display(path: Path, root: Path) -> str:
