@@ -100,7 +100,7 @@ class Validated:
 @dataclass
 class _Coded:
     """A field's values as each record's index into its distinct values (`codes`), those values,
-    whether each is text, and which of them a record gives (neither None nor blank text)."""
+    whether they are all text, and which of them a record gives (neither None nor blank text)."""
 
     codes: npt.NDArray[np.intp]
     distinct: Objects
@@ -533,8 +533,8 @@ def validate(drafts: Drafts) -> Validated:
     """Every rule, in the order a record's problems are reported; the sound records' rows."""
     rows = _Rows(drafts)
     latency = _latencies(rows)
-    # a bad latency statistic drops its record, but is not among the errors that keep its
-    # configuration and interactivity from being judged (as ever: a reader's problem)
+    # a bad latency statistic drops its record but, like a problem its reader found, does not
+    # keep its configuration and interactivity from being judged (their errors are reported too)
     bad_latency, rows.failed = rows.failed, np.zeros(rows.size, dtype=bool)
     _required(rows)
     _identifiers(rows)
