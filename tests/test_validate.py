@@ -74,7 +74,7 @@ ROWS = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(ROWS)
 def test_duplicates_keep_the_newest_and_name_each_dropped_point(rows: list[Row]) -> None:
     points = [point(*row, line=n) for n, row in enumerate(rows, 2)]
