@@ -25,7 +25,6 @@ import json
 import os
 import shutil
 import tempfile
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -36,8 +35,6 @@ import plotly
 import site_builder
 from site_builder import __version__
 from site_builder.content import Stub
-from site_builder.points import BenchmarkPoint
-from site_builder.pool import PointPool
 from site_builder.problems import Problem, Severity
 
 FOLDER = ".site-builder-cache"
@@ -98,16 +95,6 @@ class DataFiles:
         files = [p for p in sorted(data_folder.rglob("*")) if p.is_file()] if data_folder.is_dir() else []
         by_display = {(Path(data_folder.name) / p.relative_to(data_folder)).as_posix(): p for p in files}
         self.hashes = {name: file_digest(path) for name, path in by_display.items()}
-
-
-def files_of_model(points: Sequence[BenchmarkPoint]) -> dict[str, set[str]]:
-    """The data files each model's points came from (read off the pool's columns: no point is made)."""
-    pool = PointPool.of(points)
-    found: dict[str, set[str]] = defaultdict(set)
-    first = pool.first_of(pool.config_of, pool.file_of)
-    for config, file in zip(pool.config_of[first].tolist(), pool.file_of[first].tolist(), strict=True):
-        found[pool.configs[config].model].add(pool.files[file])
-    return dict(found)
 
 
 class PageKeys:

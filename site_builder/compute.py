@@ -24,18 +24,18 @@ from site_builder.content import FILTER_KEYS, FilterValue, ResolvedSide, SiteCon
 from site_builder.engine.accuracy import RunScore, TaskNumbers, compare_task
 from site_builder.engine.compare import Constants, SequenceNumbers, SidePoints, compare_sequence
 from site_builder.engine.sweep import Sla, WorkloadSweep, analyse_workload
-from site_builder.evaluations import EvalRun, SideRuns, runs_for_side
 from site_builder.files import sane_number
 from site_builder.filters import NARROWING_KEYS, describe
 from site_builder.formatting import sequence_label
 from site_builder.plan import page_title
-from site_builder.points import DatasetInfo
 from site_builder.problems import ProblemLog, Severity, suggest
+from site_builder.read.evals import EvalRun, SideRuns, runs_for_side
+from site_builder.read.provenance import DatasetInfo
+from site_builder.read.sweeps import SweepRow
+from site_builder.read.sweeps import matches as sweep_matches
 from site_builder.read.table import PointTable
 from site_builder.sections import SWEEP_ANALYSES
 from site_builder.sides import PageSides, page_sides
-from site_builder.sweeps import SweepRow
-from site_builder.sweeps import matches as sweep_matches
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 `build` runs it and writes the site, `check` runs it and writes nothing, `serve` runs it again
 on every change. The pages stream through it, so memory does not grow with the site:
 
-- load + validate: once per run, in bulk (loaders/bulk.py); serve keeps the result until a file
+- load + validate: once per run, into one point table (read/); serve keeps the result until a file
   under data/, a catalog or content/site.yaml changes;
 - plan: every stub, then the pairs the data implies;
 - each page in one step (compute, narrate, chart, render), its files handed to the sink (the
@@ -34,7 +34,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from site_builder.cache import (
     FOLDER,
@@ -45,7 +45,6 @@ from site_builder.cache import (
     code_digest,
     digest,
     file_digest,
-    files_of_model,
     keep_blob,
     problems_in,
     problems_out,
@@ -53,14 +52,14 @@ from site_builder.cache import (
 from site_builder.catalog import HardwareCatalog, ModelInfo, load_hardware, load_models
 from site_builder.compute import compute_page
 from site_builder.content import SiteConfig, Stub, load_site_config, load_stubs
-from site_builder.evaluations import EvalRun
 from site_builder.plan import PlanFacts, plan_pages
-from site_builder.points import DatasetInfo
-from site_builder.pool import PointPool, freeze_long_lived
 from site_builder.present.result import comparison_result, shown_points
 from site_builder.present.schema import ComparisonResult
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
+from site_builder.read.evals import EvalRun
+from site_builder.read.provenance import DatasetInfo
+from site_builder.read.sweeps import SweepRow
 from site_builder.read.table import PointTable
 from site_builder.render.pages import (
     RELATED_SLOT,
@@ -72,9 +71,11 @@ from site_builder.render.pages import (
     render_page,
 )
 from site_builder.render.site import SiteRenderer, render_shared
-from site_builder.sweeps import SweepRow
 from site_builder.validate import validate_points
 from site_builder.write import Owner, SiteFiles, Staging, check_output_folder, clean_leftovers, rewrite_file
+
+if TYPE_CHECKING:
+    from site_builder.read.table import PointTable
 
 Progress = Callable[[str, int, int], None]  # (stage, pages done, pages in all)
 PARALLEL_FROM = 24  # pages to do: below this a process pool costs more than it saves
@@ -107,15 +108,14 @@ def stamp(*places: Path) -> Stamp:
 
 @dataclass
 class Inputs:
-    """Everything loaded from data/ and content/site.yaml: the pool that pages select from."""
+    """Everything loaded from data/ and content/site.yaml: the points that pages select from."""
 
     config: SiteConfig
     catalog: HardwareCatalog | None
     models: dict[str, ModelInfo]
-    points: PointPool  # a point made when first read (pool.py): in a worker, as its pages select it
+    table: PointTable  # the validated points (read/table.py)
     evaluations: list[EvalRun]
     datasets: dict[str, DatasetInfo]
-    table: PointTable  # the points as columns (read/table.py)
     problems: list[Problem]
     sweeps: list[SweepRow] = field(default_factory=list)
 
@@ -134,22 +134,13 @@ def load_inputs(
     catalog = load_hardware(project.catalog_file("hardware.yaml"), log)
     models = load_models(project.catalog_file("models.yaml"), log)
     if not results:  # a rebuild that plans from the cache's summary: not even pandas is imported
-        empty = PointTable.from_records([])
-        return Inputs(config, catalog, models, PointPool.of([]), [], {}, empty, log.problems)
-    from site_builder.loaders import load_results
+        return Inputs(config, catalog, models, PointTable.from_records([]), [], {}, log.problems)
+    from site_builder.read.load import load_results
 
     loaded = load_results(project.data, log, exclude=config.exclude, skip=skip)
-    points = validate_points(loaded.points, catalog, log)
+    table = validate_points(loaded.table, catalog, log)
     return Inputs(
-        config,
-        catalog,
-        models,
-        points,
-        loaded.evaluations,
-        loaded.datasets,
-        PointTable.from_points(points),
-        log.problems,
-        loaded.sweeps,
+        config, catalog, models, table, loaded.evaluations, loaded.datasets, log.problems, loaded.sweeps
     )
 
 
@@ -167,11 +158,12 @@ class InputsSummary:
 
     @classmethod
     def of(cls, inputs: Inputs) -> InputsSummary:
+        assert inputs.table is not None
         return cls(
             inputs.problems,
-            PlanFacts.of(inputs.points, inputs.datasets),
-            files_of_model(inputs.points.representatives()),  # a point per configuration and file
-            len(inputs.points),
+            PlanFacts.of(inputs.table, inputs.datasets),
+            inputs.table.files_of_model(),
+            len(inputs.table),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -359,7 +351,6 @@ _WORK: _Work | None = None
 def _start_worker(work: _Work) -> None:
     global _WORK
     _WORK = work
-    freeze_long_lived()  # the inputs live as long as the worker: keep the collector from walking them
     # a page makes and drops hundreds of thousands of objects; collecting the young every 700 net
     # allocations (the default) cost 2 % of a worker's instructions, every 20,000 two thirds less
     gc.set_threshold(WORKER_GC_YOUNG, *gc.get_threshold()[1:])
@@ -670,7 +661,6 @@ class Pipeline:
             summary = InputsSummary.of(inputs)
             if cache is not None:
                 cache.store_inputs(inputs_key, summary.to_json())
-        freeze_long_lived()  # the loaded inputs outlive the run: keep the collector from walking them
         self._lap("load")
         log.problems.extend(inputs.problems)
         stubs = load_stubs(self.project.content, log)
@@ -845,7 +835,7 @@ class Pipeline:
             files=site_files,
             pages=sorted(pages, key=lambda p: p.comparison.slug),
             page_count=len(ordered),
-            point_count=lazy.point_count if lazy is not None else len(inputs.points),
+            point_count=lazy.point_count if lazy is not None else len(inputs.table),
             problems=log.problems,
             site_url=inputs.config.site_url,
             keep=inputs.config.keep,

@@ -16,9 +16,8 @@ from site_builder.catalog import HardwareCatalog, ModelInfo, hardware_name, mode
 from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
 from site_builder.formatting import sequence_label
 from site_builder.kinds import KINDS, Found, PageKind, Words, Workload
-from site_builder.points import BenchmarkPoint, DatasetInfo
-from site_builder.pool import PointPool
 from site_builder.problems import ProblemLog, Severity
+from site_builder.read.provenance import DatasetInfo
 from site_builder.read.table import PointTable
 from site_builder.sides import matched_somewhere, page_sides
 
@@ -34,20 +33,18 @@ class PlanFacts:
     sources: dict[tuple[str, str], set[str]]
 
     @classmethod
-    def of(cls, points: Sequence[BenchmarkPoint], datasets: Mapping[str, DatasetInfo]) -> PlanFacts:
+    def of(cls, table: PointTable, datasets: Mapping[str, DatasetInfo]) -> PlanFacts:
+        measured = {name for name, info in datasets.items() if not info.published_values}
+        names = table.distinct(["config_id", "model", "hardware", "precision", "spec_method"])
+        key_of = {row[0]: row[1:] for row in zip(*(names[k].tolist() for k in names.columns), strict=True)}
         workloads: dict[tuple[str, str, str, str], set[Workload]] = defaultdict(set)
         sources: dict[tuple[str, str], set[str]] = defaultdict(set)
-        pool = PointPool.of(points)  # read as columns: no point is made
-        measured = [not datasets[name].published_values for name in pool.datasets]
-        columns = (pool.config_of, pool.dataset_of, pool.isl, pool.osl)
-        found = pool.first_of(*columns)
-        keys = [(c.model, c.hardware, c.precision, c.spec_method) for c in pool.configs]
-        for config_code, dataset_code, isl, osl in zip(*(c[found].tolist() for c in columns), strict=True):
-            if not measured[dataset_code]:
-                continue
-            key = keys[config_code]
-            workloads[key].add((isl, osl))
-            sources[key[:2]].add(pool.datasets[dataset_code])
+        found = table.distinct(["config_id", "dataset", "isl", "osl"])
+        for config, dataset, isl, osl in zip(*(found[k].tolist() for k in found.columns), strict=True):
+            if dataset in measured:
+                key = key_of[config]
+                workloads[key].add((isl, osl))
+                sources[key[:2]].add(dataset)
         return cls(dict(workloads), dict(sources))
 
     def datasets(self, model: str, *hardware: str) -> list[str]:

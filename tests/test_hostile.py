@@ -21,8 +21,9 @@ import pytest
 from site_builder.catalog import load_hardware
 from site_builder.cli import main
 from site_builder.content import load_site_config, read_stub
-from site_builder.loaders import load_results
+from site_builder.files import Refused, parse_yaml
 from site_builder.problems import ProblemLog
+from site_builder.read.load import load_results
 from tests.conftest import LAB_CSV, ROOT, STUB
 
 HEADER = LAB_CSV.splitlines()[0]
@@ -43,7 +44,7 @@ def load(tmp_path: Path, name: str, content: str | bytes) -> tuple[int, list[str
     path = data / name
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
     result = load_results(data)
-    return len(result.points), [str(p) for p in result.log.errors]
+    return len(result.table), [str(p) for p in result.log.errors]
 
 
 def csv_row(**changes: str) -> str:
@@ -295,6 +296,16 @@ def test_a_yaml_alias_bomb_in_a_stub_is_refused_at_once(tmp_path: Path) -> None:
     assert time.perf_counter() - started < 2
     (problem,) = log.errors
     assert problem.record == "line 5" and "alias" in problem.reason
+
+
+def test_yaml_keys_keep_the_lines_of_the_file() -> None:
+    """Front matter starts on the file's second line: a key's line is the file's, for messages."""
+    document = parse_yaml("kind: precision\nsides:\n  - {label: A}\n", 2)
+    assert document.data == {"kind": "precision", "sides": [{"label": "A"}]}
+    assert document.lines[("sides", 0, "label")] == 4
+    with pytest.raises(Refused) as refused:
+        parse_yaml("a: &x 1\nb: *x\n", 2)
+    assert refused.value.where == "line 3" and "alias" in refused.value.reason
 
 
 @pytest.mark.parametrize("value", [".inf", ".nan", "-1.0", "0", "1e308"])

@@ -303,9 +303,9 @@ def _models_loaded(monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
     loads: list[set[str]] = []
     validate = pipeline.validate_points  # type: ignore[attr-defined]
 
-    def recording(points, catalog, log):  # type: ignore[no-untyped-def]
-        loads.append({p.config.model for p in points})
-        return validate(points, catalog, log)
+    def recording(table, catalog, log):  # type: ignore[no-untyped-def]
+        loads.append(set(table.values("model")))
+        return validate(table, catalog, log)
 
     monkeypatch.setattr(pipeline, "validate_points", recording)
     return loads

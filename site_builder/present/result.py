@@ -15,7 +15,6 @@ from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageS
 from site_builder.engine import accuracy as stats
 from site_builder.engine import sweep as sweep_engine
 from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
-from site_builder.evaluations import EvalRun, metric_label, task_name
 from site_builder.formatting import fixed, grouped, sequence_label
 from site_builder.present.schema import (
     AccuracyDifference,
@@ -41,8 +40,9 @@ from site_builder.present.schema import (
     SweepWorkload,
     TargetComparison,
 )
+from site_builder.read.evals import EvalRun, metric_label, task_name
+from site_builder.read.sweeps import SweepRow
 from site_builder.read.table import PointTable
-from site_builder.sweeps import SweepRow
 
 # A point summary's own fields, as the point table names them (the rest: on_frontier)
 SUMMARY_COLUMNS = tuple(name for name in PointSummary.model_fields if name != "on_frontier")

@@ -20,12 +20,14 @@ from site_builder import metrics
 from site_builder.catalog import AppliedConstants, CostTier
 from site_builder.engine import accuracy as stats
 from site_builder.formatting import round_half_up_int
-from site_builder.points import InteractivitySource
 
 SCHEMA_VERSION = 2  # 2: a side lists its frontier only (every point: points.csv); brackets as knot positions
 
 
 Made = TypeVar("Made")
+
+
+InteractivitySource = Literal["tpot", "stated", "derived"]  # read/table.py: interactivity_source
 
 
 class Out(BaseModel):

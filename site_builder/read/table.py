@@ -113,14 +113,15 @@ def parallelism_label(row: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
-def configuration_label(row: Mapping[str, Any]) -> str:
-    """One line naming a configuration, for hover text and provenance tables."""
+def configuration_label(row: Mapping[str, Any], parallelism: str | None = None) -> str:
+    """One line naming a configuration, for hover text and provenance tables (`parallelism`:
+    its parallelism_label, where worked out already)."""
     if row["framework"] == "unknown":
         return "configuration not published"
     mode = "disagg" if row["disagg"] else "agg"
     spec = "" if row["spec_method"] == "none" else f", {row['spec_method'].upper()}"
     gpus = f", {row['gpu_count']} GPUs" if _given(row["gpu_count"]) else ""
-    return f"{row['framework']} {parallelism_label(row)} ({mode}{spec}{gpus})"
+    return f"{row['framework']} {parallelism or parallelism_label(row)} ({mode}{spec}{gpus})"
 
 
 # -- the table ------------------------------------------------------------------------------------
@@ -129,48 +130,156 @@ def configuration_label(row: Mapping[str, Any]) -> str:
 def _typed(frame: pd.DataFrame) -> pd.DataFrame:
     """Every column of COLUMNS but the derived ones, in order, in its dtype (missing ones filled
     with their default, or as not given)."""
-    size = len(frame)
     columns = {}
+    size = len(frame)
     for name, dtype in COLUMNS.items():
         if name in DERIVED_COLUMNS:
             continue
-        values = frame[name].tolist() if name in frame else [None] * size
-        if name in DEFAULTS:
-            values = [DEFAULTS[name] if _missing(v) else v for v in values]
-        elif dtype == TEXT:
-            values = [None if _missing(v) else v for v in values]
-        columns[name] = pd.Series(values, dtype=dtype)
-    return pd.DataFrame(columns)
+        if name in frame:
+            values = frame[name]
+            if name in DEFAULTS and values.hasnans:
+                values = values.astype(object).where(values.notna(), DEFAULTS[name])
+        else:
+            values = pd.Series([DEFAULTS.get(name)] * size, index=frame.index, dtype=object)
+        if dtype == TEXT:
+            values = values.astype(object)
+            columns[name] = values.where(values.notna(), None) if values.hasnans else values
+        else:
+            columns[name] = values.astype(dtype)
+    return pd.DataFrame(columns, index=pd.RangeIndex(size))
 
 
-def configuration_ids(frame: pd.DataFrame) -> npt.NDArray[np.int64]:
-    """A number per distinct configuration (equal ones alike), numbered in order of first
-    appearance: each configuration column's codes folded into one key."""
-    key = np.zeros(len(frame), dtype=np.int64)
-    for name in CONFIG_COLUMNS:
-        codes, distinct = pd.factorize(frame[name], use_na_sentinel=False)
-        key, _ = pd.factorize(key * (len(distinct) + 1) + codes)
-    return key.astype(np.int64)
+def _config_ids(columns: Mapping[str, Any]) -> npt.NDArray[np.int64]:
+    """A number per distinct configuration (equal ones alike, <NA> equal to <NA>), numbered in
+    order of first appearance: each configuration column's codes combined into one, found for
+    the first row of each run of rows of one configuration (a file lists a configuration's
+    points together, as a rule)."""
+    values = {name: _comparable(columns[name]) for name in CONFIG_COLUMNS}
+    changed = np.zeros(len(values["model"]), dtype=bool)
+    changed[:1] = True
+    for column in values.values():
+        changed[1:] |= _differs(column[1:], column[:-1])
+    starts = np.flatnonzero(changed)
+    codes = np.zeros(len(starts), dtype=np.int64)
+    combinations = 1  # how many values `codes` can take
+    for column in values.values():
+        found, distinct = pd.factorize(column[starts])  # NaN (<NA>): -1
+        if combinations * (len(distinct) + 1) >= 2**62:  # renumbered before the product overflows
+            codes, numbered = pd.factorize(codes)
+            combinations = len(numbered)
+        codes = codes * (len(distinct) + 1) + found + 1
+        combinations *= len(distinct) + 1
+    numbered = pd.factorize(codes)[0].astype(np.int64)
+    return np.repeat(numbered, np.diff(np.append(starts, len(changed))))
+
+
+def _comparable(values: Any) -> npt.NDArray[Any]:
+    """A column as a numpy array whose equal values compare equal: a number or flag <NA> as NaN."""
+    array = values.array if isinstance(values, pd.Series) else values
+    if isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray):
+        return array.to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.asarray(array)
+
+
+def _differs(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> Mask:
+    """Where two columns' values differ (NaN equal to NaN)."""
+    differ: Mask = np.asarray(a != b, dtype=bool)
+    if a.dtype.kind == "f":
+        differ &= ~(np.isnan(a) & np.isnan(b))
+    return differ
+
+
+def _rows_of(values: Any, rows: npt.NDArray[np.intp]) -> Any:
+    return (values.array if isinstance(values, pd.Series) else values)[rows]
+
+
+def _as_python(values: Any) -> list[Any]:
+    """A column's values as Python objects: None where not given (NaN, <NA>)."""
+    array = values.array if isinstance(values, pd.Series) else values
+    if isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray):
+        return [
+            None if missing else value for value, missing in zip(array.tolist(), array.isna(), strict=True)
+        ]
+    array = np.asarray(array)
+    if array.dtype.kind == "f":
+        out = array.astype(object)
+        out[np.isnan(array)] = None
+        return list(out.tolist())
+    return list(array.tolist())
+
+
+def _derived(columns: Mapping[str, Any]) -> dict[str, Any]:
+    """The derived columns of these columns: a number per distinct configuration and its two
+    labels, worded once per configuration."""
+    config_id = _config_ids(columns)
+    first = np.unique(config_id, return_index=True)[1]
+    firsts = {name: _as_python(_rows_of(columns[name], first)) for name in CONFIG_COLUMNS}
+    rows = [dict(zip(firsts, values, strict=True)) for values in zip(*firsts.values(), strict=True)]
+    parallelism = np.array([parallelism_label(row) for row in rows], dtype=object)
+    configuration = np.array(
+        [configuration_label(row, label) for row, label in zip(rows, parallelism, strict=True)], dtype=object
+    )
+    gpus = _comparable(columns["gpu_count"]).astype(np.float64)
+    return {
+        "users_per_gpu": np.asarray(columns["concurrency"], dtype=np.float64) / gpus,
+        "config_id": config_id,
+        "parallelism": pd.Series(parallelism[config_id], dtype=object, copy=False),
+        "configuration": pd.Series(configuration[config_id], dtype=object, copy=False),
+    }
 
 
 def _with_configurations(frame: pd.DataFrame) -> pd.DataFrame:
-    """The derived columns: a number per distinct configuration and its two labels, worded once
-    per configuration; concurrency per GPU."""
-    derived = frame.copy()
-    config_id = configuration_ids(frame)
-    first = np.unique(config_id, return_index=True)[1]
-    rows = [
-        {str(k): v for k, v in row.items()}
-        for row in frame.iloc[first][list(CONFIG_COLUMNS)].to_dict("records")
-    ]
-    parallelism = [parallelism_label(row) for row in rows]
-    configuration = [configuration_label(row) for row in rows]
-    gpus = frame["gpu_count"].to_numpy(dtype=float, na_value=np.nan)
-    derived["users_per_gpu"] = frame["concurrency"].to_numpy(dtype=float) / gpus
-    derived["config_id"] = config_id
-    derived["parallelism"] = pd.Series([parallelism[c] for c in config_id], dtype=object)
-    derived["configuration"] = pd.Series([configuration[c] for c in config_id], dtype=object)
-    return derived
+    """The frame with its derived columns (`_derived`)."""
+    columns = {str(name): frame[name] for name in frame.columns}
+    return pd.DataFrame({**columns, **_derived(columns)}, copy=False)
+
+
+NUMERIC = (NUMBER, COUNT, FLAG, "int64", "bool")  # dtypes whose parts come as floats (`_piece`)
+
+
+def _piece(values: Any, size: int, dtype: Any) -> npt.NDArray[Any]:
+    """A part's column as an array of `size` values: floats for a number, count or flag column
+    (NaN: not given; a flag 1 or 0), else objects (None: not given)."""
+    numeric = dtype in NUMERIC
+    if isinstance(values, np.ndarray) and (values.dtype != object or not numeric):
+        return values
+    if isinstance(values, list | np.ndarray):
+        if numeric:
+            return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+        out = np.empty(size, dtype=object)
+        out[:] = values
+        return out
+    return np.full(size, np.nan if values is None and numeric else values, dtype=None if numeric else object)
+
+
+def _joined(
+    parts: Sequence[Mapping[str, Any]], sizes: Sequence[int], name: str, dtype: Any
+) -> npt.NDArray[Any]:
+    """One column of every part, in order (`_piece`); a value a part gives every row of its
+    own is repeated."""
+    given = [part.get(name) for part in parts]
+    if all(value is None or isinstance(value, str) for value in given):
+        single = np.array(given, dtype=object if dtype not in NUMERIC else np.float64)
+        return np.repeat(single, sizes)
+    return np.concatenate([_piece(value, size, dtype) for value, size in zip(given, sizes, strict=True)])
+
+
+def _typed_array(values: npt.NDArray[Any], name: str, dtype: Any) -> Any:
+    """A column joined from the parts (`_joined`) in its dtype, a value not given its default."""
+    if name in DEFAULTS:
+        values = np.where(pd.isna(values), DEFAULTS[name], values)
+    if dtype == COUNT:
+        given = ~np.isnan(values)
+        return pd.arrays.IntegerArray(np.where(given, values, 0).astype(np.int64), ~given)
+    if dtype == FLAG:
+        return pd.arrays.BooleanArray(values == 1, np.isnan(values))
+    if dtype == "bool":
+        return values == 1
+    return values.astype(dtype, copy=False)
+
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in COLUMNS.items()})
 
 
 class _Columns:
@@ -213,46 +322,32 @@ class PointTable:
     def __init__(self, frame: pd.DataFrame) -> None:
         """`frame` holds the columns of COLUMNS (the derived ones are made here if missing)."""
         if "config_id" not in frame:
-            frame = _with_configurations(_typed(frame))
+            frame = _with_configurations(_typed(frame)) if len(frame) else _empty()
         self._columns = _Columns(frame.reset_index(drop=True))
         self.positions: npt.NDArray[np.intp] = np.arange(len(frame), dtype=np.intp)
 
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]]) -> PointTable:
         """A table of these points (each a dict of columns; left-out columns take their default)."""
-        listed = list(records)
+        listed = [{k: v for k, v in record.items() if k not in DERIVED_COLUMNS} for record in records]
         return cls(pd.DataFrame.from_records(listed) if listed else pd.DataFrame(columns=list(COLUMNS)))
 
     @classmethod
-    def from_points(cls, points: Iterable[Any]) -> PointTable:
-        """A table of BenchmarkPoints (points.py). TEMPORARY bridge while the loaders move to
-        the table (issue 23): removed with BenchmarkPoint."""
-        columns: dict[str, list[Any]] = {}
-
-        def add(name: str, value: Any) -> None:
-            columns.setdefault(name, []).append(value)
-
-        for p in points:
-            c = p.config
-            for key in (*CONFIG_TEXT, "disagg", "multinode", "tp", "ep", "pp", "dp_attention", "gpu_count"):
-                add(key, getattr(c, key))
-            for role in ROLES:
-                group = getattr(c, role)
-                for key in (*WORKER_GROUP_KEYS, "dp_attention"):
-                    add(f"{role}_{key}", getattr(group, key) if group is not None else None)
-            for key in POINT_COLUMNS:
-                if not key.startswith(LATENCY_METRICS) and hasattr(p, key):
-                    add(key, getattr(p, key))
-            for metric in LATENCY_METRICS:
-                stats = getattr(p, metric)
-                for stat in LATENCY_STATS:
-                    add(f"{metric}_{stat}", getattr(stats, stat) if stats is not None else None)
-            power = p.power
-            for key in ("avg_watts_per_gpu", "joules_per_total_token", "joules_per_output_token"):
-                add(key, getattr(power, key) if power else None)
-            for key in PROVENANCE_COLUMNS:
-                add(key, getattr(p.provenance, key))
-        return cls(pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in columns.items()}))
+    def from_parts(cls, parts: Sequence[Mapping[str, Any]]) -> PointTable:
+        """A table of rows given a part at a time (a file's): each part a column a key, every
+        column as long as the part (a single value: the same in every row); a column a part
+        lacks is not given in its rows (its default, where it has one)."""
+        if not parts:
+            return cls.from_records([])
+        sizes = [next(len(v) for v in part.values() if isinstance(v, list | np.ndarray)) for part in parts]
+        columns: dict[str, Any] = {}
+        for name, dtype in COLUMNS.items():
+            if name in DERIVED_COLUMNS:
+                continue
+            typed = _typed_array(_joined(parts, sizes, name, dtype), name, dtype)
+            # text stays Python objects (pandas would make it its own string type)
+            columns[name] = pd.Series(typed, dtype=object, copy=False) if dtype == TEXT else typed
+        return cls(pd.DataFrame({**columns, **_derived(columns)}, copy=False))
 
     @classmethod
     def concat(cls, tables: Sequence[PointTable]) -> PointTable:
@@ -348,8 +443,12 @@ class PointTable:
                 return [None if gap else value for value, gap in zip(found, empty.tolist(), strict=True)]
         return found
 
-    def records(self, positions: Sequence[int], columns: Sequence[str]) -> list[dict[str, Any]]:
-        """These rows' values of these columns as Python values, None where not given."""
+    def records(
+        self, positions: Sequence[int] | None = None, columns: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """These rows' (by position; every row) values of these columns (every column) as Python
+        values, None where not given."""
+        columns = list(COLUMNS) if columns is None else columns
         lists = [self.python_values(name, positions) for name in columns]
         return [dict(zip(columns, values, strict=True)) for values in zip(*lists, strict=True)]
 
@@ -357,12 +456,19 @@ class PointTable:
         """The distinct values of a column, in order of first appearance."""
         return list(dict.fromkeys(self.column(key).tolist()))
 
+    def distinct(self, keys: Sequence[str]) -> pd.DataFrame:
+        """The distinct combinations of these columns' values, in order of first appearance
+        (found among the rows that start a run of equal ones: a file lists a configuration's
+        points together, as a rule)."""
+        columns = [_comparable(self.frame[key]) for key in keys]
+        starts = np.ones(len(self), dtype=bool)
+        starts[1:] = np.logical_or.reduce([_differs(c[1:], c[:-1]) for c in columns]) if columns else False
+        return self.frame.loc[starts, list(keys)].drop_duplicates()
+
     def files_of_model(self) -> dict[str, set[str]]:
         """The data files each model's points came from."""
         found: dict[str, set[str]] = {}
-        for model, file in set(
-            zip(self.column("model").tolist(), self.column("source_file").tolist(), strict=True)
-        ):
+        for model, file in self.distinct(["model", "source_file"]).itertuples(index=False):
             found.setdefault(model, set()).add(file)
         return found
 

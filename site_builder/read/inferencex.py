@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from site_builder.files import sane_number
-from site_builder.loaders.common import (
+from site_builder.read.fields import (
     LATENCY_METRICS,
     LATENCY_STATS,
     PointDraft,
@@ -38,7 +38,8 @@ def _latencies(draft: PointDraft, metrics: Mapping[str, Any], prefix: str, ctx: 
             if key not in metrics or metrics[key] is None:
                 continue
             try:
-                draft.add_latency(metric, stat, sane_number(parse_number(metrics[key]), nonnegative=True))
+                seconds = sane_number(parse_number(metrics[key]), nonnegative=True)
+                draft.add_latency(metric, stat, seconds, prefix + key)
             except ValueError as exc:
                 ctx.warning(prefix + key, f"ignored: {exc}")
     if "median_tpot" in metrics:

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from site_builder.files import Count, Whole
-from site_builder.loaders.common import (
+from site_builder.read.fields import (
     PointDraft,
     RecordContext,
     Stated,
@@ -225,7 +225,7 @@ def vllm_result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: 
     draft.set("concurrency", raw.get("max_concurrency") or meta.concurrency, "max_concurrency")
     _completion_check(raw, ctx)
     per_gpu(draft, _file_throughput(raw, "total_token_throughput", ctx), meta.gpus(), ctx, meta_name)
-    add_latencies_ms(draft, raw, ctx)
+    add_latencies_ms(draft, raw)
     return draft
 
 
@@ -264,5 +264,5 @@ def sglang_result(
         except ValueError as exc:
             ctx.error("input_throughput", str(exc))
     per_gpu(draft, _file_throughput(raw, total_key, ctx), meta.gpus(), ctx, meta_name)
-    add_latencies_ms(draft, raw, ctx, names={"e2el": "e2e_latency"})
+    add_latencies_ms(draft, raw, names={"e2el": "e2e_latency"})
     return draft

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from site_builder.loaders import aiperf, guidellm, inferencex, native, serving
-from site_builder.loaders.common import PointDraft, RecordContext
+from site_builder.read import aiperf, guidellm, inferencex, native, serving
+from site_builder.read.fields import PointDraft, RecordContext
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from site_builder.loaders.common import (
+from site_builder.read.fields import (
     PointDraft,
     RecordContext,
     Stated,
@@ -20,7 +20,7 @@ from site_builder.loaders.common import (
     optional_number,
     parse_number,
 )
-from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
+from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
 
 _SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "seconds": 1.0}
 # our latency metric -> AIPerf's metric
@@ -202,7 +202,7 @@ def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Recor
             seconds = _seconds(raw, metric, their_stat, ctx)
             if seconds is None:
                 continue
-            draft.add_latency(ours, our_stat, seconds)
+            draft.add_latency(ours, our_stat, seconds, f"{metric}.{their_stat}")
             if (ours, our_stat) == ("tpot", "median"):
                 draft.set("median_tpot_s", seconds, f"{metric}.p50")
     if "median_tpot_s" not in draft.values:

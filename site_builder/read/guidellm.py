@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from site_builder.loaders.common import (
+from site_builder.read.fields import (
     PointDraft,
     RecordContext,
     Stated,
@@ -27,7 +27,7 @@ from site_builder.loaders.common import (
     optional_number,
     parse_number,
 )
-from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
+from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
 
 REPORT_VERSION = 2
 # our latency metric -> (GuideLLM metric, its unit in seconds)
@@ -166,7 +166,7 @@ def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Re
             value = _stat(summary, "successful", field)
             if value is None:
                 continue
-            draft.add_latency(ours, our_stat, value * seconds)
+            draft.add_latency(ours, our_stat, value * seconds, f"metrics.{metric}.successful.{field}")
             if (ours, our_stat) == ("tpot", "median"):
                 draft.set("median_tpot_s", value * seconds, f"metrics.{metric}.successful.median")
     if "median_tpot_s" not in draft.values:

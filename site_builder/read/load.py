@@ -1,20 +1,21 @@
-"""Load every result file under a folder into validated points, detecting formats by their keys.
+"""The load stage: every result file under a folder into one point table (+ evaluation runs,
+sweep rows and data sets), each file's format detected by its keys.
 
-Problems in any file are collected, never raised one at a time, so a single run tells the user
-everything that is wrong.
+Each file is read into drafts by its format's reader (formats.py), validated in one go
+(validate_rows.py) and its sound records kept as rows of the table. Problems in any file are
+collected, never raised one at a time, so a single run tells the user everything that is
+wrong; a file's problems are logged record by record, each record's reader problems first.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import gc
 import hashlib
 import io
 import json
 import re
 import warnings
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,10 +25,8 @@ import numpy.typing as npt
 import pandas as pd
 from pydantic import ValidationError
 
-from site_builder.evaluations import EvalRun
 from site_builder.files import (
     MAX_IDENTIFIER_CHARS,
-    MAX_NUMBER_CHARS,
     Refused,
     excerpt,
     load_structured,
@@ -35,46 +34,91 @@ from site_builder.files import (
     read_bytes_checked,
     read_text,
 )
-from site_builder.loaders import bulk, evals, formats, native, serving
-from site_builder.loaders.common import PointDraft, RecordContext, date_from_stamp, finish_point
-from site_builder.loaders.formats import InputFormat, Source
-from site_builder.loaders.sweeps import looks_sweep, read_row
-from site_builder.points import DatasetInfo, Provenance
-from site_builder.pool import PointPool, PoolBuilder
-from site_builder.problems import Loc, ProblemLog, Severity, add_validation_errors, suggest
-from site_builder.sweeps import SweepRow
+from site_builder.problems import Loc, Problem, ProblemLog, Severity, add_validation_errors, suggest
+from site_builder.read import evals, formats, native, serving
+from site_builder.read.evals import EvalRun
+from site_builder.read.fields import PointDraft, RecordContext, date_from_stamp
+from site_builder.read.formats import InputFormat, Source
+from site_builder.read.provenance import DatasetInfo, Provenance
+from site_builder.read.sweeps import SweepRow, looks_sweep, point_row, read_row
+from site_builder.read.table import PointTable
+from site_builder.read.validate_rows import Drafts, Objects, Validated, each_distinct, validate
 
+PROVENANCE_KEYS = tuple(Provenance.model_fields)
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
 DATASET_FILE = "_dataset.yaml"
 DATASET_ID_CHARS = MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
 FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
 MAX_LINE_ERRORS = 10  # of one JSON Lines file; then a count
+AFTER_RECORDS = 2**62  # the slot of a problem found after a file's records (_FileLog)
+Mask = npt.NDArray[np.bool_]
 
 
 @dataclass
 class LoadResult:
-    found: PoolBuilder = field(default_factory=PoolBuilder)  # the points, in order (`points`)
+    table: PointTable = field(default_factory=lambda: PointTable.from_records([]))  # every point, in order
     evaluations: list[EvalRun] = field(default_factory=list)
     sweeps: list[SweepRow] = field(default_factory=list)  # node-level sweep rows (sweeps.py)
     datasets: dict[str, DatasetInfo] = field(default_factory=dict)
     log: ProblemLog = field(default_factory=ProblemLog)
+    # the table's rows as files give them (PointTable.from_parts), joined once every file is read
+    parts: list[dict[str, Any]] = field(default_factory=list)
     # evaluation runs before their samples logs are attached: (run, file date stamp, folder)
     pending_runs: list[tuple[EvalRun, str, Path]] = field(default_factory=list)
     sample_logs: list[evals.SampleLog] = field(default_factory=list)
 
-    @property
-    def points(self) -> PointPool:
-        """Every point loaded, in order: those read in bulk made when first read (pool.py)."""
-        return self.found.pool()
-
-    def attach_samples(self) -> None:
-        """Give each evaluation run the per-question scores its samples log holds (loaders/evals.py)."""
+    def finish(self) -> None:
+        """The table of every file's rows, and each evaluation run with the per-question scores
+        its samples log holds (evals.py)."""
+        if self.parts:
+            self.table = PointTable.from_parts(self.parts)
+            self.parts = []
 
         def warn(file: str, reason: str) -> None:
             self.log.add(file, "", "", reason, Severity.WARNING)
 
         self.evaluations.extend(evals.attach_samples(self.pending_runs, self.sample_logs, warn))
         self.pending_runs, self.sample_logs = [], []
+
+
+@dataclass
+class _FileLog(ProblemLog):
+    """One file's problems, each tagged with the record being read when it was found (`slot`),
+    so that the problems validation finds for the file's records at once are logged after each
+    record's own, as if every record were read and validated in turn."""
+
+    slot: int = -1  # -1: before the first record
+    tags: list[tuple[int, int, int]] = field(default_factory=list)  # (slot, 0 read / 1 validated, order)
+
+    def add(
+        self,
+        file: str | Path,
+        record: str,
+        field_name: str,
+        reason: str,
+        severity: Severity = Severity.ERROR,
+    ) -> None:
+        super().add(file, record, field_name, reason, severity)
+        self.tags.append((self.slot, 0, len(self.tags)))
+
+    def add_validated(
+        self, slot: int, step: int, file: str, record: str, field_name: str, reason: str
+    ) -> None:
+        super().add(file, record, field_name, reason)
+        self.tags.append((slot, 1, step))
+
+    def errors_in(self, slots: Iterable[int]) -> set[int]:
+        """Those of these slots that have an error."""
+        wanted = set(slots)
+        return {
+            tag[0]
+            for tag, p in zip(self.tags, self.problems, strict=True)
+            if tag[0] in wanted and p.severity is Severity.ERROR
+        }
+
+    def ordered(self) -> list[Problem]:
+        order = sorted(range(len(self.tags)), key=self.tags.__getitem__)
+        return [self.problems[i] for i in order]
 
 
 def detect_record(record: Mapping[str, Any]) -> str | None:
@@ -106,12 +150,19 @@ class _FileLoader:
     ) -> None:
         self.path, self.root, self.display, self.result = path, root, display, result
         self.confined = root if confined else None  # the folder reads must stay inside
-        self.log = result.log
+        self.log = _FileLog()
         self.dataset: DatasetInfo | None = None
         self._metadata_loaded = False
         self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
 
     def load(self) -> None:
+        """Read the file; its problems go to the result's log, in order, when it is done."""
+        try:
+            self._load()
+        finally:
+            self.result.log.problems.extend(self.log.ordered())
+
+    def _load(self) -> None:
         if self._companion():
             return
         if self.path.suffix == ".parquet":
@@ -268,8 +319,6 @@ class _FileLoader:
                     "so no value is silently dropped",
                 )
                 return
-        if not scores and not sweep and self._native_csv_typed(text, header):
-            return
         try:
             frame = _read_csv(text)
         except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
@@ -286,35 +335,13 @@ class _FileLoader:
         self._sweeps([(label, row) for label, row in rows if row])
 
     def _native_csv(self, frame: pd.DataFrame) -> None:
-        """A CSV of native points: checked column by column (bulk.py); a row any check flags is
-        read on its own, so its problems are named by line and column as ever."""
+        """A CSV of native points: every cell as text, an empty one ""."""
         columns = {str(name): frame[name].to_numpy() for name in frame.columns}
-        self._native_table(columns, len(frame), _csv_labels(len(frame)), _row_of(columns, _cells))
-
-    def _native_csv_typed(self, text: str, header: list[str]) -> bool:
-        """A native CSV whose number columns pandas parses as numbers (`_typed_csv`), checked in
-        bulk; a row any check flags is read on its own from the file read as text, as ever.
-        False, having read nothing, where the file is not plainly such a table."""
-        found = _typed_csv(text, header)
-        if found is None:
-            return False
-        frame, too_long = found
-        parsed = {name: frame[name].to_numpy(dtype=np.float64) for name in header if name in NUMBER_COLUMNS}
-        columns = {name: frame[name].to_numpy() for name in header if name not in parsed}
-        as_text: list[dict[str, Any]] = []  # the file read as text, once a row needs it
-
-        def row(index: int) -> dict[str, Any]:
-            if not as_text:
-                whole = _read_csv(text)
-                as_text.append({str(name): whole[name].to_numpy() for name in whole.columns})
-            return _cells({name: values[index] for name, values in as_text[0].items()})
-
-        self._native_table(columns, len(frame), _csv_labels(len(frame)), row, parsed=parsed, flagged=too_long)
-        return True
+        self._native_table(columns, _holds_text, "line", 2)  # the header is line 1
 
     def _parquet(self) -> None:
         """A Parquet table of native points (large data sets): the columns of the native CSV,
-        typed; an empty cell (null) is a missing field. Read under the input rules (inputs.py)."""
+        typed; an empty cell (null) is a missing field. Read under the input rules (files.py)."""
         try:
             raw = read_bytes_checked(self.path, self.confined)
         except Refused as exc:
@@ -340,66 +367,53 @@ class _FileLoader:
                 f"({', '.join(native.REQUIRED_COLUMNS)}); found {_few_columns(header)}",
             )
             return
-        columns: dict[str, bulk.Column] = {
-            str(name): [
-                None if null else v for v, null in zip(frame[name].tolist(), frame[name].isna(), strict=True)
-            ]
-            for name in frame.columns
-        }
-        labels = bulk.Numbered("row", 1, len(frame))
-        given = _row_of(columns, lambda row: {k: v for k, v in row.items() if v is not None})
-        self._native_table(columns, len(frame), labels, given)
+        columns: dict[str, Objects] = {}
+        for name in frame.columns:
+            columns[str(name)] = frame[name].to_numpy(dtype=object)
+            columns[str(name)][frame[name].isna().to_numpy()] = None
+        self._native_table(columns, _holds_value, "row", 1)
 
     def _native_table(
-        self,
-        columns: Mapping[str, bulk.Column],
-        size: int,
-        labels: Sequence[str],
-        record: Callable[[int], dict[str, Any]],
-        *,
-        parsed: Mapping[str, bulk.Floats] | None = None,
-        flagged: npt.NDArray[np.bool_] | None = None,
+        self, columns: Mapping[str, Objects], holds: Callable[[Objects], Mask], word: str, first: int
     ) -> None:
-        """Native points from columns (and columns `parsed` as numbers already): in bulk, and a
-        row that is `flagged` or that a check flags on its own, as `record` gives it."""
+        """Native points from a table's columns (`holds`: which cells hold a value), the rows
+        labelled '{word} {first}' on; a row with no cell is no record. Each record's unknown
+        fields first, then validation's problems."""
         dataset = self._accepted_dataset()
         if dataset is None:
             return
-        unknown = np.zeros(size, dtype=bool) if flagged is None else flagged
-        for name in set(columns) - set(native.COLUMNS):
-            unknown |= np.fromiter((v is not None and v != "" for v in columns[name]), dtype=bool, count=size)
-        in_bulk = bulk.native_points(columns, unknown, labels, dataset.id, self.display, parsed)
+        rows = _rows_with_a_cell(columns, holds)
+        if len(rows) < len(columns["model"]):
+            columns = {name: values[rows] for name, values in columns.items()}
+        drafts, unknown = native.columns(columns, holds)
+        for record, name, reason in unknown:
+            self.log.slot = record
+            self.log.add(self.display, f"{word} {rows[record] + first}", name, reason)
+        self.log.slot = AFTER_RECORDS
+        validated = validate(drafts)
+        for record, step, name, reason in validated.problems:
+            self.log.add_validated(record, step, self.display, f"{word} {rows[record] + first}", name, reason)
+        sound = np.setdiff1d(validated.kept, [record for record, _, _ in unknown])
+        provenance = {
+            "dataset": dataset.id,
+            "source_file": self.display,
+            "record": np.array([f"{word} {row}" for row in (rows[sound] + first).tolist()], dtype=object),
+            "date": _per_value(columns.get("date"), sound, _date),
+            **{key: _per_value(columns.get(key), sound, _text) for key in ("run_url", "image", "note")},
+        }
+        self._keep(validated, sound, provenance)
 
-        def read_one(index: int) -> None:
-            row = record(index)
-            if row:
-                self._record((labels[index], row), True, dataset)
-
-        self._bulk_and_each(in_bulk, None, size, read_one)
-
-    def _bulk_and_each(
-        self,
-        in_bulk: bulk.NativeRows | None,
-        records_of_rows: npt.NDArray[np.intp] | None,
-        size: int,
-        read_one: Callable[[int], None],
-    ) -> None:
-        """The file's points in record order: the rows read in bulk (each row's record among the
-        `size` is `records_of_rows`, or the row's `kept`), every other record by `read_one`."""
-        if in_bulk is None:
-            for index in range(size):
-                read_one(index)
+    def _keep(self, validated: Validated, sound: npt.NDArray[np.intp], provenance: Mapping[str, Any]) -> None:
+        """These validated records (kept by validation, and no error in their reader) as rows of
+        the table, with their provenance."""
+        if len(sound) == 0:
             return
-        kept = in_bulk.kept if records_of_rows is None else records_of_rows
-        start = 0
-        others = np.ones(size, dtype=bool)
-        others[kept] = False
-        for index in np.flatnonzero(others).tolist():
-            upto = int(np.searchsorted(kept, index))
-            self.result.found.add_rows(in_bulk, np.arange(start, upto, dtype=np.intp))
-            start = upto
-            read_one(index)
-        self.result.found.add_rows(in_bulk, np.arange(start, len(kept), dtype=np.intp))
+        size = len(next(iter(validated.columns.values())))
+        if len(sound) < size:
+            columns = {key: values[sound] for key, values in validated.columns.items()}
+        else:
+            columns = dict(validated.columns)
+        self.result.parts.append({**columns, **provenance})
 
     # -- evaluation results --------------------------------------------------------------------
 
@@ -431,30 +445,80 @@ class _FileLoader:
         if dataset is None:
             return
         self.result.datasets.setdefault(dataset.id, dataset)
+        points = []
         for label, row in records:
             ctx = RecordContext(self.display, label, self.log)
             if not isinstance(row, Mapping):
                 ctx.error("", "not an object")
                 continue
-            provenance = self._provenance(dataset, label, row, formats.NATIVE)
+            provenance = Provenance(**self._origin(dataset, label, row, formats.NATIVE))
             found = read_row(row, ctx, provenance)
             if found is not None:
                 self.result.sweeps.append(found)
-                point = found.to_point()
+                point = point_row(found, ctx)
                 if point is not None:
-                    self.result.found.append(point)
+                    points.append(point)
+        if points:
+            self.result.parts.append({key: [point.get(key) for point in points] for key in points[0]})
 
     # -- records -----------------------------------------------------------------------------
 
     def _records(self, records: list[tuple[str, Any]], forced: bool = False) -> None:
+        """Records of any format (a JSON file's): each drafted by its format's reader, in turn,
+        then all validated at once."""
         dataset = self._accepted_dataset()
         if dataset is None:
             return
-        found = self._native_in_bulk(records, forced, dataset.id)
-        in_bulk, records_of_rows = found if found is not None else (None, None)
-        self._bulk_and_each(
-            in_bulk, records_of_rows, len(records), lambda i: self._record(records[i], forced, dataset)
-        )
+        drafts: list[PointDraft] = []
+        slots: list[int] = []
+        labels: list[str] = []
+        origins: list[dict[str, Any]] = []
+        for slot, (label, row, kind) in enumerate(self._detected(records, forced)):
+            self.log.slot = slot
+            draft = self._draft_of(label, row, kind)
+            if draft is not None:
+                assert kind is not None
+                drafts.append(draft)
+                slots.append(slot)
+                labels.append(label)
+                origins.append(self._origin(dataset, label, row, kind))
+        self.log.slot = AFTER_RECORDS
+        if not drafts:
+            return
+        validated = validate(Drafts.of(drafts))
+        for record, step, name, reason in validated.problems:
+            self.log.add_validated(slots[record], step, self.display, labels[record], name, reason)
+        refused = self.log.errors_in(slots)  # a record the reader found an error in is not kept
+        sound = np.array([i for i in validated.kept.tolist() if slots[i] not in refused], dtype=np.intp)
+        provenance = {key: [origins[i][key] for i in sound.tolist()] for key in PROVENANCE_KEYS}
+        self._keep(validated, sound, provenance)
+
+    def _draft_of(self, label: str, row: Any, kind: InputFormat | None) -> PointDraft | None:
+        """One record's draft by its format's reader; None, the problem logged, where there is
+        none to validate."""
+        ctx = RecordContext(self.display, label, self.log)
+        if not isinstance(row, Mapping):
+            ctx.error("", "not an object")
+            return None
+        if kind is None:
+            ctx.error(
+                "",
+                f"unknown format: not any of {formats.supported_names()} "
+                f"(keys: {', '.join(excerpt(k, 24) for k in sorted(map(str, row))[:12])})",
+            )
+            return None
+        if kind.read is None:
+            ctx.error(
+                "",
+                f"{kind.title} is recognised but not supported yet; "
+                "convert it to the native format (docs/data-format.md)",
+            )
+            return None
+        skipped = kind.skip(row)
+        if skipped:
+            ctx.notice(*skipped)
+            return None
+        return self._draft(kind, row, ctx)
 
     def _accepted_dataset(self) -> DatasetInfo | None:
         """The file's dataset, unless another file attributes the same id differently (logged)."""
@@ -472,64 +536,6 @@ class _FileLoader:
             )
             return None
         return dataset
-
-    def _native_in_bulk(
-        self, records: list[tuple[str, Any]], forced: bool, dataset: str
-    ) -> tuple[bulk.NativeRows, npt.NDArray[np.intp]] | None:
-        """The native records that pass every check column by column (bulk.py), and the index
-        of each one's record; every other record is for `_record` to read one at a time."""
-        formats_by_keys: dict[frozenset[str], InputFormat | None] = {}
-        chosen: list[int] = []
-        for index, (_, row) in enumerate(records):
-            if not isinstance(row, Mapping):
-                continue
-            if not (forced or self.dataset):
-                keys = frozenset(row)
-                if keys not in formats_by_keys:
-                    formats_by_keys[keys] = formats.detect(row)
-                if formats_by_keys[keys] is not formats.NATIVE:
-                    continue
-            chosen.append(index)
-        if len(chosen) < sum(isinstance(row, Mapping) for _, row in records):
-            return None  # a file that mixes formats may load a metadata file midway: one at a time
-        columns, flagged = bulk.rows_to_columns([records[i][1] for i in chosen])
-        in_bulk = bulk.native_points(columns, flagged, [records[i][0] for i in chosen], dataset, self.display)
-        if in_bulk is None:
-            return None
-        return in_bulk, np.asarray(chosen, dtype=np.intp)[in_bulk.kept]
-
-    def _record(self, record: tuple[str, Any], forced: bool, dataset: DatasetInfo) -> None:
-        """One record read on its own: every problem named by file, record and field."""
-        for label, row, kind in self._detected([record], forced):
-            ctx = RecordContext(self.display, label, self.log)
-            if not isinstance(row, Mapping):
-                ctx.error("", "not an object")
-                continue
-            if kind is None:
-                ctx.error(
-                    "",
-                    f"unknown format: not any of {formats.supported_names()} "
-                    f"(keys: {', '.join(excerpt(k, 24) for k in sorted(map(str, row))[:12])})",
-                )
-                continue
-            if kind.read is None:
-                ctx.error(
-                    "",
-                    f"{kind.title} is recognised but not supported yet; "
-                    "convert it to the native format (docs/data-format.md)",
-                )
-                continue
-            skipped = kind.skip(row)
-            if skipped:
-                ctx.notice(*skipped)
-                continue
-            errors_before = len(self.log.errors)
-            draft = self._draft(kind, row, ctx)
-            if draft is None:
-                continue
-            point = finish_point(draft, ctx, self._provenance(dataset, label, row, kind))
-            if point is not None and len(self.log.errors) == errors_before:
-                self.result.found.append(point)
 
     def _detected(
         self, records: list[tuple[str, Any]], forced: bool
@@ -556,21 +562,23 @@ class _FileLoader:
             source = Source(self.path.name, loaded[0], loaded[1])
         return kind.read(row, ctx, source)
 
-    def _provenance(
+    def _origin(
         self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], kind: InputFormat
-    ) -> Provenance:
+    ) -> dict[str, Any]:
+        """A record's provenance (read.provenance.Provenance's fields): the metadata file's
+        date, run and note where one was read, else the record's own."""
         meta = self._metadata_cache[0] if self._metadata_cache else None
         date = row.get("date") if isinstance(row.get("date"), str) else kind.date(row)
-        return Provenance(
-            dataset=dataset.id,
-            source_file=self.display,
-            record=label or "whole file",
-            client=kind.client(row),
-            date=(meta.date if meta and meta.date else None) or date_from_stamp(date),
-            run_url=(meta.run_url if meta else None) or _text(row.get("run_url")),
-            image=(meta.image if meta else None) or _text(row.get("image")),
-            note=(meta.note if meta else None) or _text(row.get("note")),
-        )
+        return {
+            "dataset": dataset.id,
+            "source_file": self.display,
+            "record": label or "whole file",
+            "client": kind.client(row),
+            "date": (meta.date if meta and meta.date else None) or date_from_stamp(date),
+            "run_url": (meta.run_url if meta else None) or _text(row.get("run_url")),
+            "image": (meta.image if meta else None) or _text(row.get("image")),
+            "note": (meta.note if meta else None) or _text(row.get("note")),
+        }
 
     # -- side files ----------------------------------------------------------------------------
 
@@ -648,86 +656,20 @@ def _few_columns(header: list[str], shown: int = 4, width: int = 24) -> str:
     return ", ".join(cells) + more
 
 
-NUMBER_COLUMNS = frozenset(native.COLUMNS) - {
-    *bulk.TEXT_FIELDS,
-    *bulk.FLAG_FIELDS,
-    *native.PROVENANCE_COLUMNS,
-}  # the native columns that hold a number
-# pandas parses numbers as Python's `float` does (correctly rounded) from 3.1 on
-EXACT_NUMBERS = tuple(int(part) for part in pd.__version__.split(".")[:2]) >= (3, 1)
-
-
-def _read_csv(text: str, header: Sequence[str] = (), numbers: Collection[str] = ()) -> pd.DataFrame:
-    """A CSV as pandas reads it: every cell as the text written (an empty one as ""), but in
-    the `numbers` columns (of those the `header` names), read as numbers (NaN where empty;
-    ValueError where a cell is not one)."""
+def _read_csv(text: str) -> pd.DataFrame:
+    """A CSV as pandas reads it: every cell as the text written (an empty one as "")."""
     with warnings.catch_warnings():
         # pandas only warns when the first row is longer than the header: refuse that too
         warnings.simplefilter("error", pd.errors.ParserWarning)
         return pd.read_csv(
             io.StringIO(text),
-            # Python strings as read (dtype=str would convert them twice)
-            dtype={name: np.float64 if name in numbers else object for name in header} if numbers else object,
+            dtype=object,  # Python strings as read (dtype=str would convert them twice)
             keep_default_na=False,
-            na_values={name: [""] for name in numbers} if numbers else None,
+            na_filter=False,  # no cell is "missing" to pandas: an empty one is ""
             skip_blank_lines=False,
             index_col=False,
             engine="c",
         )
-
-
-def _typed_csv(text: str, header: list[str]) -> tuple[pd.DataFrame, npt.NDArray[np.bool_]] | None:
-    """A native CSV read with its number columns parsed by pandas, and which rows have a number
-    cell too long to be read as one (MAX_NUMBER_CHARS): only for a file of native
-    columns alone in plain rows (no quotes, every line as many cells as the header), where a
-    cell's length can be counted from the text; None otherwise (and where a number cell is
-    not a number pandas reads), for the file to be read as text."""
-    if not EXACT_NUMBERS or not set(header) <= set(native.COLUMNS) or '"' in text or "\r" in text:
-        return None
-    lengths = _cell_lengths(text, len(header))
-    if lengths is None:
-        return None
-    numbers = [name for name in header if name in NUMBER_COLUMNS]
-    try:
-        frame = _read_csv(text, header, numbers)
-    except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning):
-        return None
-    if len(frame) != len(lengths) or [str(name) for name in frame.columns] != header:
-        return None
-    at = [header.index(name) for name in numbers]
-    too_long: npt.NDArray[np.bool_] = np.any(lengths[:, at] > MAX_NUMBER_CHARS, axis=1)
-    return frame, too_long
-
-
-def _cell_lengths(text: str, width: int) -> npt.NDArray[np.int64] | None:
-    """The length of every cell of every row below the header, counted in the UTF-8 text
-    (a cell's bytes: at least its characters), if every line has `width` cells and the file
-    neither quotes nor holds a blank line; None otherwise (and for one column, where a blank
-    line could not be told from an empty cell)."""
-    if width < 2:
-        return None
-    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    if len(raw) and raw[-1] != ord("\n"):
-        raw = np.append(raw, np.uint8(ord("\n")))
-    ends = np.flatnonzero((raw == ord(",")) | (raw == ord("\n")))  # where each cell ends
-    if len(ends) % width or len(ends) < width:
-        return None
-    line_ends = raw[ends].reshape(-1, width) == ord("\n")
-    if not line_ends[:, -1].all() or line_ends[:, :-1].any():
-        return None
-    lengths = np.diff(ends, prepend=-1) - 1
-    return lengths.reshape(-1, width)[1:]
-
-
-def _csv_labels(rows: int) -> bulk.Numbered:
-    return bulk.Numbered("line", 2, rows)  # the header is line 1
-
-
-def _row_of(
-    columns: Mapping[str, bulk.Column], record: Callable[[Mapping[str, Any]], dict[str, Any]]
-) -> Callable[[int], dict[str, Any]]:
-    """A row of these columns as `record` makes a record of it."""
-    return lambda index: record({name: values[index] for name, values in columns.items()})
 
 
 def _cells(row: Mapping[Any, Any]) -> dict[str, str]:
@@ -748,6 +690,40 @@ def _dataset_fields(loc: Loc) -> Iterable[str]:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _holds_text(cells: Objects) -> Mask:
+    """Which of a CSV's cells hold something (an empty cell is a missing field)."""
+    return np.asarray(cells != "", dtype=bool)
+
+
+def _holds_value(cells: Objects) -> Mask:
+    """Which of a Parquet table's cells hold a value (None: null, a missing field)."""
+    return np.asarray(pd.notna(cells), dtype=bool)
+
+
+def _rows_with_a_cell(
+    columns: Mapping[str, Objects], holds: Callable[[Objects], Mask]
+) -> npt.NDArray[np.intp]:
+    """The rows of a table with at least one cell that holds a value: those whose model cell
+    does, and of the others those with another cell that does."""
+    empty = np.flatnonzero(~holds(columns["model"]))
+    for values in columns.values():
+        empty = empty[~holds(values[empty])] if len(empty) else empty
+    keep = np.ones(len(columns["model"]), dtype=bool)
+    keep[empty] = False
+    return np.flatnonzero(keep)
+
+
+def _date(value: Any) -> str | None:
+    return date_from_stamp(value) if isinstance(value, str) else None
+
+
+def _per_value(
+    values: Objects | None, rows: npt.NDArray[np.intp], rule: Callable[[Any], Any]
+) -> Objects | None:
+    """`rule` of a column's value in each of these rows, once per distinct value (None: no column)."""
+    return None if values is None else each_distinct(values[rows], rule)
 
 
 def _display(path: Path, root: Path) -> str:
@@ -797,40 +773,21 @@ def load_results(
     if not root.is_dir():
         result.log.add(root.as_posix(), "", "", "results folder does not exist")
         return result
-    with _no_collection():
-        for path in result_files(root):
-            if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
-                continue
-            if exclude and excluded(path.relative_to(root).as_posix(), exclude):
-                continue
-            if skip is not None and skip(_display(path, root)):
-                continue
-            _FileLoader(path, root, _display(path, root), result).load()
-        result.attach_samples()
+    for path in result_files(root):
+        if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
+            continue
+        if exclude and excluded(path.relative_to(root).as_posix(), exclude):
+            continue
+        if skip is not None and skip(_display(path, root)):
+            continue
+        _FileLoader(path, root, _display(path, root), result).load()
+    result.finish()
     return result
-
-
-@contextlib.contextmanager
-def _no_collection() -> Iterator[None]:
-    """The cyclic garbage collector paused while loading, and what the load made moved to the
-    oldest generation after: a load makes hundreds of thousands of objects that all live on, and
-    the young generations' collections would walk them all again and again as they age (a third
-    of the load time of 100k points). Garbage among them is still collected, by a full collection."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:  # (unfreeze would also thaw what someone else froze)
-            gc.freeze()  # freeze + unfreeze: every tracked object into the oldest generation, unwalked
-            gc.unfreeze()
-        if was_enabled:
-            gc.enable()
 
 
 def load_file(path: Path, log: ProblemLog | None = None) -> LoadResult:
     """One file on its own (the importer's entry point)."""
     result = LoadResult(log=log or ProblemLog())
     _FileLoader(path, path.parent, path.as_posix(), result, confined=False).load()
-    result.attach_samples()
+    result.finish()
     return result
