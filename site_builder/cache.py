@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.metadata
 import json
 import os
 import re
@@ -81,6 +82,12 @@ def code_digest() -> str:
     """This tool's own code (its version and sources) and the chart library's version."""
     package = Path(site_builder.__file__).parent
     return digest(__version__, plotly.__version__, tree_digest(*sorted(package.rglob("*.py"))))
+
+
+def markdown_key() -> str:
+    """What turning a guide's Markdown into HTML depends on besides its text: this tool's code
+    (which extensions, what is cleaned) and the versions of the two libraries that do it."""
+    return digest(code_digest(), importlib.metadata.version("markdown"), importlib.metadata.version("nh3"))
 
 
 def data_file_digests(data_folder: Path) -> dict[str, str]:
@@ -162,14 +169,20 @@ class CachedPage:
 
 
 class PageCache:
-    """The cache folder: `get` a page by its key, `put` one, `save` what this run used."""
+    """The cache folder: `get` a page by its key, `put` one, `save` what this run used. Besides
+    the pages it keeps the guides' HTML made from their Markdown (`guides_html`), which costs
+    more than a small site's pages, and Jinja's compiled theme (`templates`)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.blobs = folder / "blobs"
         self.templates = folder / "templates"  # where Jinja keeps the theme compiled
-        self._stored = self._load()
+        manifest = self._load()
+        pages, guides = manifest.get("pages"), manifest.get("guides")
+        self._stored: dict[str, Any] = pages if isinstance(pages, dict) else {}
         self._used: dict[str, dict[str, Any]] = {}  # entries looked up or put by this run
+        self._guides: dict[str, Any] = guides if isinstance(guides, dict) else {}
+        self._markdown_key = markdown_key()
 
     @classmethod
     def open(cls, folder: Path) -> PageCache | None:
@@ -187,15 +200,14 @@ class PageCache:
         return cls(folder)
 
     def _load(self) -> dict[str, Any]:
-        """The manifest's entries by key (none when it is missing, damaged or of another format)."""
+        """The manifest (empty when it is missing, damaged or of another format)."""
         try:
             manifest = json.loads((self.folder / MANIFEST).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             return {}
-        pages = manifest.get("pages")
-        return pages if isinstance(pages, dict) else {}
+        return manifest
 
     def get(self, key: str) -> CachedPage | None:
         """The page made from exactly the inputs `key` digests, if the cache holds it whole."""
@@ -245,11 +257,22 @@ class PageCache:
             _write_atomically(path, content)
         return path
 
+    def guides_html(self) -> dict[str, str]:
+        """The guides' HTML as the last run made it from their Markdown, by a digest of the text,
+        if made by this code with these Markdown libraries."""
+        html = self._guides.get("html")
+        if self._guides.get("key") != self._markdown_key or not isinstance(html, dict):
+            return {}
+        return {k: v for k, v in html.items() if isinstance(k, str) and isinstance(v, str)}
+
+    def keep_guides_html(self, html: Mapping[str, str]) -> None:
+        self._guides = {"key": self._markdown_key, "html": dict(html)}
+
     def save(self) -> None:
         """Write the manifest of the pages this run used (in one step), and drop every blob they
         do not refer to."""
         with contextlib.suppress(OSError):
-            manifest = {"format": FORMAT, "pages": self._used}
+            manifest = {"format": FORMAT, "pages": self._used, "guides": self._guides}
             _write_atomically(self.folder / MANIFEST, json.dumps(manifest, sort_keys=True).encode())
             referenced = {name for page in self._used.values() for name, _ in page["files"].values()}
             for blob in self.blobs.iterdir():
@@ -262,7 +285,7 @@ class PageCache:
             shutil.rmtree(inside, ignore_errors=True)
             inside.mkdir(parents=True, exist_ok=True)
         (self.folder / MANIFEST).unlink(missing_ok=True)
-        self._stored, self._used = {}, {}
+        self._stored, self._used, self._guides = {}, {}, {}
 
 
 def _check(key: str, stored: Mapping[str, Any]) -> str:

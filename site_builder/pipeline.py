@@ -164,6 +164,7 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
     renderer = SiteRenderer(project, inputs.config, inputs.catalog, log, cache.templates if cache else None)
     fill_related(pages, renderer, sink)
     laps.lap("related")
+    renderer.known_guides_html = cache.guides_html() if cache is not None else {}
     shared = render_shared(renderer, pages.slugs(), [pages.entries[s] for s in pages.slugs()])
     claims = claim_paths(shared, pages, planned, log)
     if log.errors:
@@ -176,6 +177,7 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
             sink.put(relative, content)
     sink.finish()
     if cache is not None:
+        cache.keep_guides_html(renderer.guides_html)
         cache.save()
     laps.lap("finish")
     return SiteOutput(

@@ -11,7 +11,7 @@ import pytest
 
 from site_builder.catalog import constants_for, load_hardware
 from site_builder.loaders import load_file
-from site_builder.pipeline import Pipeline
+from site_builder.pipeline import run
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from tests import outside
@@ -123,7 +123,7 @@ def test_matches_independent_implementation(pair: tuple[str, str, int, int, str,
 
 
 def test_every_frontier_knot_is_a_measured_point_of_the_file() -> None:
-    comparisons = [p.comparison for p in Pipeline(Project.under(ROOT)).run().pages]
+    comparisons = [p.comparison for p in run(Project.under(ROOT)).pages]
     measured = {
         (
             r["hardware"],
@@ -164,7 +164,7 @@ def test_every_frontier_knot_is_a_measured_point_of_the_file() -> None:
 
 
 def test_stub_page_matches_independent_implementation() -> None:
-    comparisons = [p.comparison for p in Pipeline(Project.under(ROOT)).run().pages]
+    comparisons = [p.comparison for p in run(Project.under(ROOT)).pages]
     page = next(c for c in comparisons if c.slug == "mi355x-fp4-vs-fp8-dsr1")
     seq = page.sequences[0]
     assert seq.sequence == "1k/1k" and page.default_sequence == "1k/1k"

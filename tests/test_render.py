@@ -183,12 +183,12 @@ def test_points_csv_is_every_point_as_the_csv_module_writes_it(project: Path) ->
     """points.csv, whose rows a process writes once for the same points and prefixes with each
     page's sequence and label: per page, byte for byte csv.writer over the points comparison.json
     lists (formula guard on text), also where two pages label the same points differently."""
-    from site_builder.pipeline import Pipeline
+    from site_builder.pipeline import run
     from site_builder.project import Project
     from site_builder.render import POINT_COLUMNS
 
     (project / "content" / "h200-labels.md").write_text(HOSTILE_LABELS_STUB)
-    site = Pipeline(Project.under(project)).run().files
+    site = run(Project.under(project)).files
     pages = [name.split("/")[0] for name in site if name.endswith("/points.csv")]
     assert sorted(pages) == ["h200-fp4-vs-fp8", "h200-labels"]
     for page in pages:
@@ -212,11 +212,11 @@ def test_table_csv_is_every_target_as_the_csv_module_writes_it(project: Path) ->
     """table.csv, its header made once and its rows from each target's flat values: per page,
     byte for byte csv.writer over what comparison.json lists (a whole-number metric rounded)."""
     from site_builder import metrics
-    from site_builder.pipeline import Pipeline
+    from site_builder.pipeline import run
     from site_builder.project import Project
 
     (project / "content" / "h200-labels.md").write_text(HOSTILE_LABELS_STUB)
-    site = Pipeline(Project.under(project)).run().files
+    site = run(Project.under(project)).files
     attributes = [m.attribute for m in metrics.METRICS]
     for page in ("h200-fp4-vs-fp8", "h200-labels"):
         comparison = json.loads(site[f"{page}/comparison.json"])

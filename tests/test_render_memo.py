@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from site_builder import charts, comparison_json, metrics
 from site_builder.charts import EncodedJSON, chart_data, script_json_text
 from site_builder.comparison_json import ComparisonResult, summarize
-from site_builder.pipeline import Pipeline
+from site_builder.pipeline import run
 from site_builder.project import Project
 from site_builder.render import json_for_script, page_data
 from tests.conftest import ROOT
@@ -44,7 +44,7 @@ def test_fragments_equal_the_whole_encoding_on_every_default_page(tmp_path: Path
     """Every page of the default site, first made (memos empty) and then from the memos."""
     for name in ("data", "content", "templates", "docs"):
         shutil.copytree(ROOT / name, tmp_path / name)
-    pages = Pipeline(Project.under(tmp_path), cache=False, workers=1).run().pages
+    pages = run(Project.under(tmp_path)).pages
     assert len(pages) >= 3
     _clear()
     for _ in range(2):
