@@ -261,12 +261,12 @@ class PageCache:
         """The guides' HTML as the last run made it from their Markdown, by a digest of the text,
         if made by this code with these Markdown libraries."""
         html = self._guides.get("html")
-        if self._guides.get("key") != self._markdown_key or not isinstance(html, dict):
+        if self._guides.get("check") != digest(self._markdown_key, html) or not isinstance(html, dict):
             return {}
-        return {k: v for k, v in html.items() if isinstance(k, str) and isinstance(v, str)}
+        return html
 
     def keep_guides_html(self, html: Mapping[str, str]) -> None:
-        self._guides = {"key": self._markdown_key, "html": dict(html)}
+        self._guides = {"html": dict(html), "check": digest(self._markdown_key, html)}
 
     def save(self) -> None:
         """Write the manifest of the pages this run used (in one step), and drop every blob they

@@ -142,37 +142,27 @@ def run(
 
 
 def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) -> SiteOutput:
-    laps = Laps()
-    log = ProblemLog()
-    inputs = load(project, options.site_url, kept)  # load and validate
+    laps, log = Laps(), ProblemLog()
+    inputs = load(project, options.site_url, kept)  # LOAD and VALIDATE
     log.problems.extend(inputs.problems)
     laps.lap("load")
-    stubs = load_stubs(project.content, log)
-    if not stubs and not log.errors:
-        log.add(project.content.as_posix(), "", "", "no comparison stubs (*.md) found", Severity.WARNING)
-    planned = plan_pages(stubs, PlanFacts.of(inputs.points, inputs.datasets), inputs.config)
+    planned = plan(project, inputs, log)  # PLAN
     if inputs.catalog is None:  # no page can be made without the GPUs' catalog (its error is logged)
         raise InputError(log.errors, log.problems)
     sink.start(inputs.config.keep)
     cache = PageCache.open(project.content.parent / FOLDER) if options.cache else None
-    pages = make_pages(project, inputs, planned, cache, sink, options)
-    for stub in planned:
-        log.problems.extend(pages.problems[stub.slug])
+    pages = make_pages(project, inputs, planned, cache, sink, options)  # COMPUTE, PRESENT, RENDER
+    log.problems.extend(problem for stub in planned for problem in pages.problems[stub.slug])
     laps.lap("pages")
-    if log.errors:
-        raise InputError(log.errors, log.problems)
+    stop_on_problems(log, strict=False)
     renderer = SiteRenderer(project, inputs.config, inputs.catalog, log, cache.templates if cache else None)
     fill_related(pages, renderer, sink)
     laps.lap("related")
     renderer.known_guides_html = cache.guides_html() if cache is not None else {}
     shared = render_shared(renderer, pages.slugs(), [pages.entries[s] for s in pages.slugs()])
-    claims = claim_paths(shared, pages, planned, log)
-    if log.errors:
-        raise InputError(log.errors, log.problems)
-    warnings = of_severity(log.problems, Severity.WARNING)
-    if options.strict and warnings:
-        raise InputError(warnings, log.problems)
-    for _, owner_files in shared:
+    claims = claim_paths(shared, pages, planned, log)  # one owner a path
+    stop_on_problems(log, options.strict)
+    for _, owner_files in shared:  # WRITE
         for relative, content in owner_files.items():
             sink.put(relative, content)
     sink.finish()
@@ -190,6 +180,15 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
         rendered=pages.made,
         stages={**laps.seconds, **pages.cpu},
     )
+
+
+def stop_on_problems(log: ProblemLog, strict: bool) -> None:
+    """Raise InputError with every problem if any is an error (with `strict`, a warning)."""
+    warnings = of_severity(log.problems, Severity.WARNING)
+    if log.errors:
+        raise InputError(log.errors, log.problems)
+    if strict and warnings:
+        raise InputError(warnings, log.problems)
 
 
 def stamp(*places: Path) -> Stamp:
@@ -234,6 +233,14 @@ def load(project: Project, site_url: str | None, kept: Inputs | None = None) -> 
         loaded.sweeps,
         origin,
     )
+
+
+def plan(project: Project, inputs: Inputs, log: ProblemLog) -> list[Stub]:
+    """PLAN: every stub, then the pages the data implies that no stub covers."""
+    stubs = load_stubs(project.content, log)
+    if not stubs and not log.errors:
+        log.add(project.content.as_posix(), "", "", "no comparison stubs (*.md) found", Severity.WARNING)
+    return plan_pages(stubs, PlanFacts.of(inputs.points, inputs.datasets), inputs.config)
 
 
 # -- the pages ------------------------------------------------------------------------------------
@@ -335,6 +342,13 @@ class Pages:
             else:
                 sink.put(relative, content)
 
+    def count(self, page: MadePage) -> None:
+        """A page made this run: named in `made`, its source kept (a run into memory), its CPU."""
+        self.made += [page.slug] if page.head is not None else []
+        self.sources += [page.source] if page.source is not None else []
+        self.cpu["compute (CPU)"] += page.cpu[0]
+        self.cpu["render (CPU)"] += page.cpu[1]
+
     def slugs(self) -> list[str]:
         return sorted(self.heads)
 
@@ -347,13 +361,10 @@ def make_pages(
     sink: Sink,
     options: Options,
 ) -> Pages:
-    """Every planned page, from the cache or made (by the runner), into the sink as it comes."""
-    pages = Pages()
-    keys: dict[str, str] = {}
-    todo: list[Stub] = []
-    if cache is not None:
-        digests = Digests.of(project, inputs.config, files_of_model(inputs.points.representatives()))
-        keys = {stub.slug: page_key(stub, digests) for stub in planned}
+    """Every planned page, from the cache or made (by the runner), into the sink as it comes; a
+    page made without an error is put in the cache."""
+    pages, todo = Pages(), []
+    keys = page_keys(project, inputs, planned) if cache is not None else {}
     for stub in planned:
         hit = cache.get(keys[stub.slug]) if cache is not None else None
         if hit is None:
@@ -363,17 +374,20 @@ def make_pages(
     work = PageWork(project, inputs, cache.templates if cache else None, isinstance(sink, MemorySink))
     with contextlib.closing(map_pages(make_page, todo, options.workers, work)) as made:
         for done, page in enumerate(made, 1):
-            files: Mapping[str, bytes | Path] = page.files
+            kept = None
             if cache is not None and not of_severity(page.problems, Severity.ERROR):
-                files = cache.put(keys[page.slug], page.files, page.head, page.entry, page.problems).files
-            pages.add(page.slug, page, files, sink)
-            pages.made += [page.slug] if page.head is not None else []
-            pages.sources += [page.source] if page.source is not None else []
-            pages.cpu["compute (CPU)"] += page.cpu[0]
-            pages.cpu["render (CPU)"] += page.cpu[1]
+                kept = cache.put(keys[page.slug], page.files, page.head, page.entry, page.problems)
+            pages.add(page.slug, page, kept.files if kept else page.files, sink)
+            pages.count(page)
             if options.progress:
                 options.progress("building pages", done, len(todo))
     return pages
+
+
+def page_keys(project: Project, inputs: Inputs, planned: list[Stub]) -> dict[str, str]:
+    """Each page's cache key (cache.page_key), by slug."""
+    digests = Digests.of(project, inputs.config, files_of_model(inputs.points.representatives()))
+    return {stub.slug: page_key(stub, digests) for stub in planned}
 
 
 def filled(page: bytes, slot: str, content: bytes) -> bytes:

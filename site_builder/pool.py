@@ -276,43 +276,13 @@ def _number(seen: dict[Any, int], key: Any, distinct: list[Any], value: Any) -> 
     return found
 
 
-FREEZE_EVERY = 64  # points made, at most, between two freezes (see made_without_collection)
-_made_since_freeze = 0
-_froze = False  # whether this process (or the one it was forked from) froze its long-lived objects
-
-
-def freeze_long_lived() -> None:
-    """`gc.freeze()`, remembered: what is alive now lives on, and the collector need not walk it
-    again (asking gc.get_freeze_count() instead walks every frozen object: 25 ms at 990 pages)."""
-    global _froze
-    gc.freeze()
-    _froze = True
-
-
 def made_without_collection(make: Callable[[], list[Made]]) -> list[Made]:
     """`make()` with the cyclic collector paused: it makes many objects that all live on, which
-    the young generations' collections would walk again and again (loaders._no_collection).
-
-    In a process that keeps its long-lived objects out of the collector's way (gc.freeze: a
-    page worker, a build after loading), the points made join them once FREEZE_EVERY points are
-    made (a side's points, as a rule): otherwise the young collections walk them again until
-    they reach the oldest generation, whose collections walk every point made since the last
-    freeze (a worker making a page's points as it goes spent 0.7 s more CPU on 990 pages;
-    freezing every 4096 points rather than every side: 1.2 % more instructions for the whole
-    build). A freeze merges the collector's lists (cheap whenever it runs); what else it freezes
-    (objects alive then, garbage in a cycle among them then never collected) did not raise a
-    worker's peak memory at 990 pages."""
-    global _made_since_freeze
+    the young generations' collections would walk again and again (loaders._no_collection)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        made = make()
+        return make()
     finally:
         if was_enabled:
             gc.enable()
-    _made_since_freeze += len(made)
-    if _made_since_freeze >= FREEZE_EVERY:
-        _made_since_freeze = 0
-        if _froze:
-            gc.freeze()
-    return made
