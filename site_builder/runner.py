@@ -2,14 +2,16 @@
 
 The only module that knows about processes. `map_pages(fn, pages, workers, shared)` calls
 `fn(shared, page)` for each page and yields the results in the pages' order. `shared` (the loaded
-inputs every page reads) reaches each worker once: a forked worker inherits it, a spawned one
-receives it through the pool's initializer. At most AHEAD pages are in flight (made, or being
-made, and not yet taken), so memory does not grow with the site. Few pages, or one worker, run
-here in this process: starting workers costs more than it saves.
+inputs every page reads) reaches each worker once: a forked worker inherits it (frozen first, so
+its collector leaves it alone), a spawned one receives it through the pool's initializer. At most
+AHEAD pages are in flight (made, or being made, and not yet taken), so memory does not grow with
+the site. Few pages, or one worker, run here in this process: starting workers costs more than
+it saves.
 """
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import threading
@@ -60,6 +62,12 @@ def map_pages(
         for page in pages:
             yield fn(shared, page)
         return
+    if method == "fork":
+        # what this process holds now (the loaded inputs, above all) outlives the pool: frozen, the
+        # collector of each worker that inherits it need not walk it. Only when forking: a process
+        # that forks runs one build and ends (serve runs threads, so it spawns), where frozen
+        # objects that later fall into a reference cycle are never collected.
+        gc.freeze()
     context = multiprocessing.get_context(method)
     pool = ProcessPoolExecutor(count, mp_context=context, initializer=_start, initargs=(shared,))
     try:

@@ -302,8 +302,9 @@ class Staging:
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder.mkdir()
         self.written: set[str] = set()
+        self._folders: set[str] = set()  # folders made (a page's five files share one)
 
-    def _target(self, relative: str) -> Path:
+    def _target(self, relative: str) -> str:
         """Where a new file of the site goes in the staging folder (its folder made)."""
         parts = relative.split("/")
         if relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
@@ -311,8 +312,11 @@ class Staging:
         if relative in self.written:
             raise OutputError(f"{relative} is written twice")
         self.written.add(relative)
-        target = self.folder.joinpath(*parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target = os.path.join(self.folder, *parts)
+        folder = os.path.dirname(target)
+        if folder not in self._folders:
+            os.makedirs(folder, exist_ok=True)
+            self._folders.add(folder)
         return target
 
     def write(self, relative: str, content: bytes) -> None:
