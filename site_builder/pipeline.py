@@ -24,6 +24,7 @@ from site_builder.comparison_json import comparison_result
 from site_builder.compute import compute_page
 from site_builder.content import SiteConfig, Stub, load_site_config, load_stubs
 from site_builder.evaluations import EvalRun
+from site_builder.loaders import load_results
 from site_builder.plan import PlanFacts, plan_pages
 from site_builder.points import DatasetInfo
 from site_builder.pool import PointPool
@@ -213,8 +214,6 @@ def load(project: Project, site_url: str | None, kept: Inputs | None = None) -> 
     origin = (site_url, stamp(project.data, project.content / "site.yaml", *catalogs))
     if kept is not None and kept.origin == origin:
         return kept
-    from site_builder.loaders import load_results  # pandas: imported by the commands that load
-
     log = ProblemLog()
     config = load_site_config(project.content, log, site_url)
     catalog = load_hardware(catalogs[0], log)
