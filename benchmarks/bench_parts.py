@@ -59,7 +59,7 @@ def build_without(root: Path, left_out: list[str], workers: int) -> int:
             (pipeline, "index_entry", lambda *_: {}),
             (pipeline, "render_shared", lambda *_: []),  # the index of those entries, the guides
         ],
-        "compute": [(pipeline, "compute_one", lambda *_: (None, []))],
+        "compute": [(pipeline, "compute_page", lambda *_: None)],
     }
     for name in left_out:
         for owner, attribute, replacement in replaced[name]:
@@ -67,7 +67,7 @@ def build_without(root: Path, left_out: list[str], workers: int) -> int:
                 raise SystemExit(f"bench_parts.py: {owner!r} has no {attribute} to leave out any more")
             setattr(owner, attribute, replacement)
     project = Project.under(root, root / "unused-site")
-    output = pipeline.Pipeline(project, cache=False, workers=workers).run(None, pipeline.NoSink())
+    output = pipeline.run(project, pipeline.NoSink(), pipeline.Options(workers=workers))
     return output.page_count
 
 

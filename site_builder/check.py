@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.linkcheck import broken_links
-from site_builder.pipeline import NoSink, Pipeline
+from site_builder.pipeline import NoSink, Options, run
 from site_builder.problems import InputError, Problem, Severity
 from site_builder.project import Project
 
@@ -31,7 +31,7 @@ def run_check(project: Project, site: Path | None = None) -> CheckReport:
     report = CheckReport()
     site_url = None
     try:
-        output = Pipeline(project, workers=None).run(sink=NoSink())
+        output = run(project, NoSink(), Options(workers=None))
         report.problems = list(output.problems)
         report.pages, report.points = output.page_count, output.point_count
         site_url = output.site_url

@@ -303,22 +303,12 @@ def sequence_problems(stub: Stub, sides: PageSides, log: ProblemLog) -> None:
             )
 
 
-def published(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> bool:
-    """Whether the page is published: a page showing matched numbers needs a target both sides
-    measured on some workload; a generated one without is left out, a written one warned."""
+def unmatched_problem(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> None:
+    """A page showing matched numbers where no target has both sides measured, warned (the plan
+    leaves out a generated page whose sides never meet: plan.page_heads)."""
     if "matched-interactivity" not in stub.spec.sections or any(_has_match(s) for s in sequences):
-        return True
+        return
     where = ", ".join(sequence_label(s.isl, s.osl) for s in sequences)
-    if stub.generated:
-        log.add(
-            _where(stub),
-            "",
-            "",
-            f"not published: the two sides have no interactivity in common on any workload ({where}), "
-            "so there is nothing to compare",
-            Severity.NOTICE,
-        )
-        return False
     log.add(
         _where(stub),
         "",
@@ -327,7 +317,6 @@ def published(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog)
         "the page shows each side's measured range only",
         Severity.WARNING,
     )
-    return True
 
 
 def compute_page(
@@ -366,8 +355,9 @@ def compute_page(
         )
         for (isl, osl), pair in zip(shown, rows, strict=True)
     )
-    if not _derived_values_sane(stub, sequences, log) or not published(stub, sequences, log):
+    if not _derived_values_sane(stub, sequences, log):
         return None
+    unmatched_problem(stub, sequences, log)
     varied = varied_keys(stub)
     computed = tuple(
         ComputedSide(side.label, side.filters, narrowing(side, varied), side.hardware, c)

@@ -129,12 +129,20 @@ class PageHead:
 
 
 @dataclass(frozen=True)
+class RelatedLink:
+    """A link from a page to a related one (or to itself at another sequence)."""
+
+    href: str
+    text: str
+
+
+@dataclass(frozen=True)
 class PlannedPage:
     """A page to make: its stub, its head, and the links to its related pages."""
 
     stub: Stub
     head: PageHead
-    related: tuple[tuple[str, str], ...]  # (address, text)
+    related: tuple[RelatedLink, ...]
 
 
 def page_title(stub: Stub, catalog: HardwareCatalog, models: Mapping[str, ModelInfo]) -> str:
@@ -191,7 +199,7 @@ def page_heads(
     return [PlannedPage(stub, head, links[head.slug]) for stub, head in heads.values()]
 
 
-def related_links(heads: Sequence[PageHead]) -> dict[str, tuple[tuple[str, str], ...]]:
+def related_links(heads: Sequence[PageHead]) -> dict[str, tuple[RelatedLink, ...]]:
     """Links from each page to its other sequences, and to the other pages on the same model and
     GPU (in the order given). Pages are looked up by (model, GPU), so the cost grows with the
     number of pages times the pages each one links to, not with the square of the site."""
@@ -203,11 +211,11 @@ def related_links(heads: Sequence[PageHead]) -> dict[str, tuple[tuple[str, str],
     links = {}
     for head in heads:
         found = [
-            (f"index.html?seq={sequence}", f"This comparison at {sequence}")
+            RelatedLink(f"index.html?seq={sequence}", f"This comparison at {sequence}")
             for sequence in head.sequences[1:]
         ]
         others = {o.slug: o for h in head.hardware for o in sharing[(head.model, h)] if o.slug != head.slug}
         for other in sorted(others.values(), key=lambda o: order[o.slug]):
-            found.append((f"../{other.slug}/index.html", other.title))
+            found.append(RelatedLink(f"../{other.slug}/index.html", other.title))
         links[head.slug] = tuple(found)
     return links

@@ -1,11 +1,12 @@
 """`build-site serve`: build, serve on localhost, rebuild what a change touches, reload the browser.
 
-The site lives in memory. A watcher polls content/, data/, templates/ and docs/ and re-runs the
-build's own pipeline (pipeline.py) with its cache: a change to a stub recomputes and re-renders
-that stub's page only (plus pages whose related links changed, and the index); a change to data/
-recomputes every comparison; a change to templates/ or docs/ re-renders without recomputing. A
-failed rebuild keeps serving the last good site, prints the problems and shows them at the top
-of every page.
+The site lives in memory (a page the page cache holds is served from it). A watcher polls
+content/, data/, templates/ and docs/ and runs the build's own pipeline (pipeline.run) again with
+the page cache: a change to a stub makes that stub's page again (the related links of the others
+are filled in anew, and the index made again); a change to data/ loads it again and makes the
+pages of the models whose data changed; a change to templates/ or docs/ makes every page again.
+The loaded data is kept between runs until a file it came from changes. A failed rebuild keeps
+serving the last good site, prints the problems and shows them at the top of every page.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from site_builder.pipeline import Pipeline, filled, stamp
+from site_builder.pipeline import Inputs, Options, run, stamp
 from site_builder.problems import InputError, Problem
 from site_builder.project import Project, is_hidden
 
@@ -73,14 +74,13 @@ class LiveSite:
     version: int = 0
     error: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
-    pipeline: Pipeline | None = None
+    inputs: Inputs | None = None  # what the last good build loaded (used again while unchanged)
     partial: Mapping[str, Served] = field(default_factory=dict)  # the first build's files so far
     building: tuple[str, int, int] | None = None  # (stage, done, total) while a build runs
 
     # -- building -----------------------------------------------------------------------------
 
     def full_build(self) -> None:
-        self.pipeline = Pipeline(self.project, cache=True, workers=None)
         self._rebuild("initial build")
 
     def _progress(self, stage: str, done: int, total: int) -> None:
@@ -95,12 +95,13 @@ class LiveSite:
         self._rebuild(f"{names} changed")
 
     def _rebuild(self, reason: str) -> None:
-        assert self.pipeline is not None
         sink = ServedFiles()
         with self.lock:
             self.partial = sink.files if not self.files else {}  # served while the first build runs
         try:
-            output = self.pipeline.run(self._progress, sink)
+            output = run(
+                self.project, sink, Options(cache=True, workers=None, progress=self._progress), self.inputs
+            )
         except InputError as exc:
             self._fail(exc.stopping, reason)
             return
@@ -108,7 +109,7 @@ class LiveSite:
             with self.lock:
                 self.partial, self.building = {}, None
         with self.lock:
-            self.files = sink.files
+            self.files, self.inputs = sink.files, output.inputs
             self.error = None
             self.version += 1
         rebuilt = output.rendered
@@ -116,7 +117,7 @@ class LiveSite:
         self.log(
             f"{reason}: rebuilt {len(rebuilt)} of {output.page_count} pages"
             + (f" ({shown})" if rebuilt else "")
-            + f", recomputed {output.recomputed}, in {output.seconds:.2f} s"
+            + f", in {output.seconds:.2f} s"
         )
         for warning in output.warnings:
             self.log(str(warning))
@@ -176,34 +177,23 @@ class LiveSite:
         return 503, "text/html; charset=utf-8", page.encode()
 
 
-@dataclass(frozen=True)
-class _Filled:
-    """A page whose slot is filled when it is served (kept as the parts, not as the page)."""
-
-    page: bytes | Path
-    slot: str
-    content: bytes
-
-
-Served = bytes | Path | _Filled
+Served = bytes | Path
 
 
 class ServedFiles:
-    """The served site: page files from the build cache are served from it (not held in memory)."""
+    """The served site: files the page cache holds are served from it (not held in memory)."""
 
     def __init__(self) -> None:
         self.files: dict[str, Served] = {}
+
+    def start(self, keep: list[str]) -> None:
+        pass
 
     def put(self, relative: str, content: bytes) -> None:
         self.files[relative] = content
 
     def put_file(self, relative: str, source: Path) -> None:
         self.files[relative] = source
-
-    def fill(self, relative: str, slot: str, content: bytes) -> None:
-        page = self.files.get(relative)
-        if isinstance(page, bytes | Path):
-            self.files[relative] = _Filled(page, slot, content)
 
     def finish(self) -> None:
         pass
@@ -213,9 +203,6 @@ class ServedFiles:
 
 
 def _read(found: Served | None) -> bytes | None:
-    if isinstance(found, _Filled):
-        page = _read(found.page)
-        return None if page is None else filled(page, found.slot, found.content)
     if isinstance(found, Path):
         try:
             return found.read_bytes()

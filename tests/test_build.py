@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -90,7 +89,7 @@ def test_failed_write_leaves_the_previous_site(project: Path, monkeypatch: pytes
         original(self, relative, content)
 
     monkeypatch.setattr(Staging, "write", failing)
-    assert build(project, "--no-cache") == 1  # cached, the page would be linked, not written
+    assert build(project, "--no-cache") == 1  # cached, the page would be copied from the cache
     monkeypatch.undo()
     assert read_tree(project / "site") == before
     assert [p.name for p in project.iterdir() if p.name.startswith(".site.")] == []
@@ -351,49 +350,22 @@ def test_the_command_reports_and_exits_with_its_code_without_tearing_down(projec
     assert "broken.md" in done.stderr and done.stderr.rstrip().endswith("nothing was written")
 
 
-def test_a_reused_spare_is_written_over_where_its_own_files_are_and_never_through_a_link(
+def test_a_staged_file_is_a_copy_and_the_swap_leaves_the_old_site_whole_until_it_is_done(
     tmp_path: Path,
 ) -> None:
-    """The site the last build replaced is the next build's staging folder. A file of its own
-    (one link) is written over where it is: the same file, its old longer content cut to the new
-    one. A file linked from elsewhere (a cache blob), a symbolic link and a FIFO in the way are
-    replaced by a new file, and a link to a folder where a page's folder goes by a folder: the
-    blob and what the links point to are left as they were, and nothing waits on the FIFO."""
-    spare = tmp_path / ".site.spare"
-    (spare / "page").mkdir(parents=True)
-    own = spare / "page" / "index.html"
-    own.write_text("an older and much longer page than the one written now")
-    blob, elsewhere = tmp_path / "blob", tmp_path / "elsewhere.txt"
-    blob.write_text("a cache blob")
-    elsewhere.write_text("a file outside the site")
-    os.link(blob, spare / "page" / "points.csv")
-    os.symlink(elsewhere, spare / "page" / "table.csv")
-    os.mkfifo(spare / "page" / "comparison.json")
-    outside = tmp_path / "outside"  # a folder of someone's, linked where a page's folder goes
-    outside.mkdir()
-    (outside / "index.html").write_text("someone's page")
-    os.symlink(outside, spare / "linked")
-    inode = own.stat().st_ino
-    staging = Staging(tmp_path / "site", reuse=True)
-    assert staging.reused and not spare.exists()
-    page = staging.folder / "page"
-    for name in ("index.html", "points.csv", "table.csv", "comparison.json"):
-        staging.write(f"page/{name}", f"new {name}".encode())
-        assert (page / name).read_bytes() == f"new {name}".encode()
-        assert (page / name).is_file() and not (page / name).is_symlink()
-    assert (page / "index.html").stat().st_ino == inode  # written over, not made anew
-    assert (page / "points.csv").stat().st_ino != blob.stat().st_ino
-    assert blob.read_text() == "a cache blob" and elsewhere.read_text() == "a file outside the site"
-    staging.write("linked/index.html", b"a page of the site")
-    assert (outside / "index.html").read_text() == "someone's page"
-    assert not (staging.folder / "linked").is_symlink()
-    assert (staging.folder / "linked" / "index.html").read_bytes() == b"a page of the site"
-    staging.rewrite("page/index.html", lambda old: old + b" with its related links")
-    assert (page / "index.html").read_bytes() == b"new index.html with its related links"
-    assert (page / "index.html").stat().st_ino == inode  # this build's own file: changed in place
-    os.link(page / "index.html", tmp_path / "linked")  # as a cache blob would be
-    staging.rewrite("page/index.html", lambda old: b"changed")
-    assert (page / "index.html").read_bytes() == b"changed"
-    assert (tmp_path / "linked").read_bytes() == b"new index.html with its related links"
+    """A file copied into the staging folder is a file of its own (editing one leaves the other);
+    the old site is there, whole, until the new one replaces it in one step."""
+    write.write_site(tmp_path / "site", {"index.html": b"old"})
+    source = tmp_path / "blob"
+    source.write_bytes(b"a cache blob")
+    staging = Staging(tmp_path / "site")
+    staging.copy("page/points.csv", source)
+    staging.write("index.html", b"new")
+    assert (tmp_path / "site" / "index.html").read_bytes() == b"old"
     staging.finish()
-    assert (tmp_path / "site" / "page" / "table.csv").read_bytes() == b"new table.csv"
+    copied = tmp_path / "site" / "page" / "points.csv"
+    assert copied.stat().st_ino != source.stat().st_ino
+    with copied.open("r+b") as handle:
+        handle.write(b"edited")
+    assert source.read_bytes() == b"a cache blob"
+    assert (tmp_path / "site" / "index.html").read_bytes() == b"new"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from site_builder.catalog import constants_for, load_hardware
-from site_builder.pipeline import Pipeline, load_inputs
+from site_builder.pipeline import load, run
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from tests import outside
@@ -37,7 +37,7 @@ METRICS = (
 @functools.cache
 def imported_points() -> list[dict[str, Any]]:
     """The points of the imported file, as the pipeline's point table holds them."""
-    table = load_inputs(Project.under(ROOT), None).table
+    table = load(Project.under(ROOT), None).table
     return [row for row in table.records() if row["source_file"] == "data/results/" + IMPORTED.name]
 
 
@@ -130,7 +130,7 @@ def test_matches_independent_implementation(pair: tuple[str, str, int, int, str,
 
 
 def test_every_frontier_knot_is_a_measured_point_of_the_file() -> None:
-    comparisons = [p.comparison for p in Pipeline(Project.under(ROOT)).run().pages]
+    comparisons = [p.comparison for p in run(Project.under(ROOT)).pages]
     measured = {
         (
             r["hardware"],
@@ -171,7 +171,7 @@ def test_every_frontier_knot_is_a_measured_point_of_the_file() -> None:
 
 
 def test_stub_page_matches_independent_implementation() -> None:
-    comparisons = [p.comparison for p in Pipeline(Project.under(ROOT)).run().pages]
+    comparisons = [p.comparison for p in run(Project.under(ROOT)).pages]
     page = next(c for c in comparisons if c.slug == "mi355x-fp4-vs-fp8-dsr1")
     seq = page.sequences[0]
     assert seq.sequence == "1k/1k" and page.default_sequence == "1k/1k"

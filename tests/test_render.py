@@ -171,11 +171,11 @@ def test_points_csv_is_every_point_as_the_csv_module_writes_it(project: Path) ->
     """points.csv: per page, csv.writer's lines (formula guard on text) of every measured point,
     the frontier's knots among them as comparison.json lists them, also where two pages label
     the same points differently."""
-    from site_builder.pipeline import Pipeline
+    from site_builder.pipeline import run
     from site_builder.project import Project
 
     (project / "content" / "h200-labels.md").write_text(HOSTILE_LABELS_STUB)
-    site = Pipeline(Project.under(project)).run().files
+    site = run(Project.under(project)).files
     pages = [name.split("/")[0] for name in site if name.endswith("/points.csv")]
     assert sorted(pages) == ["h200-fp4-vs-fp8", "h200-labels"]
     for page in pages:
@@ -202,11 +202,11 @@ def test_table_csv_is_every_target_as_the_csv_module_writes_it(project: Path) ->
     """table.csv, its header made once and its rows from each target's flat values: per page,
     byte for byte csv.writer over what comparison.json lists (a whole-number metric rounded)."""
     from site_builder import metrics
-    from site_builder.pipeline import Pipeline
+    from site_builder.pipeline import run
     from site_builder.project import Project
 
     (project / "content" / "h200-labels.md").write_text(HOSTILE_LABELS_STUB)
-    site = Pipeline(Project.under(project)).run().files
+    site = run(Project.under(project)).files
     attributes = [m.attribute for m in metrics.METRICS]
     for page in ("h200-fp4-vs-fp8", "h200-labels"):
         comparison = json.loads(site[f"{page}/comparison.json"])

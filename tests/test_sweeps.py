@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from site_builder.engine.sweep import Measure, Sla, analyse_workload, meets_sla, merge, peak
-from site_builder.pipeline import Pipeline
+from site_builder.pipeline import run
 from site_builder.present.result import sweep_ratio_text
 from site_builder.project import Project
 from site_builder.read.load import load_file
@@ -147,7 +147,7 @@ def test_properties(a: list[Measure], b: list[Measure], limit: float) -> None:
 def test_example_page_builds_with_hand_checked_figures(tmp_path: Path) -> None:
     """The default site's example page: its figures equal hand calculations from the example rows."""
     project = Project.under(ROOT, tmp_path / "site")
-    output = Pipeline(project).run()
+    output = run(project)
     data = json.loads(output.files.files["example-b200-fp4-vs-h200-fp8-sweep/comparison.json"])
     sweep = data["sweep"]
     w = next(x for x in sweep["workloads"] if x["sequence"] == "2k/2k")
@@ -184,7 +184,7 @@ def test_the_authors_body_shows_without_the_matched_interactivity_sections(tmp_p
     stub = stub.replace(", matched-interactivity]", "]")
     assert "matched-interactivity" not in stub.split("---")[1]
     (project / "content" / "sweep.md").write_text(stub)
-    output = Pipeline(Project.under(project, project / "site")).run()
+    output = run(Project.under(project, project / "site"))
     html = output.files.files["sweep/index.html"].decode()
     assert html.count("Every number on this page comes from an invented sweep") == 1
     assert 'id="findings-heading"' not in html

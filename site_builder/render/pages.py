@@ -1,5 +1,5 @@
 """A comparison page's files (HTML, comparison.json, CSV downloads), the data its script reads,
-and what other pages need of it (its head, its index entry, its related links).
+and its entry in the index.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from site_builder import metrics
 from site_builder.catalog import CONSTANTS, HardwareCatalog, hardware_name
 from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE
+from site_builder.plan import RelatedLink
 from site_builder.present.narrate import Narrative
 from site_builder.present.result import ShownPoints
 from site_builder.present.schema import ComparisonResult, SequenceResult, SideResult
@@ -28,11 +29,6 @@ class PageSource:
     points: Sequence[Sequence[ShownPoints]]  # per workload, each side's points (points.csv, chart)
     body_markdown: str
     generated: bool  # found in the data, not written as a stub
-
-
-# Where a page's related section goes until every page is known (pipeline.py fills it): the last
-# occurrence in the page, since the section comes after everything an author wrote.
-RELATED_SLOT = "<!-- site-builder: related pages -->"
 
 
 def page_url(slug: str) -> str:
@@ -106,49 +102,6 @@ def _side_data(side: SideResult, quantities: list[str], shown: ShownPoints) -> d
     }
 
 
-@dataclass(frozen=True)
-class PageHead:
-    """What other pages need of a page: its address, title, model, GPUs and sequences."""
-
-    slug: str
-    title: str
-    model: str
-    hardware: tuple[str, ...]
-    sequences: tuple[str, ...]
-
-    @classmethod
-    def of(cls, comparison: ComparisonResult) -> PageHead:
-        return cls(
-            comparison.slug,
-            comparison.title,
-            comparison.model,
-            tuple(comparison.hardware),
-            tuple(s.sequence for s in comparison.sequences),
-        )
-
-
-def related_links(heads: Sequence[PageHead]) -> dict[str, list[dict[str, str]]]:
-    """Links from each page to the others on the same model and GPU (in the order given), and to
-    its other sequences. Pages are looked up by (model, GPU), so the cost grows with the number
-    of pages times the pages each one links to, not with the square of the site."""
-    order = {head.slug: n for n, head in enumerate(heads)}
-    sharing: dict[tuple[str, str], list[PageHead]] = {}
-    for head in heads:
-        for hardware in dict.fromkeys(head.hardware):
-            sharing.setdefault((head.model, hardware), []).append(head)
-    links = {}
-    for head in heads:
-        found = [
-            {"href": f"index.html?seq={sequence}", "text": f"This comparison at {sequence}"}
-            for sequence in head.sequences[1:]
-        ]
-        others = {o.slug: o for h in head.hardware for o in sharing[(head.model, h)] if o.slug != head.slug}
-        for other in sorted(others.values(), key=lambda o: order[o.slug]):
-            found.append({"href": f"../{page_url(other.slug)}", "text": other.title})
-        links[head.slug] = found
-    return links
-
-
 def index_entry(page: PageSource, narrative: Narrative, catalog: HardwareCatalog) -> dict[str, Any]:
     comparison = page.comparison
     names = " vs ".join(dict.fromkeys(hardware_name(catalog, h) for h in comparison.hardware))
@@ -166,13 +119,15 @@ def index_entry(page: PageSource, narrative: Narrative, catalog: HardwareCatalog
 
 
 def page_html(slug: str) -> str:
-    """Where a page's HTML is, (its related links filled in after every page is made: pipeline.py)."""
+    """Where a page's HTML is."""
     return f"{slug}/index.html"
 
 
-def render_page(renderer: SiteRenderer, page: PageSource) -> tuple[dict[str, bytes], Narrative]:
-    """The files of one comparison page (the HTML missing if its template failed; its related
-    section a slot)."""
+def render_page(
+    renderer: SiteRenderer, page: PageSource, related: Sequence[RelatedLink]
+) -> tuple[dict[str, bytes], Narrative]:
+    """The files of one comparison page (the HTML missing if its template failed), its related
+    section linking to `related` (the plan decides them)."""
     comparison = page.comparison
     narrative = renderer.narrative(comparison)
     prefix = f"{comparison.slug}/"
@@ -187,7 +142,7 @@ def render_page(renderer: SiteRenderer, page: PageSource) -> tuple[dict[str, byt
     sweep = sweep_csv(comparison)
     if sweep is not None:
         files[prefix + "sweep.csv"] = sweep
-    html = renderer.comparison_page(page, narrative)
+    html = renderer.comparison_page(page, narrative, related)
     if html is not None:
         files[page_html(comparison.slug)] = html
     return dict(sorted(files.items())), narrative

@@ -27,6 +27,7 @@ from site_builder.catalog import CONSTANTS, HardwareCatalog, hardware_name
 from site_builder.content import SiteConfig
 from site_builder.files import read_bytes, read_text
 from site_builder.kinds import KINDS
+from site_builder.plan import RelatedLink
 from site_builder.present.charts import chart_data
 from site_builder.present.narrate import Narrative, narrate
 from site_builder.present.schema import ComparisonResult
@@ -34,8 +35,8 @@ from site_builder.present.tables import accuracy_table, table
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.render.environment import build_date, environment, safe_markdown, shown_path
-from site_builder.render.pages import RELATED_SLOT, PageSource, page_data
-from site_builder.sections import BY_KEY, SECTIONS, page_sections
+from site_builder.render.pages import PageSource, page_data
+from site_builder.sections import SECTIONS, page_sections
 from site_builder.write import Owner
 
 METHODOLOGY = "methodology.md"  # the guide every number's page links to
@@ -257,9 +258,10 @@ class SiteRenderer:
         }
         return [crumbs, dataset]
 
-    def comparison_page(self, page: PageSource, narrative: Narrative) -> bytes | None:
-        """The page's HTML, its related section left as RELATED_SLOT (`related_section` fills it
-        once every page is known)."""
+    def comparison_page(
+        self, page: PageSource, narrative: Narrative, related: Sequence[RelatedLink]
+    ) -> bytes | None:
+        """The page's HTML, its related section linking to `related`."""
         comparison = page.comparison
         root = "../"
         context = {
@@ -277,17 +279,11 @@ class SiteRenderer:
             "charts": chart_data(comparison, page.points),
             "page_data": page_data(comparison, page.points),
             "gpu_constants": list(CONSTANTS.values()),
-            "related_slot": Markup(RELATED_SLOT),
+            "related": related,
             "structured": self._structured_data(comparison, narrative, root),
             "canonical": self.absolute(f"{comparison.slug}/"),
         }
         return self.render("comparison.html", context)
-
-    def related_section(self, related: Sequence[dict[str, str]]) -> bytes:
-        """The related section of a page (theme partial sections/related.html, given `related`
-        and the page's common context): what fills the page's RELATED_SLOT."""
-        context = {**self._common("../"), "related": related}
-        return self.render(BY_KEY["related"].template, context) or b""
 
     def index_page(self, entries: Sequence[dict[str, Any]]) -> bytes | None:
         groups: dict[str, dict[str, list[dict[str, Any]]]] = {}
