@@ -186,7 +186,6 @@ def report(root: Path, args: argparse.Namespace) -> None:
     compute, render = stages["compute (CPU)"], stages["render (CPU)"]
     print(f"    compute: {compute:.2f} CPU s = {1000 * compute / pages:.1f} ms a page")
     print(f"    render:  {render:.2f} CPU s = {1000 * render / pages:.1f} ms a page")
-    print(f"  related: {stages['related']:.2f} s (each page's related links filled in, its HTML written)")
     print(f"  finish:  {stages['finish']:.2f} s (index, guides, assets, swap)")
     print(
         f"  peak memory: build process {clean['peak_kb'] / 1024:.0f} MB, "

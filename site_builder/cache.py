@@ -11,8 +11,11 @@ manifest (JSON) and the files, named by the SHA-256 of their content ("blobs"). 
 module that knows about either. Deleting it is always safe (the next build is a clean one, byte
 for byte the same); a folder of that name without the tag is a user's and is left alone (the
 build runs uncached). A manifest entry is used only as it was written (a digest of it is kept
-with it), so a damaged or foreign manifest is a miss, never an error. The site's files are
-copies of the blobs, so a deploy step that edits the output in place leaves the cache as it was.
+with it), so a damaged or foreign manifest is a miss, never an error. The site's files are hard
+links to the blobs where the system allows (a rebuild then writes no page's bytes again), else
+copies. A blob is used only while its size and modification time are the ones it was kept with, so
+an output file edited in place (through its link) is a miss: its page is made again (into a new
+blob), never the edit republished.
 """
 
 from __future__ import annotations
@@ -30,8 +33,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import plotly
-
 import site_builder
 from site_builder import __version__
 from site_builder.content import SiteConfig, Stub
@@ -46,7 +47,7 @@ TAG_TEXT = (
     "# This file is a cache directory tag created by site-builder (build cache; safe to delete).\n"
 )
 MANIFEST = "manifest.json"
-FORMAT = 6  # 5: entries by page key, each with its own digest; blobs copied, never linked. 6: no head
+FORMAT = 7  # 5: entries by page key, each with its own digest. 6: no head. 7: a blob's time kept
 BLOB_NAME = re.compile(r"[0-9a-f]{64}")
 
 
@@ -78,7 +79,8 @@ def tree_digest(*places: Path) -> str:
 def code_digest() -> str:
     """This tool's own code (its version and sources) and the chart library's version."""
     package = Path(site_builder.__file__).parent
-    return digest(__version__, plotly.__version__, tree_digest(*sorted(package.rglob("*.py"))))
+    plotly = importlib.metadata.version("plotly")
+    return digest(__version__, plotly, tree_digest(*sorted(package.rglob("*.py"))))
 
 
 def markdown_key() -> str:
@@ -201,9 +203,13 @@ class PageCache:
         stored = self._stored.get(key)
         if not isinstance(stored, dict) or stored.get("check") != _check(key, stored):
             return None
-        files = {relative: self.blobs / name for relative, (name, _) in stored["files"].items()}
-        sizes = [size for name, size in stored["files"].values()]
-        if not all(_is_blob(path, size) for path, size in zip(files.values(), sizes, strict=True)):
+        kept = stored["files"]  # relative path -> [blob name, size, modification time]
+        if not all(isinstance(blob, list) and len(blob) == 3 for blob in kept.values()):
+            return None
+        files = {relative: self.blobs / str(name) for relative, (name, _, _) in kept.items()}
+        if not all(
+            _unchanged(files[relative], size, written) for relative, (_, size, written) in kept.items()
+        ):
             return None
         self._used[key] = stored
         return CachedPage(
@@ -222,7 +228,10 @@ class PageCache:
         """Keep a page under its key; returns it as `get` will."""
         blobs = {relative: self._keep(content) for relative, content in files.items()}
         stored: dict[str, Any] = {
-            "files": {relative: [path.name, len(files[relative])] for relative, path in blobs.items()},
+            "files": {
+                relative: [path.name, len(files[relative]), path.stat().st_mtime_ns]
+                for relative, path in blobs.items()
+            },
             "entry": entry,
             "problems": [asdict(p) for p in problems],
         }
@@ -232,9 +241,14 @@ class PageCache:
         return CachedPage(blobs, entry, list(problems))
 
     def _keep(self, content: bytes) -> Path:
-        """The blob holding `content`: the one there, or written (whole, or not at all)."""
+        """The blob holding `content`: the one there if it holds exactly that, else written anew
+        (whole, or not at all)."""
         path = self.blobs / hashlib.sha256(content).hexdigest()
-        if not _is_blob(path, len(content)):
+        try:
+            there = _is_blob(path, len(content)) and path.read_bytes() == content
+        except OSError:
+            there = False
+        if not there:
             _write_atomically(path, content)
         return path
 
@@ -255,7 +269,7 @@ class PageCache:
         with contextlib.suppress(OSError):
             manifest = {"format": FORMAT, "pages": self._used, "guides": self._guides}
             _write_atomically(self.folder / MANIFEST, json.dumps(manifest, sort_keys=True).encode())
-            referenced = {name for page in self._used.values() for name, _ in page["files"].values()}
+            referenced = {name for page in self._used.values() for name, *_ in page["files"].values()}
             for blob in self.blobs.iterdir():
                 if blob.name not in referenced:
                     blob.unlink()
@@ -282,6 +296,18 @@ def _is_blob(path: Path, size: int) -> bool:
         return path.stat().st_size == size
     except OSError:
         return False
+
+
+def _unchanged(path: Path, size: int, written: int) -> bool:
+    """Whether `path` is a blob of this size, last written when it was kept (an output file
+    linked to it and edited in place changes its modification time)."""
+    if not BLOB_NAME.fullmatch(path.name):
+        return False
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return (info.st_size, info.st_mtime_ns) == (size, written)
 
 
 def _write_atomically(path: Path, content: bytes) -> None:

@@ -24,7 +24,7 @@ from site_builder.content import FILTER_KEYS, FilterValue, ResolvedSide, SiteCon
 from site_builder.engine.accuracy import RunScore, TaskNumbers, compare_task
 from site_builder.engine.compare import Constants, SequenceNumbers, SidePoints, compare_sequence
 from site_builder.engine.sweep import Sla, WorkloadSweep, analyse_workload
-from site_builder.files import sane_number
+from site_builder.files import NUMBER_FAULTS, excerpt, number_faults
 from site_builder.filters import NARROWING_KEYS, describe
 from site_builder.formatting import sequence_label
 from site_builder.plan import page_title
@@ -239,28 +239,29 @@ def _run_order(run: EvalRun) -> tuple[str, str, str, str]:
 
 
 def _derived_values_sane(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> bool:
-    """The numeric rule (inputs.sane_number) for every value the engine derived: a value that
+    """The numeric rule (files.number_faults) for every value the engine derived: a value that
     would not survive a page's table or JSON is refused here, never at render."""
-    sane = True
-    for numbers in sequences:
-        for target, pair in zip(numbers.targets, numbers.results, strict=True):
-            for side, at in zip(stub.sides, pair, strict=True):
-                for key, value in at.values.items():
-                    if value is None:
-                        continue
-                    try:
-                        sane_number(value)
-                    except ValueError as exc:
-                        sane = False
-                        log.add(
-                            _where(stub),
-                            "",
-                            key,
-                            f"side '{side.label}' at {target:g} tok/s/user, "
-                            f"{sequence_label(numbers.isl, numbers.osl)}: the derived value {exc}; "
-                            "check the throughput of its points and the GPU's constants",
-                        )
-    return sane
+    found = [
+        (numbers, target, side, key, value)
+        for numbers in sequences
+        for target, pair in zip(numbers.targets, numbers.results, strict=True)
+        for side, at in zip(stub.sides, pair, strict=True)
+        for key, value in at.values.items()
+        if value is not None
+    ]
+    faults = number_faults(np.array([value for *_, value in found], dtype=np.float64))
+    for (numbers, target, side, key, value), fault in zip(found, faults.tolist(), strict=True):
+        if fault >= 0:
+            log.add(
+                _where(stub),
+                "",
+                key,
+                f"side '{side.label}' at {target:g} tok/s/user, "
+                f"{sequence_label(numbers.isl, numbers.osl)}: the derived value "
+                f"{NUMBER_FAULTS[fault]}, got {excerpt(value)}; "
+                "check the throughput of its points and the GPU's constants",
+            )
+    return not (faults >= 0).any()
 
 
 def _has_match(numbers: SequenceNumbers) -> bool:

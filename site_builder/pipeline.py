@@ -484,7 +484,7 @@ class StagingSink:
 
     def put_file(self, relative: str, source: Path) -> None:
         assert self.staging is not None
-        self.staging.copy(relative, source)
+        self.staging.link(relative, source)
 
     def finish(self) -> None:
         if self.staging is not None:

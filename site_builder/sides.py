@@ -64,11 +64,17 @@ def _output_only(rows: PointTable) -> PointTable:
 
 
 def by_workload(rows: PointTable) -> dict[Workload, PointTable]:
-    """A side's points by workload (isl, osl), each in table order."""
-    positions: dict[Workload, list[int]] = {}
-    for n, workload in enumerate(zip(rows.column("isl").tolist(), rows.column("osl").tolist(), strict=True)):
-        positions.setdefault(workload, []).append(n)
-    return {workload: rows.rows(found) for workload, found in positions.items()}
+    """A side's points by workload (isl, osl), workloads in order of first appearance, each
+    one's points in table order."""
+    if not len(rows):
+        return {}
+    isl, osl = rows.column("isl").astype(np.int64), rows.column("osl").astype(np.int64)
+    key = isl * 2**32 + osl  # lengths are counts below 2**31 (files.MAX_COUNT)
+    _, first, which = np.unique(key, return_index=True, return_inverse=True)
+    return {
+        (int(isl[first[k]]), int(osl[first[k]])): rows.rows(np.flatnonzero(which == k))
+        for k in np.argsort(first, kind="stable").tolist()
+    }
 
 
 def ordered_workloads(default: Workload, groups: Sequence[dict[Workload, PointTable]]) -> list[Workload]:

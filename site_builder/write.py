@@ -303,6 +303,7 @@ class Staging:
         self.folder.mkdir()
         self.written: set[str] = set()
         self._folders: set[str] = set()  # folders made (a page's five files share one)
+        self._links = True  # whether hard links to the page cache work here
 
     def _target(self, relative: str) -> str:
         """Where a new file of the site goes in the staging folder (its folder made)."""
@@ -323,9 +324,17 @@ class Staging:
         with open(self._target(relative), "xb") as out:
             out.write(content)
 
-    def copy(self, relative: str, source: Path) -> None:
-        """The file as `source` holds it, copied (never linked: the site's files are its own)."""
-        shutil.copyfile(source, self._target(relative))
+    def link(self, relative: str, source: Path) -> None:
+        """The file as `source` (a page cache blob) holds it: hard-linked where the system allows
+        (no byte written again), else copied."""
+        target = self._target(relative)
+        if self._links:
+            try:
+                os.link(source, target)
+                return
+            except OSError:  # another file system, or links not allowed: copies from now on
+                self._links = False
+        shutil.copyfile(source, target)
 
     def finish(self) -> None:
         """Carry kept files over, write the marker, swap the new site in."""

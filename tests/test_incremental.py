@@ -1,8 +1,7 @@
 """The parallel and cached build (pipeline.py, runner.py, cache.py): the same bytes serial or
 parallel, cached or clean; a change redoes exactly the pages that depend on it; pages stream
 through the pipeline; the cache folder is safe to delete, never takes over a user's folder, and a
-damaged manifest is a miss; an output file edited in place changes neither the cache nor the next
-build."""
+damaged manifest is a miss; an output file edited in place is never published again."""
 
 from __future__ import annotations
 
@@ -322,17 +321,29 @@ def test_a_guide_is_made_from_its_markdown_again_only_when_its_text_changes(
     assert tree(two_models / "site") == _clean(two_models)
 
 
-def test_an_output_file_edited_in_place_changes_neither_the_cache_nor_the_next_build(
-    two_models: Path,
-) -> None:
-    """The site's files are copies of the cache's, never links to them: a deploy step that edits
-    site/x/index.html in place leaves the cache as it was, and the next build writes the page
-    as a clean build does (without making it again)."""
+def test_an_output_file_edited_in_place_is_never_published_again(two_models: Path) -> None:
+    """The site's files may be hard links to the cache's blobs: a deploy step that edits
+    site/x/index.html in place makes that page's blob a miss, so the next build makes those pages
+    again and writes them as a clean build does, the edit nowhere; the pages no edit touched come
+    from the cache."""
     _build(two_models, "site")
-    blobs = {p.name: p.read_bytes() for p in (two_models / FOLDER / "blobs").iterdir()}
-    for page in (two_models / "site").glob("*/index.html"):
+    edited = sorted((two_models / "site").glob("*/index.html"))[:1]
+    for page in edited:
         with page.open("r+b") as handle:  # in place: the same file, its bytes changed
             handle.write(b"<!-- deployed -->")
+    rebuilt = _build(two_models, "site")
+    assert sorted(rebuilt.rendered) == [page.parent.name for page in edited]
+    assert tree(two_models / "site") == _clean(two_models)
+    assert not any(b"<!-- deployed -->" in p.read_bytes() for p in (two_models / FOLDER / "blobs").iterdir())
+    assert _build(two_models, "site").rendered == []
+
+
+def test_an_output_file_replaced_leaves_the_cache_as_it_was(two_models: Path) -> None:
+    """A deploy step that replaces a file of the site (writes a new one in its place) touches no
+    blob: the next build makes no page and writes every page as a clean build does."""
+    _build(two_models, "site")
+    blobs = {p.name: p.read_bytes() for p in (two_models / FOLDER / "blobs").iterdir()}
+    (two_models / "site" / STUB_PAGE / "comparison.json").unlink()
     (two_models / "site" / STUB_PAGE / "comparison.json").write_text("{}")
     assert {p.name: p.read_bytes() for p in (two_models / FOLDER / "blobs").iterdir()} == blobs
     assert _build(two_models, "site").rendered == []
@@ -401,7 +412,10 @@ def test_a_manifest_naming_a_file_outside_the_cache_is_a_miss(two_models: Path) 
     manifest_path = two_models / FOLDER / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     for key, entry in manifest["pages"].items():
-        entry["files"] = {name: ["../../secret.txt", len("not for the site")] for name in entry["files"]}
+        modified = secret.stat().st_mtime_ns
+        entry["files"] = {
+            name: ["../../secret.txt", len("not for the site"), modified] for name in entry["files"]
+        }
         entry["check"] = _check(key, entry)
     manifest_path.write_text(json.dumps(manifest))
     assert len(_build(two_models, "site").rendered) == 2

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-from scipy.interpolate import CubicHermiteSpline
 
 Floats = npt.NDArray[np.float64]
 
@@ -64,19 +63,20 @@ class MonotoneCurves:
         self.xs = np.asarray(xs, dtype=float)
         self.columns = np.asarray(columns, dtype=float).reshape(len(columns), len(self.xs)).T  # knot by curve
         self.tangents = steffen_tangents(self.xs, self.columns)
-        self._spline = (
-            CubicHermiteSpline(self.xs, self.columns, self.tangents, extrapolate=False)
-            if len(self.xs) >= 2 and self.columns.shape[1]
-            else None
-        )
+        self._knots = {x: n for n, x in enumerate(self.xs.tolist())}
+        self._spline = None
+        if len(self.xs) >= 2 and self.columns.shape[1]:
+            # imported here: a build that makes no page (a rebuild from the page cache) needs none
+            from scipy.interpolate import CubicHermiteSpline
+
+            self._spline = CubicHermiteSpline(self.xs, self.columns, self.tangents, extrapolate=False)
 
     def covers(self, x: float) -> bool:
         return bool(len(self.xs)) and self.xs[0] <= x <= self.xs[-1]
 
     def knot(self, x: float) -> int | None:
         """The index of the knot at exactly x, if one is."""
-        found = np.flatnonzero(self.xs == x)
-        return int(found[0]) if len(found) else None
+        return self._knots.get(x)
 
     def at(self, xs: Sequence[float]) -> list[list[float] | None]:
         """Each curve's value at each x (exact at a knot), or None outside the knots."""

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from site_builder.content import FilterValue
+from site_builder.content import FILTER_KEYS, FilterValue
 from site_builder.filters import accepts
 
 # -- the columns ----------------------------------------------------------------------------------
@@ -291,7 +291,15 @@ class _Columns:
         self.frame = frame
         self.arrays: dict[str, npt.NDArray[Any]] = {}
         self.codes: dict[str, tuple[npt.NDArray[np.intp], list[Any]]] = {}
-        self.models: dict[str, npt.NDArray[np.intp]] = {}  # a model's rows (lower case), once asked for
+        self.models: dict[str, PointTable] = {}  # a model's rows (lower case), once asked for
+        self._cells: _Cells | None = None
+
+    def cells(self) -> _Cells:
+        """The table's rows grouped by what a filter reads (made once a table, when first
+        selected from)."""
+        if self._cells is None:
+            self._cells = _Cells(self.frame)
+        return self._cells
 
     def array(self, name: str) -> npt.NDArray[Any]:
         found = self.arrays.get(name)
@@ -314,6 +322,36 @@ class _Columns:
         return found
 
 
+def _accepted(columns: _Columns, filters: Mapping[str, FilterValue], size: int) -> Mask:
+    """The rows of `columns` every filter accepts: the filter rule (filters.accepts) asked once
+    per distinct value of each column a filter reads."""
+    keep = np.ones(size, dtype=bool)
+    for key, wanted in filters.items():
+        codes, distinct = columns.factorized(key)
+        accepted = np.array([accepts(value, wanted) for value in distinct] + [False], dtype=bool)
+        keep &= accepted[codes]  # a missing value (code -1) is never accepted
+    return keep
+
+
+class _Cells:
+    """A table's rows grouped by the columns a filter reads (content.Filters): the rows of one
+    group answer every filter alike, so a selection asks the filters of each group, not of each
+    row."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        keys = [key for key in FILTER_KEYS if key in frame]
+        groups = frame.groupby(keys, sort=False, dropna=False).indices if len(frame) else {}
+        self.positions = [np.asarray(found, dtype=np.intp) for found in groups.values()]
+        self.columns = _Columns(frame.iloc[[int(found[0]) for found in self.positions]][keys])
+
+    def select(self, filters: Mapping[str, FilterValue]) -> npt.NDArray[np.intp]:
+        """The positions of the rows every filter accepts, in table order."""
+        accepted = np.flatnonzero(_accepted(self.columns, filters, len(self.positions)))
+        if not len(accepted):
+            return np.zeros(0, dtype=np.intp)
+        return np.sort(np.concatenate([self.positions[n] for n in accepted.tolist()]))
+
+
 class PointTable:
     """Every loaded point, a row each, in load order (see the module's docstring); or a
     selection of them (`select`, `rows`), which shares the whole table's columns and holds only
@@ -325,6 +363,7 @@ class PointTable:
             frame = _with_configurations(_typed(frame)) if len(frame) else _empty()
         self._columns = _Columns(frame.reset_index(drop=True))
         self.positions: npt.NDArray[np.intp] = np.arange(len(frame), dtype=np.intp)
+        self._whole = True  # every row of its columns, in their order (a selection: False)
 
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]]) -> PointTable:
@@ -360,9 +399,7 @@ class PointTable:
     def frame(self) -> pd.DataFrame:
         """The rows as a DataFrame (the whole table's own; a selection's, copied out)."""
         whole = self._columns.frame
-        if len(self.positions) == len(whole) and (self.positions == np.arange(len(whole))).all():
-            return whole
-        return whole.iloc[self.positions].reset_index(drop=True)
+        return whole if self._whole else whole.iloc[self.positions].reset_index(drop=True)
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -376,39 +413,36 @@ class PointTable:
 
     def column(self, name: str) -> npt.NDArray[Any]:
         """A column's values, a row each (Python values, None where an optional one is not given)."""
-        return self._columns.array(name)[self.positions]
+        values = self._columns.array(name)
+        return values if self._whole else values[self.positions]
 
     # -- selecting a side's rows -----------------------------------------------------------------
 
-    def matches(self, key: str, wanted: FilterValue) -> Mask:
-        """The rows one filter accepts: the filter rule (filters.accepts) asked once per
-        distinct value of the column."""
-        codes, distinct = self._columns.factorized(key)
-        accepted = np.array([accepts(value, wanted) for value in distinct] + [False], dtype=bool)
-        return accepted[codes[self.positions]]  # a missing value (code -1) is never accepted
-
     def mask(self, filters: Mapping[str, FilterValue]) -> Mask:
-        keep = np.ones(len(self), dtype=bool)
-        for key, wanted in filters.items():
-            keep &= self.matches(key, wanted)
-        return keep
+        """Which rows every filter accepts (filters.accepts)."""
+        found = np.zeros(len(self._columns.frame), dtype=bool)
+        found[self._columns.cells().select(filters)] = True
+        return found if self._whole else found[self.positions]
 
     def of_model(self, model: str) -> PointTable:
-        """The rows of one model (compared without case): what a page's sides select from,
-        worked out once a model for the whole table."""
+        """The rows of one model (compared without case) as a table of their own: what a page's
+        sides select from, made once a model for the whole table (its filter codes then cover
+        the model's rows alone)."""
         whole = self._columns
         key = model.lower()
         if key not in whole.models:
             codes, distinct = whole.factorized("model")
             accepted = np.array([accepts(value, model) for value in distinct] + [False], dtype=bool)
-            whole.models[key] = np.flatnonzero(accepted[codes]).astype(np.intp)
+            whole.models[key] = PointTable(whole.frame.iloc[np.flatnonzero(accepted[codes])])
         found = whole.models[key]
-        return self._view(
-            found[np.isin(found, self.positions)] if len(self.positions) != len(whole.frame) else found
-        )
+        if self._whole:
+            return found
+        return PointTable(self.frame).of_model(model)  # a selection's own rows
 
     def select(self, filters: Mapping[str, FilterValue]) -> PointTable:
         """The rows every filter accepts, in table order."""
+        if self._whole:
+            return self._view(self._columns.cells().select(filters))
         return self.rows(self.mask(filters))
 
     def rows(self, which: Mask | npt.NDArray[np.intp] | Sequence[int]) -> PointTable:
@@ -420,6 +454,7 @@ class PointTable:
         selection = object.__new__(PointTable)
         selection._columns = self._columns
         selection.positions = positions
+        selection._whole = False
         return selection
 
     def as_output_only(self) -> PointTable:

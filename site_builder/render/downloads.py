@@ -100,15 +100,22 @@ def points_csv(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoint
     rows: list[Sequence[Any]] = [["sequence", "side", "on_frontier", *POINT_COLUMNS]]
     for sequence, sides in zip(comparison.sequences, shown, strict=True):
         for side, points in zip(comparison.sides, sides, strict=True):
-            first = (guarded(sequence.sequence), guarded(side.label))
+            count = len(points.on_frontier)
+            first = ([guarded(sequence.sequence)] * count, [guarded(side.label)] * count)
             columns = [_guarded_column(points.rows, name) for name in POINT_COLUMNS]
-            rows.extend([*first, *cells] for cells in zip(points.on_frontier, *columns, strict=True))
+            rows.extend(zip(*first, points.on_frontier, *columns, strict=True))
     return csv_bytes(rows, guard=False)
 
 
 def _guarded_column(rows: PointTable, name: str) -> list[Any]:
+    """A column's values, a text one guarded: judged once per distinct value (a column of
+    numbers never needs it)."""
     values = rows.python_values(name)
-    return [guarded(value) for value in values] if rows.column(name).dtype == object else values
+    if rows.column(name).dtype != object or not any(
+        isinstance(value, str) and value.startswith(FORMULA_STARTS) for value in set(values)
+    ):
+        return values
+    return [guarded(value) for value in values]
 
 
 SWEEP_COLUMNS = tuple(SweepRowOut.model_fields)
