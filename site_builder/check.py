@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.linkcheck import broken_links
-from site_builder.pipeline import NoSink, Options, run
+from site_builder.pipeline import Options, run
 from site_builder.problems import InputError, Problem, Severity
 from site_builder.project import Project
+from site_builder.write import NoSink
 
 
 @dataclass

@@ -3,9 +3,9 @@
 `build` writes the site into a staging folder swapped in at the end, `check` writes nothing,
 `serve` runs it again on every change, into memory; all three call `run`. The plan decides every
 page before any is made: which are published, their titles and sequences, and so each page's
-related links. Each page is then made in one step (`make_page`), on a process pool for many
-pages (runner.py), or taken from the page cache (cache.py) when nothing it is made from changed,
-and its files go to the sink as they come. Output is byte for byte the same serial or parallel,
+related links. Each page is then made in one step (make.py: on the runner's process pool for
+many pages), or taken from the page cache (cache.py) when nothing it is made from changed, and
+its files go to the sink (write.py) as they come. Output is byte for byte the same serial or parallel,
 cached or clean. Every problem of every stage is collected; the run raises `InputError` with all
 of them, and nothing is written.
 """
@@ -14,17 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
 
-from site_builder.cache import FOLDER, CachedPage, Digests, PageCache, page_key
+from site_builder.cache import FOLDER, PageCache
 from site_builder.catalog import HardwareCatalog, ModelInfo, load_hardware, load_models
-from site_builder.compute import compute_page
 from site_builder.content import SiteConfig, load_site_config, load_stubs
+from site_builder.make import Pages, Progress, make_pages
 from site_builder.plan import PlanFacts, PlannedPage, page_heads, plan_pages
-from site_builder.present.result import comparison_result, shown_points
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
 from site_builder.read.evals import EvalRun
@@ -32,13 +29,19 @@ from site_builder.read.load import load_results
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.sweeps import SweepRow
 from site_builder.read.table import PointTable
-from site_builder.render.pages import PageSource, index_entry, render_page
+from site_builder.render.pages import PageSource
 from site_builder.render.site import SiteRenderer, render_shared
-from site_builder.runner import map_pages
 from site_builder.validate import validate_points
-from site_builder.write import Owner, SiteFiles, Staging, check_output_folder, clean_leftovers
+from site_builder.write import (
+    MemorySink,
+    Owner,
+    Sink,
+    SiteFiles,
+    StagingSink,
+    check_output_folder,
+    clean_leftovers,
+)
 
-Progress = Callable[[str, int, int], None]  # (stage, pages done, pages in all)
 Stamp = tuple[tuple[str, int, int, int, int], ...]
 
 
@@ -142,7 +145,9 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
     planned = plan(project, inputs, inputs.catalog, log)  # PLAN
     sink.start(inputs.config.keep)
     cache = PageCache.open(project.content.parent / FOLDER) if options.cache else None
-    pages = make_pages(project, inputs, planned, cache, sink, options)  # COMPUTE, PRESENT, RENDER
+    pages = make_pages(
+        project, inputs, planned, cache, sink, options.workers, options.progress, isinstance(sink, MemorySink)
+    )  # COMPUTE, PRESENT, RENDER
     log.problems.extend(problem for page in planned for problem in pages.problems[page.head.slug])
     laps.lap("pages")
     stop_on_problems(log, strict=False)
@@ -222,148 +227,6 @@ def plan(project: Project, inputs: Inputs, catalog: HardwareCatalog, log: Proble
     return page_heads(pages, inputs.table, catalog, inputs.models, log)
 
 
-# -- the pages ------------------------------------------------------------------------------------
-
-
-@dataclass
-class PageWork:
-    """What making any page reads: given to each worker once (runner.py)."""
-
-    project: Project
-    inputs: Inputs
-    compiled: Path | None  # where Jinja keeps the compiled theme (the page cache's), if anywhere
-    keep_pages: bool  # hand each page's PageSource back (a run into memory)
-    renderer: SiteRenderer | None = None  # made in the process that first renders a page
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "renderer": None}  # a spawned worker makes its own
-
-    def renderer_for(self, log: ProblemLog) -> SiteRenderer:
-        """The renderer, reporting a page's template problems to `log` (the guides' problems
-        are the site renderer's to report, once)."""
-        if self.renderer is None:
-            assert self.inputs.catalog is not None
-            self.renderer = SiteRenderer(
-                self.project, self.inputs.config, self.inputs.catalog, ProblemLog(), self.compiled
-            )
-        self.renderer.log = log
-        return self.renderer
-
-
-@dataclass
-class MadePage:
-    """One page as `make_page` gives it: its files and index entry (none: a problem stopped it),
-    its problems, and the CPU seconds computing and rendering took."""
-
-    slug: str
-    files: dict[str, bytes]
-    entry: dict[str, Any] | None
-    problems: list[Problem]
-    source: PageSource | None = None
-    cpu: tuple[float, float] = (0.0, 0.0)
-
-
-def make_page(work: PageWork, planned: PlannedPage) -> MadePage:
-    """COMPUTE, PRESENT and RENDER one planned page."""
-    inputs, log, stub = work.inputs, ProblemLog(), planned.stub
-    assert inputs.catalog is not None
-    started = time.process_time()
-    computed = compute_page(
-        stub,
-        inputs.table,
-        inputs.catalog,
-        inputs.models,
-        inputs.config,
-        inputs.datasets,
-        log,
-        inputs.evaluations,
-        inputs.sweeps,
-    )
-    if computed is None:
-        return MadePage(stub.slug, {}, None, log.problems, cpu=(time.process_time() - started, 0.0))
-    comparison = comparison_result(computed, inputs.catalog)
-    page = PageSource(comparison, shown_points(computed), stub.body, stub.generated)
-    between = time.process_time()
-    files, narrative = render_page(work.renderer_for(log), page, planned.related)
-    entry = index_entry(page, narrative, inputs.catalog)
-    cpu = (between - started, time.process_time() - between)
-    return MadePage(stub.slug, files, entry, log.problems, page if work.keep_pages else None, cpu)
-
-
-@dataclass
-class Pages:
-    """What the run keeps of every page: its index entry, paths and problems (its files went
-    to the sink as they came)."""
-
-    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
-    paths: dict[str, list[str]] = field(default_factory=dict)
-    problems: dict[str, list[Problem]] = field(default_factory=dict)
-    sources: list[PageSource] = field(default_factory=list)
-    made: list[str] = field(default_factory=list)
-    cpu: dict[str, float] = field(default_factory=lambda: {"compute (CPU)": 0.0, "render (CPU)": 0.0})
-
-    def add(
-        self, slug: str, page: MadePage | CachedPage, files: Mapping[str, bytes | Path], sink: Sink
-    ) -> None:
-        """A page's files to the sink; its entry, paths and problems kept."""
-        self.problems[slug] = page.problems
-        if page.entry is None:
-            return
-        self.entries[slug], self.paths[slug] = page.entry, sorted(files)
-        for relative, content in files.items():
-            if isinstance(content, Path):
-                sink.put_file(relative, content)
-            else:
-                sink.put(relative, content)
-
-    def count(self, page: MadePage) -> None:
-        """A page made this run: named in `made`, its source kept (a run into memory), its CPU."""
-        self.made += [page.slug] if page.entry is not None else []
-        self.sources += [page.source] if page.source is not None else []
-        self.cpu["compute (CPU)"] += page.cpu[0]
-        self.cpu["render (CPU)"] += page.cpu[1]
-
-    def slugs(self) -> list[str]:
-        return sorted(self.entries)
-
-
-def make_pages(
-    project: Project,
-    inputs: Inputs,
-    planned: list[PlannedPage],
-    cache: PageCache | None,
-    sink: Sink,
-    options: Options,
-) -> Pages:
-    """Every planned page, from the cache or made (by the runner), into the sink as it comes; a
-    page made without an error is put in the cache."""
-    pages, todo = Pages(), []
-    keys = page_keys(project, inputs, planned) if cache is not None else {}
-    for planned_page in planned:
-        hit = cache.get(keys[planned_page.head.slug]) if cache is not None else None
-        if hit is None:
-            todo.append(planned_page)
-        else:
-            pages.add(planned_page.head.slug, hit, hit.files, sink)
-    work = PageWork(project, inputs, cache.templates if cache else None, isinstance(sink, MemorySink))
-    with contextlib.closing(map_pages(make_page, todo, options.workers, work)) as made:
-        for done, page in enumerate(made, 1):
-            kept = None
-            if cache is not None and not of_severity(page.problems, Severity.ERROR):
-                kept = cache.put(keys[page.slug], page.files, page.entry, page.problems)
-            pages.add(page.slug, page, kept.files if kept else page.files, sink)
-            pages.count(page)
-            if options.progress:
-                options.progress("building pages", done, len(todo))
-    return pages
-
-
-def page_keys(project: Project, inputs: Inputs, planned: list[PlannedPage]) -> dict[str, str]:
-    """Each page's cache key (cache.page_key), by slug."""
-    digests = Digests.of(project, inputs.config, inputs.table.files_of_model())
-    return {page.head.slug: page_key(page.stub, digests, page.related) for page in planned}
-
-
 # -- the site's files -----------------------------------------------------------------------------
 
 
@@ -405,91 +268,3 @@ class Laps:
     def lap(self, stage: str) -> None:
         now = time.perf_counter()
         self.seconds[stage], self._last = now - self._last, now
-
-
-# -- where the files go ---------------------------------------------------------------------------
-
-
-class Sink(Protocol):
-    """Takes the site's files as they are made; `finish` makes them the site, `abort` drops them."""
-
-    def start(self, keep: list[str]) -> None: ...
-    def put(self, relative: str, content: bytes) -> None: ...
-    def put_file(self, relative: str, source: Path) -> None: ...
-    def finish(self) -> None: ...
-    def abort(self) -> None: ...
-
-
-class MemorySink:
-    """The site in memory (tests, small sites)."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
-
-    def start(self, keep: list[str]) -> None:
-        pass
-
-    def put(self, relative: str, content: bytes) -> None:
-        self.files[relative] = content
-
-    def put_file(self, relative: str, source: Path) -> None:
-        self.files[relative] = source.read_bytes()
-
-    def finish(self) -> None:
-        pass
-
-    def abort(self) -> None:
-        self.files = {}
-
-    def site(self, claims: SiteFiles) -> SiteFiles:
-        """The files, each with its owner, in the order their owners claimed them."""
-        site = SiteFiles()
-        for relative, owner in claims.path_owners.items():
-            site.add(relative, self.files[relative], owner)
-        return site
-
-
-class NoSink:
-    """Nothing written and nothing kept: `check`."""
-
-    def start(self, keep: list[str]) -> None:
-        pass
-
-    def put(self, relative: str, content: bytes) -> None:
-        pass
-
-    def put_file(self, relative: str, source: Path) -> None:
-        pass
-
-    def finish(self) -> None:
-        pass
-
-    def abort(self) -> None:
-        pass
-
-
-class StagingSink:
-    """The output folder's staging copy (write.Staging), swapped in by `finish`."""
-
-    def __init__(self, out: Path, input_folders: tuple[Path, ...]) -> None:
-        self.out, self.input_folders = out, input_folders
-        self.staging: Staging | None = None
-
-    def start(self, keep: list[str]) -> None:
-        self.staging = Staging(self.out, keep, self.input_folders)
-
-    def put(self, relative: str, content: bytes) -> None:
-        assert self.staging is not None
-        self.staging.write(relative, content)
-
-    def put_file(self, relative: str, source: Path) -> None:
-        assert self.staging is not None
-        self.staging.link(relative, source)
-
-    def finish(self) -> None:
-        if self.staging is not None:
-            self.staging.finish()
-
-    def abort(self) -> None:
-        if self.staging is not None:
-            self.staging.abort()

@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Protocol
 
 MARKER = ".site-builder-output"
 MANIFEST_HEADER = "# files written by the last build:"
@@ -382,3 +383,91 @@ def write_site(
         staging.abort()
         raise
     staging.finish()
+
+
+# -- sinks: where a run's files go as they are made (pipeline.run) --------------------------------
+
+
+class Sink(Protocol):
+    """Takes the site's files as they are made; `finish` makes them the site, `abort` drops them."""
+
+    def start(self, keep: list[str]) -> None: ...
+    def put(self, relative: str, content: bytes) -> None: ...
+    def put_file(self, relative: str, source: Path) -> None: ...
+    def finish(self) -> None: ...
+    def abort(self) -> None: ...
+
+
+class MemorySink:
+    """The site in memory (tests, small sites)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def start(self, keep: list[str]) -> None:
+        pass
+
+    def put(self, relative: str, content: bytes) -> None:
+        self.files[relative] = content
+
+    def put_file(self, relative: str, source: Path) -> None:
+        self.files[relative] = source.read_bytes()
+
+    def finish(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        self.files = {}
+
+    def site(self, claims: SiteFiles) -> SiteFiles:
+        """The files, each with its owner, in the order their owners claimed them."""
+        site = SiteFiles()
+        for relative, owner in claims.path_owners.items():
+            site.add(relative, self.files[relative], owner)
+        return site
+
+
+class NoSink:
+    """Nothing written and nothing kept: `check`."""
+
+    def start(self, keep: list[str]) -> None:
+        pass
+
+    def put(self, relative: str, content: bytes) -> None:
+        pass
+
+    def put_file(self, relative: str, source: Path) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
+class StagingSink:
+    """The output folder's staging copy (write.Staging), swapped in by `finish`."""
+
+    def __init__(self, out: Path, input_folders: tuple[Path, ...]) -> None:
+        self.out, self.input_folders = out, input_folders
+        self.staging: Staging | None = None
+
+    def start(self, keep: list[str]) -> None:
+        self.staging = Staging(self.out, keep, self.input_folders)
+
+    def put(self, relative: str, content: bytes) -> None:
+        assert self.staging is not None
+        self.staging.write(relative, content)
+
+    def put_file(self, relative: str, source: Path) -> None:
+        assert self.staging is not None
+        self.staging.link(relative, source)
+
+    def finish(self) -> None:
+        if self.staging is not None:
+            self.staging.finish()
+
+    def abort(self) -> None:
+        if self.staging is not None:
+            self.staging.abort()
