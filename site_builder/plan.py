@@ -26,8 +26,7 @@ from site_builder.sides import matched_somewhere, page_sides
 class PlanFacts:
     """What planning needs of the data: the workloads measured per (model, GPU, precision,
     speculative method) and the datasets per (model, GPU), from measured points only (not
-    values read off a published page). Small, and kept in the build cache, so a rebuild plans
-    without loading a point."""
+    values read off a published page)."""
 
     workloads: dict[tuple[str, str, str, str], set[Workload]]
     sources: dict[tuple[str, str], set[str]]
