@@ -161,9 +161,6 @@ RUN_STYLES = {
 def _run_marker(label: str, run: AccuracyRun, side: int, y: float) -> dict[str, Any]:
     """One evaluation run of a side, with its own interval, as a small marker at `y`."""
     style = RUN_STYLES[run.pooled]
-    ci = ""
-    if run.ci_lo is not None and run.ci_hi is not None:
-        ci = f" (95% CI {fixed(run.ci_lo * 100, 1)}–{fixed(run.ci_hi * 100, 1)})"
     return {
         "type": "scatter",
         "mode": "markers",
@@ -173,7 +170,7 @@ def _run_marker(label: str, run: AccuracyRun, side: int, y: float) -> dict[str, 
         "marker": {"size": 6, "symbol": style["symbol"]},
         "opacity": style["opacity"],
         "hovertext": [
-            f"{escape(label)} run: {fixed(run.score * 100, 1)}%{ci}<br>"
+            f"{escape(label)} run: {fixed(run.score * 100, 1)}%{_hover_interval(run.ci_lo, run.ci_hi)}<br>"
             f"{escape(run.setup or 'setup not recorded')}<br>"
             f"{escape(run.date or 'date not recorded')}{style['note']}"
         ],
@@ -183,20 +180,28 @@ def _run_marker(label: str, run: AccuracyRun, side: int, y: float) -> dict[str, 
     }
 
 
-def _pooled_marker(task: AccuracyTask, side: AccuracySide, index: int, row: int) -> dict[str, Any]:
+def _hover_interval(lo: float | None, hi: float | None) -> str:
+    """' (95% CI 94.1–96.0)' in a hover, or nothing where there is no interval."""
+    if lo is None or hi is None:
+        return ""
+    return f" (95% CI {fixed(lo * 100, 1)}–{fixed(hi * 100, 1)})"
+
+
+def _pooled_marker(
+    task: AccuracyTask, side: AccuracySide, score: float, index: int, row: int
+) -> dict[str, Any]:
     """A side's pooled score on a task, with its interval, as the row's large marker."""
-    assert side.score is not None and side.ci_lo is not None and side.ci_hi is not None  # pooled: all three
     return {
         "type": "scatter",
         "mode": "markers",
         "name": side.label,
-        "x": [_percent(side.score)],
+        "x": [_percent(score)],
         "y": [row],
-        "error_x": _errors(side.score, side.ci_lo, side.ci_hi),
+        "error_x": _errors(score, side.ci_lo, side.ci_hi),
         "marker": {"size": 13, "symbol": "diamond"},
         "hovertext": [
-            f"{escape(side.label)}, {escape(task.task_name)}: {fixed(side.score * 100, 1)}% "
-            f"(95% CI {fixed(side.ci_lo * 100, 1)}–{fixed(side.ci_hi * 100, 1)}), "
+            f"{escape(side.label)}, {escape(task.task_name)}: {fixed(score * 100, 1)}%"
+            f"{_hover_interval(side.ci_lo, side.ci_hi)}, "
             f"{side.pooled_runs} {plural(side.pooled_runs, 'run', 'runs')}"
         ],
         "hoverinfo": "text",
@@ -222,7 +227,7 @@ def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
                 for number, run in enumerate(side.runs, 1)
             )
             if side.score is not None:
-                data.append(_pooled_marker(task, side, index, row))
+                data.append(_pooled_marker(task, side, side.score, index, row))
     layout = {
         "xaxis": {"title": {"text": "Score (%), 95% confidence interval"}, "zeroline": False},
         "yaxis": {

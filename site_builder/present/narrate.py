@@ -280,7 +280,7 @@ def eyebrow(comparison: ComparisonResult, hardware_names: Sequence[str]) -> str:
 
 
 def lede(comparison: ComparisonResult, hardware_names: Sequence[str], architectures: Sequence[str]) -> str:
-    a, b = (s.label for s in comparison.sides)
+    a, b = side_labels(comparison)
     gpu = " and ".join(
         f"{name} ({arch})" if arch else name
         for name, arch in dict.fromkeys(zip(hardware_names, architectures, strict=True))
@@ -569,8 +569,10 @@ def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[
 # -- accuracy ---------------------------------------------------------------------------------------
 
 
-def score_text(score: float) -> str:
-    """0.9545 → '95.5%'."""
+def score_text(score: float | None) -> str:
+    """0.9545 → '95.5%' (None: a side without a usable score)."""
+    if score is None:
+        return "no usable result"
     return f"{fixed(score * 100, 1)}%"
 
 
@@ -626,7 +628,6 @@ def accuracy_paragraph(comparison: ComparisonResult, task: AccuracyTask, page_ha
     if d is None:  # the engine compares two sides that both have a score, and only those
         return _one_score(task)
     a, b = task.sides
-    assert a.score is not None and b.score is not None
     name = task.task_name
     ci = interval_text(d.ci_lo, d.ci_hi, signed=True)
     how = f"paired over the {d.questions} questions both answered" if d.method == "paired" else "unpaired"
@@ -663,7 +664,6 @@ def _one_score(task: AccuracyTask) -> str:
     if not measured:
         return f"No usable {name} result for either side: every run lacks an interval or failed."
     one = measured[0]
-    assert one.score is not None
     missing = [s.label for s in task.sides if s.score is None]
     return (
         f"{one.label} scores {score_text(one.score)} on {name} "
@@ -723,14 +723,17 @@ def accuracy_mark(comparison: ComparisonResult) -> str | None:
 def mixed_changes(comparison: ComparisonResult) -> str | None:
     """The headline's caveat when the sides differ in more than the one thing the page compares
     (a new GPU at FP4 against an old one at FP8)."""
-    a, b = (side.filters for side in comparison.sides)
-    varied = [k for k in ("hardware", "precision", "framework", "spec_method") if a.get(k) != b.get(k)]
+    a, b = comparison.sides
+    varied = [
+        k
+        for k in ("hardware", "precision", "framework", "spec_method")
+        if a.filters.get(k) != b.filters.get(k)
+    ]
     if len(varied) < 2:
         return None
-    labels = side_labels(comparison)
     names = _join([{"spec_method": "speculative decoding", "framework": "engine"}.get(k, k) for k in varied])
     return (
-        f"Caveat: {labels[0]} against {labels[1]} changes {names} at once, "
+        f"Caveat: {a.label} against {b.label} changes {names} at once, "
         "so no single change accounts for the gap."
     )
 
