@@ -247,17 +247,20 @@ def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
 
 def _sweep_curve(w: SweepWorkload, index: int, label: str) -> dict[str, Any]:
     """One side's output tok/s at each concurrency it tested on a workload, the points joined."""
-    measured = [(p.concurrency, value) for p in w.output_throughput if (value := p.values[index]) is not None]
+    x, y, hover = [], [], []
+    for p in w.output_throughput:
+        value = p.values[index]
+        if value is not None:  # nothing drawn where the side did not test
+            x.append(p.concurrency)
+            y.append(value)
+            hover.append(f"{escape(label)}: {grouped(fixed(value, 0))} tok/s at concurrency {p.concurrency}")
     return {
         "type": "scatter",
         "mode": "lines+markers",
         "name": label,
-        "x": [concurrency for concurrency, _ in measured],
-        "y": [value for _, value in measured],
-        "hovertext": [
-            f"{escape(label)}: {grouped(fixed(value, 0))} tok/s at concurrency {concurrency}"
-            for concurrency, value in measured
-        ],
+        "x": x,
+        "y": y,
+        "hovertext": hover,
         "hoverinfo": "text",
         "meta": {"role": "curve", "side": index},
     }

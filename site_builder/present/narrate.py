@@ -176,12 +176,13 @@ def _no_cost_text(labels: Sequence[str], costs: Sequence[float | None]) -> str:
 def _one_side_paragraph(
     sequence: SequenceResult, labels: Sequence[str], sides: Sequence[MetricsAtTarget], t: str, where: str
 ) -> str:
-    measured = [(label, m) for label, m in zip(labels, sides, strict=True) if m.measured]
-    gaps = "; ".join(
-        _range_text(label, s)
-        for label, s, m in zip(labels, sequence.sides, sides, strict=True)
-        if not m.measured
-    )
+    measured, missing = [], []
+    for label, side, m in zip(labels, sequence.sides, sides, strict=True):
+        if m.measured:
+            measured.append((label, m))
+        else:
+            missing.append(_range_text(label, side))
+    gaps = "; ".join(missing)
     if not measured:
         return (
             f"At {t} tok/s/user on {where} neither side was measured ({gaps}), so there is no matched number."
@@ -660,15 +661,14 @@ def accuracy_paragraph(comparison: ComparisonResult, task: AccuracyTask, page_ha
 def _one_score(task: AccuracyTask) -> str:
     """A task where fewer than two sides have a usable score."""
     name = task.task_name
-    measured = [s for s in task.sides if s.score is not None]
-    if not measured:
+    a, b = task.sides
+    one, other = (a, b) if a.score is not None else (b, a)
+    if one.score is None:
         return f"No usable {name} result for either side: every run lacks an interval or failed."
-    one = measured[0]
-    missing = [s.label for s in task.sides if s.score is None]
     return (
         f"{one.label} scores {score_text(one.score)} on {name} "
         f"(95% CI {score_interval(one.ci_lo, one.ci_hi)}); "
-        f"{_join(missing)} has no usable {name} result, so the two cannot be compared on accuracy."
+        f"{other.label} has no usable {name} result, so the two cannot be compared on accuracy."
     )
 
 
