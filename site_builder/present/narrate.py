@@ -327,6 +327,7 @@ class TargetOutcome:
     leader: int | None  # side index; None: essentially tied
     ratio: float  # the leader's throughput ÷ the other's (≥ 1)
     sparse: bool
+    values: tuple[float, float]  # each side's throughput
     sides: list[MetricsAtTarget]
 
 
@@ -338,7 +339,7 @@ def outcomes(sequence: SequenceResult) -> list[TargetOutcome]:
             leader = None if is_tie(a, b) else int(a < b)
             sparse = any(m.sparse for m in result.sides)
             ratio = max(a, b) / min(a, b)
-            found.append(TargetOutcome(result.interactivity, leader, ratio, sparse, result.sides))
+            found.append(TargetOutcome(result.interactivity, leader, ratio, sparse, (a, b), result.sides))
     return found
 
 
@@ -373,9 +374,8 @@ def summary(comparison: ComparisonResult, sequence: SequenceResult) -> str:
         return f"No target at {sequence.sequence} where both sides were measured."
     leaders = {o.leader for o in found}
     if len(found) == 1:
-        sides = found[0].sides
-        a, b = (throughput(m) for m in sides)
-        compared = throughput_comparison(labels, a, b, sparse_sides(labels, sides))
+        a, b = found[0].values
+        compared = throughput_comparison(labels, a, b, sparse_sides(labels, found[0].sides))
         return f"{compared} at {_targets_text([found[0].target])} ({sequence.sequence})."
     if len(leaders) == 1:
         return _one_leader(labels, sequence, found)

@@ -376,10 +376,7 @@ def _pairs(
         SweepPair(
             concurrency=p.concurrency,
             values=[p.a, p.b],
-            derived=[
-                p.concurrency in derived[0] and p.a is not None,
-                p.concurrency in derived[1] and p.b is not None,
-            ],
+            derived=[p.concurrency in derived[0], p.concurrency in derived[1]],  # derived: always a value
             ratio=p.ratio,
             ratio_text=sweep_ratio_text(p.ratio, labels, lower_is_better),
         )

@@ -64,11 +64,10 @@ def target_cells(
 ) -> list[list[SideCell]]:
     """One target's table cells, a list per shown metric: each side's formatted value, the
     better one marked (higher or lower wins) where both sides were measured."""
-    both = all(m.measured for m in sides)
     columns = []
     for metric in shown:
-        values = [m.values.get(metric.attribute) for m in sides]
-        best = winner(values[0], values[1], metric.better) if both else None
+        values = [m.values.get(metric.attribute) for m in sides]  # none where a side was not measured
+        best = winner(values[0], values[1], metric.better)
         columns.append(
             [
                 SideCell(label, *_cell_words(metric, m, value, knots[i]), best == i, value, m.measured, i)
