@@ -19,8 +19,15 @@ from typing import Any
 from site_builder import metrics
 from site_builder.formatting import fixed, grouped
 from site_builder.metrics import Metric
+from site_builder.present.narrate import plural, side_labels
 from site_builder.present.result import ShownPoints
-from site_builder.present.schema import ComparisonResult
+from site_builder.present.schema import (
+    AccuracyRun,
+    AccuracySide,
+    AccuracyTask,
+    ComparisonResult,
+    SweepWorkload,
+)
 
 INTERACTIVITY_HOVER = "%{x:,.1f} tok/s/user"  # d3-format, digits grouped
 AXIS_TITLE = "Interactivity (tok/s/user)"
@@ -97,12 +104,13 @@ def side_points(shown: ShownPoints, columns: list[str], strings: StringTable) ->
     interactivity), which the page data already carries in full."""
     rows = shown.rows
     off = [n for n, on in enumerate(shown.on_frontier) if not on]
-    attributes = [QUANTITY_ATTRIBUTES.get(c) or metrics.CURVE_QUANTITIES[c] for c in columns]
+    attribute_of = {**metrics.CURVE_QUANTITIES, **QUANTITY_ATTRIBUTES}
+    attributes = [attribute_of[c] for c in columns]
     off_rows = rows.records(off, attributes)
     return {
-        "frontier": [1 if on else 0 for on in shown.on_frontier],
-        "configuration": [strings.index(text) for text in rows.column("configuration").tolist()],
-        "date": [strings.index(text) for text in rows.column("date").tolist()],
+        "frontier": [int(on) for on in shown.on_frontier],
+        "configuration": strings.indices(rows.column("configuration").tolist()),
+        "date": strings.indices(rows.column("date").tolist()),
         "off": [[marker_value(row[a]) for row in off_rows] for a in attributes] if off else [],
     }
 
@@ -143,6 +151,64 @@ def _errors(value: float, lo: float | None, hi: float | None) -> dict[str, Any]:
 
 RUN_BAND = 0.42  # how far below its side's row a side's runs spread (rows are 1 apart)
 
+# A run's marker: pooled into its side's score, or left out
+RUN_STYLES = {
+    True: {"symbol": "circle-open", "opacity": 0.6, "note": ""},
+    False: {"symbol": "x-thin-open", "opacity": 0.35, "note": "<br>left out of the pooled score"},
+}
+
+
+def _run_marker(label: str, run: AccuracyRun, side: int, y: float) -> dict[str, Any]:
+    """One evaluation run of a side, with its own interval, as a small marker at `y`."""
+    style = RUN_STYLES[run.pooled]
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "x": [_percent(run.score)],
+        "y": [round(y, 4)],
+        "error_x": {**_errors(run.score, run.ci_lo, run.ci_hi), "thickness": 1, "width": 2},
+        "marker": {"size": 6, "symbol": style["symbol"]},
+        "opacity": style["opacity"],
+        "hovertext": [
+            f"{escape(label)} run: {fixed(run.score * 100, 1)}%{_hover_interval(run.ci_lo, run.ci_hi)}<br>"
+            f"{escape(run.setup or 'setup not recorded')}<br>"
+            f"{escape(run.date or 'date not recorded')}{style['note']}"
+        ],
+        "hoverinfo": "text",
+        "showlegend": False,
+        "meta": {"role": "run", "side": side},
+    }
+
+
+def _hover_interval(lo: float | None, hi: float | None) -> str:
+    """' (95% CI 94.1–96.0)' in a hover, or nothing where there is no interval."""
+    if lo is None or hi is None:
+        return ""
+    return f" (95% CI {fixed(lo * 100, 1)}–{fixed(hi * 100, 1)})"
+
+
+def _pooled_marker(
+    task: AccuracyTask, side: AccuracySide, score: float, index: int, row: int
+) -> dict[str, Any]:
+    """A side's pooled score on a task, with its interval, as the row's large marker."""
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": side.label,
+        "x": [_percent(score)],
+        "y": [row],
+        "error_x": _errors(score, side.ci_lo, side.ci_hi),
+        "marker": {"size": 13, "symbol": "diamond"},
+        "hovertext": [
+            f"{escape(side.label)}, {escape(task.task_name)}: {fixed(score * 100, 1)}%"
+            f"{_hover_interval(side.ci_lo, side.ci_hi)}, "
+            f"{side.pooled_runs} {plural(side.pooled_runs, 'run', 'runs')}"
+        ],
+        "hoverinfo": "text",
+        "showlegend": False,
+        "meta": {"role": "pooled", "side": index},
+    }
+
 
 def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
     """Scores with their 95% intervals: a row per task and side with the pooled score, and the
@@ -156,51 +222,12 @@ def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
         for index, side in enumerate(task.sides):
             row = len(labels)
             labels.append(f"{task.task_name} · {side.label}")
-            for number, run in enumerate(side.runs, 1):
-                ci = ""
-                if run.ci_lo is not None and run.ci_hi is not None:
-                    ci = f" (95% CI {fixed(run.ci_lo * 100, 1)}–{fixed(run.ci_hi * 100, 1)})"
-                data.append(
-                    {
-                        "type": "scatter",
-                        "mode": "markers",
-                        "x": [_percent(run.score)],
-                        "y": [round(row + RUN_BAND * number / (len(side.runs) + 1), 4)],
-                        "error_x": {**_errors(run.score, run.ci_lo, run.ci_hi), "thickness": 1, "width": 2},
-                        "marker": {"size": 6, "symbol": "circle-open" if run.pooled else "x-thin-open"},
-                        "opacity": 0.6 if run.pooled else 0.35,
-                        "hovertext": [
-                            f"{escape(side.label)} run: {fixed(run.score * 100, 1)}%{ci}<br>"
-                            f"{escape(run.setup or 'setup not recorded')}<br>"
-                            f"{escape(run.date or 'date not recorded')}"
-                            + ("" if run.pooled else "<br>left out of the pooled score")
-                        ],
-                        "hoverinfo": "text",
-                        "showlegend": False,
-                        "meta": {"role": "run", "side": index},
-                    }
-                )
+            data.extend(
+                _run_marker(side.label, run, index, row + RUN_BAND * number / (len(side.runs) + 1))
+                for number, run in enumerate(side.runs, 1)
+            )
             if side.score is not None:
-                data.append(
-                    {
-                        "type": "scatter",
-                        "mode": "markers",
-                        "name": side.label,
-                        "x": [_percent(side.score)],
-                        "y": [row],
-                        "error_x": _errors(side.score, side.ci_lo, side.ci_hi),
-                        "marker": {"size": 13, "symbol": "diamond"},
-                        "hovertext": [
-                            f"{escape(side.label)}, {escape(task.task_name)}: {fixed(side.score * 100, 1)}% "
-                            f"(95% CI {fixed((side.ci_lo or 0) * 100, 1)}–"
-                            f"{fixed((side.ci_hi or 0) * 100, 1)}), "
-                            f"{side.pooled_runs} run{'s' if side.pooled_runs != 1 else ''}"
-                        ],
-                        "hoverinfo": "text",
-                        "showlegend": False,
-                        "meta": {"role": "pooled", "side": index},
-                    }
-                )
+                data.append(_pooled_marker(task, side, side.score, index, row))
     layout = {
         "xaxis": {"title": {"text": "Score (%), 95% confidence interval"}, "zeroline": False},
         "yaxis": {
@@ -218,6 +245,42 @@ def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
     return {"data": data, "layout": layout}
 
 
+def _sweep_curve(w: SweepWorkload, index: int, label: str) -> dict[str, Any]:
+    """One side's output tok/s at each concurrency it tested on a workload, the points joined."""
+    x, y, hover = [], [], []
+    for p in w.output_throughput:
+        value = p.values[index]
+        if value is not None:  # nothing drawn where the side did not test
+            x.append(p.concurrency)
+            y.append(value)
+            hover.append(f"{escape(label)}: {grouped(fixed(value, 0))} tok/s at concurrency {p.concurrency}")
+    return {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": label,
+        "x": x,
+        "y": y,
+        "hovertext": hover,
+        "hoverinfo": "text",
+        "meta": {"role": "curve", "side": index},
+    }
+
+
+def _sla_line(index: int, concurrency: int) -> dict[str, Any]:
+    """A side's largest concurrency within the SLA limits, as a dashed line."""
+    return {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": concurrency,
+        "x1": concurrency,
+        "y0": 0,
+        "y1": 1,
+        "line": {"dash": "dash", "width": 2},
+        "meta": {"side": index},
+    }
+
+
 def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
     """Per workload: each side's output tok/s against concurrency (log₂ axis, tested points joined,
     nothing between them claimed), and where the SLA section is on, each side's largest
@@ -225,48 +288,16 @@ def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
     sweep = comparison.sweep
     if sweep is None:
         return []
-    labels = [s.label for s in comparison.sides]
+    labels = side_labels(comparison)
     figures = []
     for w in sweep.workloads:
-        data: list[dict[str, Any]] = []
-        concurrencies: set[int] = set()
-        for index, label in enumerate(labels):
-            pairs = [p for p in w.output_throughput if p.values[index] is not None]
-            concurrencies |= {p.concurrency for p in pairs}
-            data.append(
-                {
-                    "type": "scatter",
-                    "mode": "lines+markers",
-                    "name": label,
-                    "x": [p.concurrency for p in pairs],
-                    "y": [p.values[index] for p in pairs],
-                    "hovertext": [
-                        f"{escape(label)}: {grouped(fixed(p.values[index] or 0, 0))} tok/s "
-                        f"at concurrency {p.concurrency}"
-                        for p in pairs
-                    ],
-                    "hoverinfo": "text",
-                    "meta": {"role": "curve", "side": index},
-                }
-            )
-        shapes = []
-        if w.sla is not None:
-            for index, result in enumerate(w.sla):
-                if result.concurrency is not None:
-                    shapes.append(
-                        {
-                            "type": "line",
-                            "xref": "x",
-                            "yref": "paper",
-                            "x0": result.concurrency,
-                            "x1": result.concurrency,
-                            "y0": 0,
-                            "y1": 1,
-                            "line": {"dash": "dash", "width": 2},
-                            "meta": {"side": index},
-                        }
-                    )
-        ticks = sorted(concurrencies)
+        data = [_sweep_curve(w, index, label) for index, label in enumerate(labels)]
+        ticks = sorted({concurrency for curve in data for concurrency in curve["x"]})
+        shapes = [
+            _sla_line(index, result.concurrency)
+            for index, result in enumerate(w.sla or ())
+            if result.concurrency is not None
+        ]
         layout = {
             "xaxis": {
                 "title": {"text": "Concurrent requests (log₂ scale)"},

@@ -72,13 +72,13 @@ def deployment_text(concurrency: int, gpu_count: int | None) -> str:
 
 
 def constant_reason(
-    constant: str, constants: AppliedConstants, at: AtTarget | None = None, knots: Sequence[PointSummary] = ()
+    constant: str, constants: AppliedConstants, at: AtTarget, knots: Sequence[PointSummary]
 ) -> str:
     """Why a metric has no value: a constant the GPU lacks, a knot without a GPU count, or a
     target between two deployments (metrics.QUANTITY_GAPS), in the words the table's tooltip uses."""
     if constant == "gpu_count":
         return "a measured point on this frontier has no GPU count, so there is no per-GPU concurrency"
-    if constant == "deployment" and at is not None and len(at.brackets) == 2:
+    if constant == "deployment" and len(at.brackets) == 2:
         low, high = (knots[k] for k in at.brackets)
         return between_deployments(low, high, at.same_deployment)
     return CONSTANTS[constant].reason(constants.cost_tier, constants.hardware_name)
@@ -148,11 +148,24 @@ def shown_side(side: SideNumbers, rows: PointTable) -> ShownPoints:
     return ShownPoints(rows.rows(side.order), [n in knots for n in side.order])
 
 
+# A side's lists of what its frontier holds: each the distinct values of one knot attribute
+KNOT_VALUES = {
+    "engines": "framework",
+    "spec_methods": "spec_method",
+    "parallelisms": "parallelism",
+    "precisions": "precision",
+}
+MODES = {False: "agg", True: "disagg"}
+
+
 def side_result(side: ComputedSide, numbers: SideNumbers, rows: PointTable) -> SideResult:
     """A side on one workload: its frontier, how many points it measured, what configurations
     and dates its frontier holds, and its words."""
     frontier = knots(rows, numbers.frontier)
     dates = sorted(k.date for k in frontier if k.date)
+    distinct = {
+        name: sorted({getattr(k, attribute) for k in frontier}) for name, attribute in KNOT_VALUES.items()
+    }
     return SideResult(
         label=side.label,
         filters=dict(side.filters),
@@ -161,12 +174,9 @@ def side_result(side: ComputedSide, numbers: SideNumbers, rows: PointTable) -> S
         hardware=side.hardware,
         constants=side.constants,
         interactivity_range=numbers.range,
-        engines=sorted({k.framework for k in frontier}),
-        spec_methods=sorted({k.spec_method for k in frontier}),
-        modes=sorted({"disagg" if k.disagg else "agg" for k in frontier}),
-        parallelisms=sorted({k.parallelism for k in frontier}),
-        precisions=sorted({k.precision for k in frontier}),
-        unknown_gpu_counts=sum(1 for k in frontier if not k.gpu_count),
+        **distinct,
+        modes=sorted({MODES[k.disagg] for k in frontier}),
+        unknown_gpu_counts=sum(not k.gpu_count for k in frontier),
         concurrency_joins=list(numbers.one_deployment),
         dates=(dates[0], dates[-1]) if dates else None,
         frontier=frontier,
@@ -178,7 +188,7 @@ def sequence_result(
     sides: Sequence[ComputedSide], numbers: SequenceNumbers, rows: Sequence[PointTable]
 ) -> SequenceResult:
     band = numbers.band
-    display = band.display
+    display_lo, display_hi = band.display or (None, None)
     shown = [side_result(side, n, r) for side, n, r in zip(sides, numbers.sides, rows, strict=True)]
     return SequenceResult(
         sequence=sequence_label(numbers.isl, numbers.osl),
@@ -188,8 +198,8 @@ def sequence_result(
             overlap=band.overlap,
             lo=band.lo,
             hi=band.hi,
-            display_lo=display[0] if display else None,
-            display_hi=display[1] if display else None,
+            display_lo=display_lo,
+            display_hi=display_hi,
         ),
         targets=list(numbers.targets),
         targets_pinned=numbers.targets_pinned,
@@ -226,7 +236,7 @@ def notices(page: ComputedPage) -> list[str]:
     return found
 
 
-EXCLUDED_REASONS = {
+EXCLUDED_REASONS: dict[str | None, str] = {
     "failed": "scored 0: the run most likely failed (no answer parsed); left out of the pooled score",
     "no-error": (
         "neither a standard error nor a number of questions: no interval, left out of the pooled score"
@@ -234,17 +244,42 @@ EXCLUDED_REASONS = {
 }
 
 
+def _interval(estimate: stats.Estimate | None) -> dict[str, float | None]:
+    """An estimate's standard error and 95% interval as the schema names them (None: no estimate)."""
+    if estimate is None:
+        return {"stderr": None, "ci_lo": None, "ci_hi": None}
+    return {"stderr": estimate.stderr, "ci_lo": estimate.lo, "ci_hi": estimate.hi}
+
+
+def _pooled(pooled: stats.Pooled | None) -> dict[str, Any]:
+    """A side's pooled score as AccuracySide lists it (None: no usable run, nothing pooled)."""
+    if pooled is None:
+        return {
+            "score": None,
+            **_interval(None),
+            "pooled_runs": 0,
+            "pool_method": None,
+            "spread": None,
+            "consistent": True,
+        }
+    return {
+        "score": pooled.estimate.value,
+        **_interval(pooled.estimate),
+        "pooled_runs": pooled.runs,
+        "pool_method": pooled.method,
+        "spread": pooled.spread,
+        "consistent": pooled.consistent,
+    }
+
+
 def accuracy_run(run: EvalRun, numbers: stats.RunNumbers) -> AccuracyRun:
-    estimate = numbers.estimate
     return AccuracyRun(
         score=run.score,
-        stderr=estimate.stderr if estimate else None,
-        ci_lo=estimate.lo if estimate else None,
-        ci_hi=estimate.hi if estimate else None,
+        **_interval(numbers.estimate),
         questions=run.questions,
         per_question=run.per_question is not None,
         pooled=numbers.excluded is None,
-        excluded_reason=EXCLUDED_REASONS[numbers.excluded] if numbers.excluded else None,
+        excluded_reason=EXCLUDED_REASONS.get(numbers.excluded),
         hardware=run.hardware,
         precision=run.precision,
         spec_method=run.spec_method,
@@ -261,41 +296,19 @@ def accuracy_run(run: EvalRun, numbers: stats.RunNumbers) -> AccuracyRun:
 def accuracy_task(
     task: TaskAccuracy, labels: Sequence[str], other_hardware: Sequence[bool], catalog: HardwareCatalog
 ) -> AccuracyTask:
-    sides = []
-    for i, label in enumerate(labels):
-        pooled = task.numbers.pooled[i]
-        estimate = pooled.estimate if pooled else None
-        runs = task.runs[i]
-        sides.append(
-            AccuracySide(
-                label=label,
-                runs=[accuracy_run(r, n) for r, n in zip(runs, task.numbers.runs[i], strict=True)],
-                score=estimate.value if estimate else None,
-                stderr=estimate.stderr if estimate else None,
-                ci_lo=estimate.lo if estimate else None,
-                ci_hi=estimate.hi if estimate else None,
-                pooled_runs=pooled.runs if pooled else 0,
-                pool_method=pooled.method if pooled else None,
-                spread=pooled.spread if pooled else None,
-                consistent=pooled.consistent if pooled else True,
-                hardware=sorted({hardware_name(catalog, r.hardware) for r in runs if r.hardware}),
-                other_hardware=other_hardware[i] and bool(runs),
-            )
+    numbers = task.numbers
+    sides = [
+        AccuracySide(
+            label=label,
+            runs=[accuracy_run(r, n) for r, n in zip(runs, run_numbers, strict=True)],
+            **_pooled(pooled),
+            hardware=sorted({hardware_name(catalog, r.hardware) for r in runs if r.hardware}),
+            other_hardware=other and bool(runs),
         )
-    diff = task.numbers.difference
-    difference = None
-    if diff is not None:
-        better = {"a-better": labels[0], "b-better": labels[1]}.get(diff.verdict)
-        difference = AccuracyDifference(
-            value=diff.estimate.value,
-            stderr=diff.estimate.stderr,
-            ci_lo=diff.estimate.lo,
-            ci_hi=diff.estimate.hi,
-            method=diff.method,
-            questions=diff.questions,
-            verdict=diff.verdict,
-            better=better,
+        for label, runs, run_numbers, pooled, other in zip(
+            labels, task.runs, numbers.runs, numbers.pooled, other_hardware, strict=True
         )
+    ]
     return AccuracyTask(
         task=task.task,
         task_name=task_name(task.task),
@@ -303,7 +316,22 @@ def accuracy_task(
         metric_label=metric_label(task.metric),
         higher_is_better=task.higher_is_better,
         sides=sides,
-        difference=difference,
+        difference=accuracy_difference(numbers.difference, labels),
+    )
+
+
+def accuracy_difference(diff: stats.Difference | None, labels: Sequence[str]) -> AccuracyDifference | None:
+    if diff is None:
+        return None
+    return AccuracyDifference(
+        value=diff.estimate.value,
+        stderr=diff.estimate.stderr,
+        ci_lo=diff.estimate.lo,
+        ci_hi=diff.estimate.hi,
+        method=diff.method,
+        questions=diff.questions,
+        verdict=diff.verdict,
+        better={"a-better": labels[0], "b-better": labels[1]}.get(diff.verdict),
     )
 
 
@@ -329,12 +357,13 @@ def sweep_ratio_text(ratio: float | None, labels: Sequence[str], lower_is_better
     if shown == 1.0:
         return f"{text} (even)"
     a_ahead = shown < 1.0 if lower_is_better else shown > 1.0
+    leader = labels[0] if a_ahead else labels[1]
     slightly = "slightly " if abs(ratio - 1.0) < 0.05 else ""
     if lower_is_better:
-        return f"{text} ({labels[0] if a_ahead else labels[1]} {slightly}lower)"
+        return f"{text} ({leader} {slightly}lower)"
     if a_ahead and not slightly:
         return text
-    return f"{text} ({labels[0] if a_ahead else labels[1]} {slightly}ahead)"
+    return f"{text} ({leader} {slightly}ahead)"
 
 
 def _pairs(
@@ -347,10 +376,7 @@ def _pairs(
         SweepPair(
             concurrency=p.concurrency,
             values=[p.a, p.b],
-            derived=[
-                p.concurrency in derived[0] and p.a is not None,
-                p.concurrency in derived[1] and p.b is not None,
-            ],
+            derived=[p.concurrency in derived[0], p.concurrency in derived[1]],  # derived: always a value
             ratio=p.ratio,
             ratio_text=sweep_ratio_text(p.ratio, labels, lower_is_better),
         )
@@ -482,6 +508,7 @@ def sweep_result(sweep: PageSweep | None, labels: Sequence[str]) -> SweepResult 
 def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> ComparisonResult:
     """The whole page as `comparison.json` holds it (and the templates read it)."""
     spec = page.stub.spec
+    labels = [s.label for s in page.sides]
     return ComparisonResult(
         slug=page.slug,
         kind=spec.kind,
@@ -507,8 +534,8 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
             for d in page.datasets
         ],
         notices=notices(page),
-        accuracy=accuracy_result(page.accuracy, [s.label for s in page.sides], catalog),
+        accuracy=accuracy_result(page.accuracy, labels, catalog),
         sections=list(spec.sections),
         throughput_basis="output" if page.throughput_basis == "output" else "total",
-        sweep=sweep_result(page.sweep, [s.label for s in page.sides]),
+        sweep=sweep_result(page.sweep, labels),
     )

@@ -13,7 +13,15 @@ from site_builder.catalog import HardwareCatalog, hardware_name
 from site_builder.engine.compare import winner
 from site_builder.formatting import fixed
 from site_builder.metrics import Metric
-from site_builder.present.narrate import SPARSE_MARK, interval_text, points_text, score_text
+from site_builder.present.narrate import (
+    SPARSE_MARK,
+    interval_text,
+    method_name,
+    points_text,
+    score_interval,
+    score_text,
+    side_labels,
+)
 from site_builder.present.result import deployment_text
 from site_builder.present.schema import (
     AccuracyRun,
@@ -56,11 +64,10 @@ def target_cells(
 ) -> list[list[SideCell]]:
     """One target's table cells, a list per shown metric: each side's formatted value, the
     better one marked (higher or lower wins) where both sides were measured."""
-    both = all(m.measured for m in sides)
     columns = []
     for metric in shown:
-        values = [m.values.get(metric.attribute) for m in sides]
-        best = winner(values[0], values[1], metric.better) if both else None
+        values = [m.values.get(metric.attribute) for m in sides]  # none where a side was not measured
+        best = winner(values[0], values[1], metric.better)
         columns.append(
             [
                 SideCell(label, *_cell_words(metric, m, value, knots[i]), best == i, value, m.measured, i)
@@ -95,7 +102,7 @@ def _cell_words(
 
 
 def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[TableRow]:
-    labels = [s.label for s in comparison.sides]
+    labels = side_labels(comparison)
     knots = [side.frontier for side in sequence.sides]
     columns = [target_cells(metrics.SHOWN, target.sides, labels, knots) for target in sequence.results]
     return [
@@ -105,15 +112,14 @@ def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[TableR
 
 
 def _run_row(label: str, run: AccuracyRun, catalog: HardwareCatalog) -> dict[str, Any]:
-    has_interval = run.ci_lo is not None and run.ci_hi is not None
     return {
         "side": label,
         "score": score_text(run.score),
-        "interval": interval_text(run.ci_lo, run.ci_hi, False) if has_interval else "—",  # type: ignore[arg-type]
+        "interval": score_interval(run.ci_lo, run.ci_hi),
         "questions": f"{run.questions:,}" if run.questions else "—",
         "hardware": hardware_name(catalog, run.hardware) if run.hardware else "not recorded",
         "setup": run.setup or "not recorded",
-        "method": "no speculative decoding" if run.spec_method == "none" else run.spec_method.upper(),
+        "method": method_name(run.spec_method),
         "date": run.date or "not recorded",
         "source": f"{run.source_file}, {run.record}",
         "note": run.excluded_reason or ("per-question results" if run.per_question else ""),
@@ -135,12 +141,11 @@ def accuracy_table(task: AccuracyTask, catalog: HardwareCatalog) -> dict[str, An
 
 
 def _side_row(side: AccuracySide) -> dict[str, Any]:
-    scored = side.score is not None and side.ci_lo is not None and side.ci_hi is not None
     hardware = ", ".join(side.hardware) + (" (other hardware)" if side.other_hardware else "")
     return {
         "label": side.label,
-        "score": score_text(side.score) if side.score is not None else "no usable result",
-        "interval": interval_text(side.ci_lo, side.ci_hi, False) if scored else "—",  # type: ignore[arg-type]
+        "score": score_text(side.score),
+        "interval": score_interval(side.ci_lo, side.ci_hi),
         "runs": f"{side.pooled_runs} of {len(side.runs)}" if side.runs else "0",
         "hardware": hardware if side.hardware else "not recorded",
     }
