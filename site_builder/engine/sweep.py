@@ -143,23 +143,28 @@ def tpot_for(m: Measure, basis: SlaBasis) -> float | None:
     return m.tpot_ms if basis == "measured" else m.derived_tpot_ms
 
 
+def _within(value: float | None, limit: float | None) -> bool | None:
+    """Whether a latency meets its limit (always, without a limit); None when the limit needs
+    a latency that was not measured."""
+    if limit is None:
+        return True
+    if value is None:
+        return None
+    return value <= limit
+
+
 def meets_sla(measures: dict[int, Measure], sla: Sla) -> SlaResult:
     """Judge each tested concurrency against the limits; a concurrency lacking a latency a limit
     needs is not judged (never assumed to pass)."""
     meeting: list[Measure] = []
     judged = 0
     for m in measures.values():
-        tpot = tpot_for(m, sla.basis)
-        if sla.tpot_ms is not None and tpot is None:
-            continue
-        if sla.ttft_ms is not None and m.ttft_ms is None:
+        verdicts = (_within(tpot_for(m, sla.basis), sla.tpot_ms), _within(m.ttft_ms, sla.ttft_ms))
+        if None in verdicts:
             continue
         judged += 1
-        if sla.tpot_ms is not None and tpot is not None and tpot > sla.tpot_ms:
-            continue
-        if sla.ttft_ms is not None and m.ttft_ms is not None and m.ttft_ms > sla.ttft_ms:
-            continue
-        meeting.append(m)
+        if all(verdicts):
+            meeting.append(m)
     if not meeting:
         return SlaResult(None, None, None, None, judged)
     best = max(meeting, key=lambda m: m.concurrency)
