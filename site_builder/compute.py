@@ -254,11 +254,6 @@ def _derived_values_sane(stub: Stub, sequences: Sequence[SequenceNumbers], log: 
     return not (faults >= 0).any()
 
 
-def _has_match(numbers: SequenceNumbers) -> bool:
-    """Some target of the workload where both sides have a value."""
-    return any(a.measured and b.measured for a, b in numbers.results)
-
-
 def side_constants(
     stub: Stub, catalog: HardwareCatalog, config: SiteConfig, tier: CostTier, log: ProblemLog
 ) -> list[AppliedConstants]:
@@ -297,7 +292,8 @@ def sequence_problems(stub: Stub, sides: PageSides, log: ProblemLog) -> None:
 def unmatched_problem(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> None:
     """A page showing matched numbers where no target has both sides measured, warned (the plan
     leaves out a generated page whose sides never meet: plan.page_heads)."""
-    if "matched-interactivity" not in stub.spec.sections or any(_has_match(s) for s in sequences):
+    both_measured = (a.measured and b.measured for s in sequences for a, b in s.results)
+    if "matched-interactivity" not in stub.spec.sections or any(both_measured):
         return
     where = ", ".join(sequence_label(s.isl, s.osl) for s in sequences)
     log.add(

@@ -210,7 +210,7 @@ def clean_leftovers(out: Path) -> None:
     """Staging and retired folders of builds that were killed (their process is gone): removed,
     and the `.site.spare` folder older versions kept beside the output. A site left missing by a
     kill mid-swap (no atomic exchange) is put back first."""
-    pattern = re.compile(rf"\.{re.escape(out.name)}\.(?:(building|previous)-(\d+)|(spare))")
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.(?:(building|previous)-(\d+)|spare)")
     if not out.parent.is_dir():
         return
     leftovers = []
@@ -218,12 +218,13 @@ def clean_leftovers(out: Path) -> None:
         match = pattern.fullmatch(entry.name)
         if not match or not entry.is_dir() or entry.is_symlink():
             continue
-        if match.group(3) or not _alive(int(match.group(2))):
-            leftovers.append((match.group(1) or match.group(3), entry))
+        kind, pid = match.groups()  # (None, None): the spare folder
+        if pid is None or not _alive(int(pid)):
+            leftovers.append((kind, entry))
     for kind, entry in leftovers:
         if kind == "previous" and not out.exists() and (entry / MARKER).is_file():
             entry.rename(out)
-        elif kind == "spare":
+        elif kind is None:  # the spare folder
             remove_in_background(entry)
         else:
             shutil.rmtree(entry, ignore_errors=True)

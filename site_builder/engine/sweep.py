@@ -65,11 +65,17 @@ def merge(measures: Iterable[Measure]) -> dict[int, Measure]:
             concurrency=concurrency,
             output_throughput=best.output_throughput,
             gpu_count=best.gpu_count,
-            tpot_ms=next((r.tpot_ms for r in ranked if r.tpot_ms is not None), None),
-            ttft_ms=next((r.ttft_ms for r in ranked if r.ttft_ms is not None), None),
+            tpot_ms=_first_measured(ranked, "tpot_ms"),
+            ttft_ms=_first_measured(ranked, "ttft_ms"),
             power_w=best.power_w,
         )
     return merged
+
+
+def _first_measured(ranked: Sequence[Measure], latency: str) -> float | None:
+    """The first of the ranked rows' values of a latency that was measured."""
+    found: float | None = next((v for r in ranked if (v := getattr(r, latency)) is not None), None)
+    return found
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
@@ -229,9 +235,7 @@ def analyse_workload(
         tpot=paired(a_tpot, b_tpot, "tpot_ms"),
         tpot_derived=(a_derived, b_derived),
         sla=sla_results,
-        sla_ratio=ratio(*(float(r.concurrency) if r.concurrency else None for r in sla_results))
-        if sla_results
-        else None,
+        sla_ratio=ratio(*(r.concurrency for r in sla_results)) if sla_results else None,
         sla_throughput_ratio=ratio(*(r.output_throughput for r in sla_results)) if sla_results else None,
         power=paired(a, b, "tokens_per_watt"),
     )

@@ -549,7 +549,7 @@ def attach_samples(
     used: set[int] = set()
     attached: list[EvalRun] = []
     for run, stamp, folder in runs:
-        log = by_key.get((folder, stamp, run.task)) if stamp else None
+        log = by_key.get((folder, stamp, run.task))  # no log has an empty stamp: none for a run without one
         if log is not None:
             used.add(id(log))
             run = _with_samples(run, log, warn)
