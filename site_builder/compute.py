@@ -200,9 +200,8 @@ def run_score(run: EvalRun) -> RunScore:
 def page_accuracy(
     stub: Stub, selected: Sequence[PointTable], evaluations: Sequence[EvalRun]
 ) -> PageAccuracy | None:
-    """Each side's evaluation runs (at the precisions and methods its points use), task by task."""
-    if not evaluations:
-        return None
+    """Each side's evaluation runs (at the precisions and methods its points use), task by task;
+    None when neither side has any."""
     found = [
         runs_for_side(
             evaluations, side.filters, sorted(rows.values("precision")), sorted(rows.values("spec_method"))

@@ -122,9 +122,8 @@ def run_numbers(run: RunScore) -> RunNumbers:
 
 
 def _sd(values: Sequence[float]) -> float:
+    """The sample standard deviation (n − 1) of at least two values (every caller has two or more)."""
     n = len(values)
-    if n < 2:
-        return 0.0
     mean = math.fsum(values) / n
     return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
 

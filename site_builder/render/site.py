@@ -191,8 +191,12 @@ class SiteRenderer:
         for side in comparison.sequences[0].sides:  # narrate reads the first workload too
             spec = self.catalog.gpus.get(side.hardware)
             names.append(hardware_name(self.catalog, side.hardware))
-            vendor = f"{spec.vendor} " if spec and spec.vendor else ""
-            architectures.append(f"{vendor}{spec.architecture}" if spec and spec.architecture else "")
+            if spec is None or not spec.architecture:
+                architectures.append("")
+            else:
+                architectures.append(
+                    f"{spec.vendor} {spec.architecture}" if spec.vendor else spec.architecture
+                )
         return names, architectures
 
     def narrative(self, comparison: ComparisonResult) -> Narrative:
