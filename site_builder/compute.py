@@ -23,7 +23,7 @@ from site_builder.catalog import (
 from site_builder.content import FILTER_KEYS, FilterValue, ResolvedSide, SiteConfig, Stub
 from site_builder.engine.accuracy import RunScore, TaskNumbers, compare_task
 from site_builder.engine.compare import Constants, SequenceNumbers, SidePoints, compare_sequence
-from site_builder.engine.sweep import Sla, WorkloadSweep, analyse_workload
+from site_builder.engine.sweep import Measure, Sla, WorkloadSweep, analyse_workload
 from site_builder.files import NUMBER_FAULTS, excerpt, number_faults
 from site_builder.filters import NARROWING_KEYS, describe
 from site_builder.formatting import sequence_label
@@ -135,8 +135,7 @@ def side_problems(stub: Stub, table: PointTable, sides: PageSides, log: ProblemL
         if not len(selected):
             key, reason = explain_empty(table, side.filters)
             on_side = key in stub.spec.sides[i].model_fields_set
-            loc: tuple[str | int, ...] = ("sides", i, key) if on_side else (key,)
-            field_name = f"sides[{i}].{key}" if on_side else key
+            loc, field_name = (("sides", i, key), f"sides[{i}].{key}") if on_side else ((key,), key)
             log.add(_where(stub), stub.line_of(*loc), field_name, f"side '{side.label}': {reason}")
     if not all(len(selected) for selected in sides.selected):
         return
@@ -185,17 +184,12 @@ def page_sweep(
                 Severity.WARNING,
             )
     sla = Sla(spec.sla.tpot_ms, spec.sla.ttft_ms, spec.sla.basis) if spec.sla else None
-    workloads = sorted({(r.isl, r.osl) for side in rows for r in side}, key=lambda s: (s != default, s))
-    analysed = tuple(
-        analyse_workload(
-            isl,
-            osl,
-            [r.measure() for r in rows[0] if (r.isl, r.osl) == (isl, osl)],
-            [r.measure() for r in rows[1] if (r.isl, r.osl) == (isl, osl)],
-            sla,
-        )
-        for isl, osl in workloads
-    )
+    measures: dict[tuple[int, int], tuple[list[Measure], list[Measure]]] = {}
+    for i, side_rows in enumerate(rows):
+        for r in side_rows:
+            measures.setdefault((r.isl, r.osl), ([], []))[i].append(r.measure())
+    workloads = sorted(measures, key=lambda s: (s != default, s))
+    analysed = tuple(analyse_workload(isl, osl, *measures[isl, osl], sla) for isl, osl in workloads)
     return PageSweep((rows[0], rows[1]), analysed, sla)
 
 
@@ -206,31 +200,26 @@ def run_score(run: EvalRun) -> RunScore:
 def page_accuracy(
     stub: Stub, selected: Sequence[PointTable], evaluations: Sequence[EvalRun]
 ) -> PageAccuracy | None:
-    """Each side's evaluation runs (at the precisions and methods its points use), task by task."""
-    if not evaluations:
-        return None
+    """Each side's evaluation runs (at the precisions and methods its points use), task by task;
+    None when neither side has any."""
     found = [
         runs_for_side(
             evaluations, side.filters, sorted(rows.values("precision")), sorted(rows.values("spec_method"))
         )
         for side, rows in zip(stub.sides, selected, strict=True)
     ]
-    if not any(side.runs for side in found):
+    by_task: dict[tuple[str, str], tuple[list[EvalRun], list[EvalRun]]] = {}
+    for i, side in enumerate(found):
+        for r in side.runs:
+            by_task.setdefault((r.task, r.metric), ([], []))[i].append(r)
+    if not by_task:
         return None
-    tasks = sorted(
-        {(r.task, r.metric) for side in found for r in side.runs}, key=lambda t: (t[0].lower(), t[1])
-    )
     computed = []
-    for task, metric in tasks:
-        per_side = tuple(
-            tuple(sorted((r for r in side.runs if (r.task, r.metric) == (task, metric)), key=_run_order))
-            for side in found
-        )
-        higher = all(r.higher_is_better for runs in per_side for r in runs)
-        numbers = compare_task(
-            [run_score(r) for r in per_side[0]], [run_score(r) for r in per_side[1]], higher
-        )
-        computed.append(TaskAccuracy(task, metric, higher, (per_side[0], per_side[1]), numbers))
+    for task, metric in sorted(by_task, key=lambda t: (t[0].lower(), t[1])):
+        a, b = (tuple(sorted(runs, key=_run_order)) for runs in by_task[task, metric])
+        higher = all(r.higher_is_better for r in a + b)
+        numbers = compare_task([run_score(r) for r in a], [run_score(r) for r in b], higher)
+        computed.append(TaskAccuracy(task, metric, higher, (a, b), numbers))
     return PageAccuracy((found[0], found[1]), tuple(computed))
 
 
@@ -262,11 +251,6 @@ def _derived_values_sane(stub: Stub, sequences: Sequence[SequenceNumbers], log: 
                 "check the throughput of its points and the GPU's constants",
             )
     return not (faults >= 0).any()
-
-
-def _has_match(numbers: SequenceNumbers) -> bool:
-    """Some target of the workload where both sides have a value."""
-    return any(a.measured and b.measured for a, b in numbers.results)
 
 
 def side_constants(
@@ -307,7 +291,8 @@ def sequence_problems(stub: Stub, sides: PageSides, log: ProblemLog) -> None:
 def unmatched_problem(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> None:
     """A page showing matched numbers where no target has both sides measured, warned (the plan
     leaves out a generated page whose sides never meet: plan.page_heads)."""
-    if "matched-interactivity" not in stub.spec.sections or any(_has_match(s) for s in sequences):
+    both_measured = (a.measured and b.measured for s in sequences for a, b in s.results)
+    if "matched-interactivity" not in stub.spec.sections or any(both_measured):
         return
     where = ", ".join(sequence_label(s.isl, s.osl) for s in sequences)
     log.add(

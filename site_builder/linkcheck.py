@@ -26,7 +26,7 @@ class _Refs(HTMLParser):
                 self.ids.add(value)
             if (tag, name) in RESOURCE_ATTRS and not (tag == "link" and ("rel", "canonical") in attrs):
                 self.resources.append(value)
-            elif tag == "a" and name == "href":
+            elif (tag, name) == ("a", "href"):
                 self.links.append(value)
 
 

@@ -99,7 +99,7 @@ class SiteFiles(Mapping[str, bytes]):
             self.collisions.append(Collision(path, "", self.path_owners[path], owner))
             return False
         name = top_name(path)
-        holder = self.name_owners.get(name) if name else None
+        holder = self.name_owners.get(name)  # never a holder for "": such names are not recorded
         if holder is not None and holder.shares_with != owner.shares_with:
             self.collisions.append(Collision(path, name, holder, owner))
             return False
@@ -148,10 +148,13 @@ def check_output_folder(out: Path, input_folders: Sequence[Path] = ()) -> None:
 def kept_by(keep: Sequence[str]) -> Callable[[str], bool]:
     """Whether a file (relative POSIX path) of the output folder matches a `keep:` entry: a path,
     a folder (with or without a trailing /) or a glob; the entries read once, for every file."""
-    folders = [pattern.rstrip("/") for pattern in keep]
-    exact, inside = set(folders), tuple(f"{folder}/" for folder in folders)
-    globs = re.compile("|".join(f"(?:{fnmatch.translate(pattern)})" for pattern in keep)) if keep else None
-    return lambda path: path in exact or path.startswith(inside) or bool(globs and globs.match(path))
+    # per entry: the glob, or the path itself and everything under it; nothing for no entry
+    entries = [
+        f"(?:{fnmatch.translate(pattern)})|(?s:{re.escape(pattern.rstrip('/'))}(?:/.*)?\\Z)"
+        for pattern in keep
+    ]
+    matcher = re.compile("|".join(entries) or "(?!)")
+    return lambda path: matcher.match(path) is not None
 
 
 def _files_in(folder: Path) -> list[str]:
@@ -170,11 +173,12 @@ def _files_in(folder: Path) -> list[str]:
     return sorted(found)
 
 
-def _written_before(out: Path) -> set[str] | None:
-    """The files the last build wrote (listed in its marker), or None for an older marker."""
+def _written_before(out: Path, present: Collection[str]) -> set[str]:
+    """The files the last build wrote (listed in its marker); an older marker lists none, so
+    every file `present` counts as written by it."""
     lines = (out / MARKER).read_text(encoding="utf-8", errors="replace").splitlines()
     if MANIFEST_HEADER not in lines:
-        return None
+        return set(present)
     return set(lines[lines.index(MANIFEST_HEADER) + 1 :])
 
 
@@ -184,12 +188,9 @@ def files_to_keep(out: Path, files: Collection[str], keep: Sequence[str]) -> lis
     new site would overwrite."""
     if not (out / MARKER).is_file():
         return []
-    written = _written_before(out)
     present = [p for p in _files_in(out) if p != MARKER]
-    is_kept = kept_by(keep)
-    kept = [p for p in present if is_kept(p)]
-    carried = set(kept)
-    unknown = [p for p in present if written is not None and p not in written and p not in carried]
+    kept = list(filter(kept_by(keep), present))
+    unknown = sorted(set(present) - _written_before(out, present) - set(kept))
     if unknown:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         raise OutputError(
@@ -210,7 +211,7 @@ def clean_leftovers(out: Path) -> None:
     """Staging and retired folders of builds that were killed (their process is gone): removed,
     and the `.site.spare` folder older versions kept beside the output. A site left missing by a
     kill mid-swap (no atomic exchange) is put back first."""
-    pattern = re.compile(rf"\.{re.escape(out.name)}\.(?:(building|previous)-(\d+)|(spare))")
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.(?:(building|previous)-(\d+)|spare)")
     if not out.parent.is_dir():
         return
     leftovers = []
@@ -218,12 +219,13 @@ def clean_leftovers(out: Path) -> None:
         match = pattern.fullmatch(entry.name)
         if not match or not entry.is_dir() or entry.is_symlink():
             continue
-        if match.group(3) or not _alive(int(match.group(2))):
-            leftovers.append((match.group(1) or match.group(3), entry))
+        kind, pid = match.groups()  # (None, None): the spare folder
+        if pid is None or not _alive(int(pid)):
+            leftovers.append((kind, entry))
     for kind, entry in leftovers:
         if kind == "previous" and not out.exists() and (entry / MARKER).is_file():
             entry.rename(out)
-        elif kind == "spare":
+        elif kind is None:  # the spare folder
             remove_in_background(entry)
         else:
             shutil.rmtree(entry, ignore_errors=True)
@@ -309,7 +311,7 @@ class Staging:
     def _target(self, relative: str) -> str:
         """Where a new file of the site goes in the staging folder (its folder made)."""
         parts = relative.split("/")
-        if relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        if any(part in ("", ".", "..") for part in parts):  # an absolute path's first part is ""
             raise OutputError(f"refusing to write outside the output folder: {relative}")
         if relative in self.written:
             raise OutputError(f"{relative} is written twice")

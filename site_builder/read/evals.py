@@ -142,12 +142,14 @@ def runs_for_side(
     preferred; only where there are none do runs of the same model, precision and method on
     any hardware stand in, and the page says so.
     """
+    wanted_precisions = set(map(str.lower, precisions))
+    wanted_methods = set(map(str.lower, spec_methods))
     candidates = [
         r
         for r in runs
         if _same(r.model, filters.get("model"))
-        and r.precision.lower() in {p.lower() for p in precisions}
-        and r.spec_method.lower() in {s.lower() for s in spec_methods}
+        and r.precision.lower() in wanted_precisions
+        and r.spec_method.lower() in wanted_methods
         and _same(r.framework, filters.get("framework"))
     ]
     here = [r for r in candidates if _same(r.hardware, filters.get("hardware"))]
@@ -288,23 +290,28 @@ def _model_from_args(config: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _lookup(value: Any, *keys: str) -> Any:
+    """value[key][key]…: None where a step is missing or not an object."""
+    for key in keys:
+        value = as_mapping(value).get(key)
+    return value
+
+
+def _names(entries: Any, key: str) -> list[Any]:
+    """Each object's `key` in a list of objects (none when it is not a list)."""
+    return (
+        [entry.get(key) for entry in entries if isinstance(entry, Mapping)]
+        if isinstance(entries, list)
+        else []
+    )
+
+
 def _primary_metric(task: str, values: Mapping[str, Any], configs: Mapping[str, Any]) -> str | None:
     """The task's headline '<metric>,<filter>': its config's first metric and first filter."""
     config = as_mapping(configs.get(task))
-    metric_list = config.get("metric_list")
-    filter_list = config.get("filter_list")
-    names = (
-        [m.get("metric") for m in metric_list if isinstance(m, Mapping)]
-        if isinstance(metric_list, list)
-        else []
-    )
-    filters = (
-        [f.get("name") for f in filter_list if isinstance(f, Mapping)]
-        if isinstance(filter_list, list)
-        else []
-    )
-    for name in names:
-        for flt in [*filters, "none"]:
+    filters = [*_names(config.get("filter_list"), "name"), "none"]
+    for name in _names(config.get("metric_list"), "metric"):
+        for flt in filters:
             key = f"{name},{flt}"
             if key in values:
                 return key
@@ -317,12 +324,8 @@ def _primary_metric(task: str, values: Mapping[str, Any], configs: Mapping[str, 
 def _top_level_tasks(document: Mapping[str, Any]) -> list[str]:
     results = document.get("results")
     assert isinstance(results, Mapping)
-    groups = document.get("group_subtasks")
-    members: set[str] = set()
-    if isinstance(groups, Mapping):
-        for subtasks in groups.values():
-            if isinstance(subtasks, list):
-                members.update(str(s) for s in subtasks)
+    groups = as_mapping(document.get("group_subtasks")).values()
+    members = {str(s) for subtasks in groups if isinstance(subtasks, list) for s in subtasks}
     return [str(t) for t in results if str(t) not in members]
 
 
@@ -335,34 +338,75 @@ def _harness_date(document: Mapping[str, Any], stamp: str) -> str | None:
 
 def _settings(document: Mapping[str, Any], task: str) -> str:
     parts = []
-    shots = document.get("n-shot")
-    if isinstance(shots, Mapping) and isinstance(shots.get(task), int):
-        parts.append(f"{shots[task]}-shot")
-    configs = document.get("configs")
-    task_config = configs.get(task) if isinstance(configs, Mapping) else None
-    generation = task_config.get("generation_kwargs") if isinstance(task_config, Mapping) else None
-    if isinstance(generation, Mapping):
-        if generation.get("do_sample") is False or generation.get("temperature") in (0, 0.0):
-            parts.append("greedy")
-        elif isinstance(generation.get("temperature"), int | float):
-            parts.append(f"temperature {generation['temperature']}")
+    shots = _lookup(document, "n-shot", task)
+    if isinstance(shots, int):
+        parts.append(f"{shots}-shot")
+    generation = as_mapping(_lookup(document, "configs", task, "generation_kwargs"))
+    temperature = generation.get("temperature")
+    if generation.get("do_sample") is False or temperature in (0, 0.0):
+        parts.append("greedy")
+    elif isinstance(temperature, int | float):
+        parts.append(f"temperature {temperature}")
     version = document.get("lm_eval_version")
     parts.append(f"lm-evaluation-harness {version}" if isinstance(version, str) else "lm-evaluation-harness")
     return ", ".join(parts)
 
 
-def _metadata_setup(meta: RunMetadata) -> str:
-    parts = [meta.framework or ""]
-    if meta.tp:
-        parts.append(f"TP{meta.tp}")
-    if meta.ep and meta.ep > 1:
-        parts.append(f"EP{meta.ep}")
-    if meta.dp_attention:
+def _framework_name(value: str | None) -> str | None:
+    """The framework's key, where the source names one."""
+    return normalise_framework(value)[0] if value else None
+
+
+def _serving_setup(framework: str | None, tp: Any, ep: Any, dp_attention: bool) -> str:
+    """'sglang TP8 EP8 DPA': the serving configuration, for people."""
+    parts = [framework]
+    if tp:
+        parts.append(f"TP{tp}")
+    if isinstance(ep, int) and ep > 1:
+        parts.append(f"EP{ep}")
+    if dp_attention:
         parts.append("DPA")
-    text = " ".join(p for p in parts if p)
+    return " ".join(p for p in parts if p)
+
+
+def _metadata_setup(meta: RunMetadata) -> str:
+    text = _serving_setup(meta.framework, meta.tp, meta.ep, bool(meta.dp_attention))
     if meta.concurrency:
         text += f"{', ' if text else ''}concurrency {meta.concurrency}"
     return text
+
+
+def _joined(*parts: str | None) -> str:
+    """The parts that say something, separated by semicolons."""
+    return "; ".join(p for p in parts if p)
+
+
+@dataclass(frozen=True)
+class _Served:
+    """What the metadata file beside a results file says about the runs in it."""
+
+    meta: RunMetadata
+    display: str  # the metadata file, for messages
+    model: str
+    setup: str
+
+
+def _served(document: Mapping[str, Any], info: FileInfo, ctx: RecordContext) -> _Served | None:
+    """The serving configuration of a results file: its metadata file, and the model it names."""
+    loaded = info.metadata()
+    if loaded is None:
+        return None
+    meta, meta_display = loaded
+    served = _text(document.get("model_name")) or _model_from_args(as_mapping(document.get("config")))
+    found = normalise_model(None, served)
+    model = meta.model or (found if isinstance(found, str) else None)
+    if model is None:
+        ctx.error(
+            "model_name",
+            f"cannot tell which model {served!r} is: give `model:` (the model key) in {meta_display}",
+        )
+        return None
+    return _Served(meta, meta_display, model, _joined(_metadata_setup(meta), _text(meta.note)))
 
 
 def read_harness_results(
@@ -372,92 +416,81 @@ def read_harness_results(
     out = EvalFile()
     label, document = records[0]
     ctx = context(label)
-    results = document.get("results")
-    if not isinstance(results, Mapping):
+    if not isinstance(document.get("results"), Mapping):
         ctx.error("results", "missing or not an object")
         return out
-    loaded = info.metadata()
-    if loaded is None:
-        return out
-    meta, meta_display = loaded
-    config = as_mapping(document.get("config"))
-    served = _text(document.get("model_name")) or _model_from_args(config)
-    found = normalise_model(None, served)
-    model = meta.model or (found if isinstance(found, str) else None)
-    if model is None:
-        ctx.error(
-            "model_name",
-            f"cannot tell which model {served!r} is: give `model:` (the model key) in {meta_display}",
-        )
+    served = _served(document, info, ctx)
+    if served is None:
         return out
     stamp = file_stamp(info.path.name)
-    configs = as_mapping(document.get("configs"))
-    samples = as_mapping(document.get("n-samples"))
-    better = as_mapping(document.get("higher_is_better"))
-    setup = "; ".join(s for s in (_metadata_setup(meta), _text(meta.note)) if s)
     for task in _top_level_tasks(document):
-        values = results.get(task)
-        task_ctx = context(f"results.{task}")
-        if not isinstance(values, Mapping):
-            task_ctx.error(f"results.{task}", "not an object")
-            continue
-        metric = _primary_metric(task, values, configs)
-        if metric is None:
-            task_ctx.notice(f"results.{task}", "no numeric metric: task skipped")
-            continue
-        name, _, flt = metric.partition(",")
-        score = read_number(values.get(metric), f"results.{task}.{metric}", task_ctx, required=True)
-        stderr_key = f"{name}_stderr,{flt}"
-        stderr = read_number(values.get(stderr_key), f"results.{task}.{stderr_key}", task_ctx)
-        if score is None:
-            continue
-        if not 0.0 <= score <= 1.0:
-            task_ctx.notice(
-                f"results.{task}.{metric}",
-                f"{score:g} is not a proportion between 0 and 1: only accuracy-like scores are shown; "
-                "task skipped",
-            )
-            continue
-        counts = samples.get(task)
-        questions = counts.get("effective", counts.get("original")) if isinstance(counts, Mapping) else None
-        task_better = better.get(task)
-        higher = task_better.get(name, True) if isinstance(task_better, Mapping) else True
-        run = _run(
-            {
-                "model": model,
-                "hardware": normalise_hardware(meta.hardware),
-                "precision": normalise_precision(meta.precision),
-                "spec_method": normalise_spec_method(meta.spec_method),
-                "framework": normalise_framework(meta.framework)[0] if meta.framework else None,
-                "task": task,
-                "metric": metric,
-                "higher_is_better": bool(higher),
-                "score": score,
-                "stderr": stderr,
-                "questions": questions,
-                "setup": "; ".join(s for s in (setup, _settings(document, task)) if s),
-            },
-            {
-                "score": f"results.{task}.{metric}",
-                "stderr": f"results.{task}.{name}_stderr,{flt}",
-                "questions": f"n-samples.{task}.effective",
-                "model": "model",
-                "hardware": f"hardware (in {meta_display})",
-                "precision": f"precision (in {meta_display})",
-            },
-            task_ctx,
-            Provenance(
-                dataset=info.dataset,
-                source_file=info.display,
-                record=f"results.{task}",
-                date=meta.date or _harness_date(document, stamp),
-                run_url=meta.run_url,
-                note=f"metadata: {meta_display}",
-            ),
-        )
+        run = _harness_run(document, task, served, info, stamp, context(f"results.{task}"))
         if run is not None:
             out.runs.append((run, stamp))
     return out
+
+
+def _harness_run(
+    document: Mapping[str, Any], task: str, served: _Served, info: FileInfo, stamp: str, ctx: RecordContext
+) -> EvalRun | None:
+    """The run of one task of a results file: its primary metric, if that is a proportion."""
+    where = f"results.{task}"
+    values = document["results"].get(task)
+    if not isinstance(values, Mapping):
+        ctx.error(where, "not an object")
+        return None
+    metric = _primary_metric(task, values, as_mapping(document.get("configs")))
+    if metric is None:
+        ctx.notice(where, "no numeric metric: task skipped")
+        return None
+    name, _, flt = metric.partition(",")
+    score = read_number(values.get(metric), f"{where}.{metric}", ctx, required=True)
+    stderr_key = f"{name}_stderr,{flt}"
+    stderr = read_number(values.get(stderr_key), f"{where}.{stderr_key}", ctx)
+    if score is None:
+        return None
+    if not 0.0 <= score <= 1.0:
+        ctx.notice(
+            f"{where}.{metric}",
+            f"{score:g} is not a proportion between 0 and 1: only accuracy-like scores are shown; "
+            "task skipped",
+        )
+        return None
+    counts = as_mapping(_lookup(document, "n-samples", task))
+    meta, meta_display = served.meta, served.display
+    return _run(
+        {
+            "model": served.model,
+            "hardware": normalise_hardware(meta.hardware),
+            "precision": normalise_precision(meta.precision),
+            "spec_method": normalise_spec_method(meta.spec_method),
+            "framework": _framework_name(meta.framework),
+            "task": task,
+            "metric": metric,
+            "higher_is_better": bool(as_mapping(_lookup(document, "higher_is_better", task)).get(name, True)),
+            "score": score,
+            "stderr": stderr,
+            "questions": counts.get("effective", counts.get("original")),
+            "setup": _joined(served.setup, _settings(document, task)),
+        },
+        {
+            "score": f"{where}.{metric}",
+            "stderr": f"{where}.{stderr_key}",
+            "questions": f"n-samples.{task}.effective",
+            "model": "model",
+            "hardware": f"hardware (in {meta_display})",
+            "precision": f"precision (in {meta_display})",
+        },
+        ctx,
+        Provenance(
+            dataset=info.dataset,
+            source_file=info.display,
+            record=where,
+            date=meta.date or _harness_date(document, stamp),
+            run_url=meta.run_url,
+            note=f"metadata: {meta_display}",
+        ),
+    )
 
 
 # -- lm-evaluation-harness per-sample logs ------------------------------------------------------------
@@ -477,29 +510,35 @@ def read_harness_samples(
     log = SampleLog(info.display, info.path.parent, stamp, match.group(1))
     for label, row in records:
         ctx = context(label)
-        if not isinstance(row, Mapping) or "doc_id" not in row:
+        if isinstance(row, Mapping) and "doc_id" in row:
+            _add_sample(log, row, ctx)
+        else:
             ctx.error("doc_id", "missing: not a samples-log line")
-            continue
-        question = _text(row.get("doc_hash")) or str(row.get("doc_id"))
-        flt = _text(row.get("filter")) or "none"
-        names = row.get("metrics")
-        metric_names = [m for m in names if isinstance(m, str)] if isinstance(names, list) else []
-        if not metric_names:
-            metric_names = [
-                k
-                for k, v in row.items()
-                if isinstance(v, int | float) and not isinstance(v, bool) and k != "doc_id"
-            ]
-        for name in metric_names:
-            value = read_number(row.get(name), name, ctx)
-            if value is None:
-                continue
-            scores = log.scores.setdefault((flt, name), {})
-            if question in scores:
-                ctx.error("doc_id", f"question {question} appears twice for filter {flt}")
-                continue
-            scores[question] = value
     return EvalFile(samples=log)
+
+
+def _sample_metrics(row: Mapping[str, Any]) -> list[str]:
+    """The metrics a samples-log line scores: those it lists, or else its numeric fields."""
+    names = row.get("metrics")
+    listed = [m for m in names if isinstance(m, str)] if isinstance(names, list) else []
+    return listed or [
+        k for k, v in row.items() if isinstance(v, int | float) and not isinstance(v, bool) and k != "doc_id"
+    ]
+
+
+def _add_sample(log: SampleLog, row: Mapping[str, Any], ctx: RecordContext) -> None:
+    """One question's scores, under its filter and metric."""
+    question = _text(row.get("doc_hash")) or str(row.get("doc_id"))
+    flt = _text(row.get("filter")) or "none"
+    for name in _sample_metrics(row):
+        value = read_number(row.get(name), name, ctx)
+        if value is None:
+            continue
+        scores = log.scores.setdefault((flt, name), {})
+        if question in scores:
+            ctx.error("doc_id", f"question {question} appears twice for filter {flt}")
+            continue
+        scores[question] = value
 
 
 def attach_samples(
@@ -510,31 +549,33 @@ def attach_samples(
     used: set[int] = set()
     attached: list[EvalRun] = []
     for run, stamp, folder in runs:
-        log = by_key.get((folder, stamp, run.task)) if stamp else None
-        if log is None:
-            attached.append(run)
-            continue
-        used.add(id(log))
-        name, _, flt = run.metric.partition(",")
-        scores = log.scores.get((flt or "none", name))
-        if not scores:
-            warn(log.display, f"no per-question '{name}' for filter '{flt}': the run is compared without it")
-            attached.append(run)
-            continue
-        mean = sum(scores.values()) / len(scores)
-        if abs(mean - run.score) > 1e-6 or (run.questions is not None and run.questions != len(scores)):
-            warn(
-                log.display,
-                f"its {len(scores)} questions average {mean:.6f}, but {run.provenance.source_file} reports "
-                f"{run.score:.6f} over {run.questions} questions: the log is not used",
-            )
-            attached.append(run)
-            continue
-        attached.append(run.model_copy(update={"per_question": tuple(sorted(scores.items()))}))
+        log = by_key.get((folder, stamp, run.task))  # no log has an empty stamp: none for a run without one
+        if log is not None:
+            used.add(id(log))
+            run = _with_samples(run, log, warn)
+        attached.append(run)
     for log in logs:
         if id(log) not in used:
             warn(log.display, f"no results_{log.stamp}.json with task '{log.task}' beside it: log not used")
     return attached
+
+
+def _with_samples(run: EvalRun, log: SampleLog, warn: Callable[[str, str], None]) -> EvalRun:
+    """The run with its log's per-question scores, if they are the run's metric and agree with its score."""
+    name, _, flt = run.metric.partition(",")
+    scores = log.scores.get((flt or "none", name))
+    if not scores:
+        warn(log.display, f"no per-question '{name}' for filter '{flt}': the run is compared without it")
+        return run
+    mean = sum(scores.values()) / len(scores)
+    if abs(mean - run.score) > 1e-6 or (run.questions is not None and run.questions != len(scores)):
+        warn(
+            log.display,
+            f"its {len(scores)} questions average {mean:.6f}, but {run.provenance.source_file} reports "
+            f"{run.score:.6f} over {run.questions} questions: the log is not used",
+        )
+        return run
+    return run.model_copy(update={"per_question": tuple(sorted(scores.items()))})
 
 
 # -- InferenceX evaluation rows ----------------------------------------------------------------------
@@ -551,6 +592,21 @@ def _inferencex_model(row: Mapping[str, Any]) -> str | None:
     return model if isinstance(model, str) else None
 
 
+def _flag(value: Any) -> bool:
+    """A yes/no field; one that is not a boolean counts as no."""
+    try:
+        return parse_bool(value)
+    except ValueError:
+        return False
+
+
+def _inferencex_setup(row: Mapping[str, Any], framework: str | None) -> str:
+    setup = _serving_setup(framework, row.get("tp"), row.get("ep"), _flag(row.get("dp_attention", False)))
+    if row.get("conc") is not None:
+        setup += f", concurrency {row['conc']}"
+    return setup + ", lm-evaluation-harness"
+
+
 def read_inferencex_evals(
     records: Records, info: FileInfo, context: Callable[[str], RecordContext]
 ) -> EvalFile:
@@ -560,21 +616,8 @@ def read_inferencex_evals(
         if model is None:
             ctx.error("model", f"unknown model {row.get('model')!r} and no model_prefix")
             continue
-        framework = _text(row.get("framework"))
-        tp, ep = row.get("tp"), row.get("ep")
-        parts = [normalise_framework(framework)[0] if framework else "", f"TP{tp}" if tp else ""]
-        if isinstance(ep, int) and ep > 1:
-            parts.append(f"EP{ep}")
-        try:
-            if parse_bool(row.get("dp_attention", False)):
-                parts.append("DPA")
-        except ValueError:
-            pass
-        setup = " ".join(p for p in parts if p)
-        if row.get("conc") is not None:
-            setup += f", concurrency {row['conc']}"
+        framework = _framework_name(_text(row.get("framework")))
         source = _text(row.get("source"))
-        metric = _text(row.get("score_name")) or "score"
         hardware = _text(row.get("hw"))
         run = _run(
             {
@@ -582,13 +625,13 @@ def read_inferencex_evals(
                 "hardware": normalise_hardware(hardware) if hardware else None,
                 "precision": normalise_precision(str(row.get("precision", ""))),
                 "spec_method": normalise_spec_method(row.get("spec_decoding")),
-                "framework": normalise_framework(framework)[0] if framework else None,
+                "framework": framework,
                 "task": _text(row.get("task")) or "",
-                "metric": canonical_metric(metric),
+                "metric": canonical_metric(_text(row.get("score_name")) or "score"),
                 "score": read_number(row.get("score"), "score", ctx, required=True),
                 "stderr": read_number(row.get("score_se"), "score_se", ctx),
                 "questions": _whole(row.get("n_eff"), "n_eff", ctx),
-                "setup": setup + ", lm-evaluation-harness",
+                "setup": _inferencex_setup(row, framework),
             },
             {"hardware": "hw", "spec_method": "spec_decoding", "stderr": "score_se", "questions": "n_eff"},
             ctx,
@@ -608,6 +651,14 @@ def read_inferencex_evals(
 # -- native score records ---------------------------------------------------------------------------
 
 
+# How the fields a person names are written as keys.
+_NATIVE_KEYS: dict[str, Callable[[str], str | None]] = {
+    "hardware": normalise_hardware,
+    "precision": normalise_precision,
+    "framework": _framework_name,
+}
+
+
 def native_eval_values(row: Mapping[str, Any], ctx: RecordContext) -> dict[str, Any]:
     for key in row:
         if key not in NATIVE_EVAL_COLUMNS:
@@ -617,12 +668,9 @@ def native_eval_values(row: Mapping[str, Any], ctx: RecordContext) -> dict[str, 
         for k in ("model", "hardware", "precision", "framework", "task", "setup")
         if _text(row.get(k))
     }
-    if "hardware" in values:
-        values["hardware"] = normalise_hardware(str(values["hardware"]))
-    if "precision" in values:
-        values["precision"] = normalise_precision(str(values["precision"]))
-    if "framework" in values:
-        values["framework"] = normalise_framework(str(values["framework"]))[0]
+    for key, normalise in _NATIVE_KEYS.items():
+        if key in values:
+            values[key] = normalise(str(values[key]))
     values["spec_method"] = normalise_spec_method(row.get("spec_method"))
     values["metric"] = canonical_metric(_text(row.get("metric")) or "score")
     values["score"] = read_number(row.get("score"), "score", ctx, required=True)

@@ -61,19 +61,22 @@ class SweepRow(Frozen):
         """The value a page filter compares (as `select.value_of` does for points)."""
         if key == "dataset":
             return self.provenance.dataset
-        if key == "spec_method":
-            return "none"
-        if key == "disagg":
-            return False
+        if key in SWEEP_CONSTANTS:
+            return SWEEP_CONSTANTS[key]
         value: str | None = getattr(self, key)
         return value
+
+
+# What every sweep row is, for a page's filters: no speculative decoding, not disaggregated.
+SWEEP_CONSTANTS: dict[str, str | bool] = {"spec_method": "none", "disagg": False}
 
 
 def matches(row: SweepRow, filters: Mapping[str, FilterValue]) -> bool:
     return matches_filters(row.value_of, filters)
 
 
-IDENTITY = ("model", "hardware", "framework", "precision", "gpu_count", "isl", "osl", "concurrency")
+INTEGERS = ("gpu_count", "isl", "osl", "concurrency")
+IDENTITY = ("model", "hardware", "framework", "precision", *INTEGERS)
 MEASUREMENTS = ("output_throughput", "median_tpot_ms", "median_ttft_ms", "system_power_w")
 PROVENANCE = ("date", "run_url", "image", "note")
 COLUMNS = IDENTITY + MEASUREMENTS + PROVENANCE
@@ -87,7 +90,7 @@ def looks_sweep(keys: set[str]) -> bool:
     sweep row has, or latency alone without the per-GPU throughput a native point needs."""
     if not {"model", "hardware", "concurrency"} <= keys or "throughput_per_gpu" in keys:
         return False
-    return bool(keys & set(SWEEP_ONLY)) or bool(keys & {"median_tpot_ms", "median_ttft_ms"})
+    return bool(keys & {*SWEEP_ONLY, "median_tpot_ms", "median_ttft_ms"})
 
 
 def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance) -> SweepRow | None:
@@ -107,8 +110,8 @@ def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance)
             text[key] = identifier(str(row[key]))
         except ValueError as exc:
             ctx.error(key, str(exc))
-    integers = {k: _integer(row, k, ctx) for k in ("gpu_count", "isl", "osl", "concurrency")}
-    numbers = {k: _positive(row, k, ctx) for k in MEASUREMENTS}
+    integers = {k: _integer(row, k, ctx) for k in INTEGERS}
+    numbers = {k: read_number(row.get(k), k, ctx, positive=True, hint=_UNMEASURED) for k in MEASUREMENTS}
     if all(is_empty(row.get(k)) for k in ("output_throughput", "median_tpot_ms", "median_ttft_ms")):
         ctx.error(
             "output_throughput",
@@ -116,29 +119,26 @@ def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance)
         )
     if len(ctx.log.errors) > errors_before:
         return None
-    isl, osl, concurrency = integers["isl"], integers["osl"], integers["concurrency"]
-    assert isl and osl and concurrency
-    return SweepRow(
-        model=text["model"],
-        hardware=normalise_hardware(text["hardware"]),
-        framework=normalise_framework(text["framework"])[0] if "framework" in text else None,
-        precision=normalise_precision(text["precision"]),
-        gpu_count=integers["gpu_count"],
-        isl=isl,
-        osl=osl,
-        concurrency=concurrency,
-        provenance=provenance,
-        **numbers,
+    framework = text.get("framework")
+    return SweepRow.model_validate(
+        {
+            "model": text["model"],
+            "hardware": normalise_hardware(text["hardware"]),
+            "framework": normalise_framework(framework)[0] if framework else None,
+            "precision": normalise_precision(text["precision"]),
+            "provenance": provenance,
+            **integers,
+            **numbers,
+        }
     )
+
+
+_UNMEASURED = " (leave it empty when not measured)"
 
 
 def _integer(row: Mapping[str, Any], key: str, ctx: RecordContext) -> int | None:
     number = read_number(row.get(key), key, ctx, positive=True, whole=True)
     return None if number is None else int(number)
-
-
-def _positive(row: Mapping[str, Any], key: str, ctx: RecordContext) -> float | None:
-    return read_number(row.get(key), key, ctx, positive=True, hint=" (leave it empty when not measured)")
 
 
 def point_row(row: SweepRow, ctx: RecordContext) -> dict[str, Any] | None:

@@ -182,17 +182,21 @@ class SiteRenderer:
                         bad.append(path)
         return bad
 
-    def absolute(self, path: str) -> str | None:
-        return self.site_url + path if self.site_url else None
+    def absolute(self, path: str, otherwise: str | None = None) -> str | None:
+        """The address of a path of the site, where the site's URL is known; else `otherwise`."""
+        return self.site_url + path if self.site_url else otherwise
 
     def _names(self, comparison: ComparisonResult) -> tuple[list[str], list[str]]:
         names, architectures = [], []
-        for sequence in comparison.sequences[:1]:
-            for side in sequence.sides:
-                spec = self.catalog.gpus.get(side.hardware)
-                names.append(hardware_name(self.catalog, side.hardware))
-                vendor = f"{spec.vendor} " if spec and spec.vendor else ""
-                architectures.append(f"{vendor}{spec.architecture}" if spec and spec.architecture else "")
+        for side in comparison.sequences[0].sides:  # narrate reads the first workload too
+            spec = self.catalog.gpus.get(side.hardware)
+            names.append(hardware_name(self.catalog, side.hardware))
+            if spec is None or not spec.architecture:
+                architectures.append("")
+            else:
+                architectures.append(
+                    f"{spec.vendor} {spec.architecture}" if spec.vendor else spec.architecture
+                )
         return names, architectures
 
     def narrative(self, comparison: ComparisonResult) -> Narrative:
@@ -217,8 +221,8 @@ class SiteRenderer:
     def _structured_data(
         self, comparison: ComparisonResult, narrative: Narrative, root: str
     ) -> list[dict[str, Any]]:
-        here = self.absolute(f"{comparison.slug}/") or "index.html"
-        home = self.absolute("") or f"{root}index.html"
+        here = self.absolute(f"{comparison.slug}/", "index.html")
+        home = self.absolute("", f"{root}index.html")
         dates = [d for s in comparison.sequences for side in s.sides if side.dates for d in side.dates]
         dataset: dict[str, Any] = {
             "@context": "https://schema.org",
@@ -231,12 +235,12 @@ class SiteRenderer:
                 {
                     "@type": "DataDownload",
                     "encodingFormat": "application/json",
-                    "contentUrl": self.absolute(f"{comparison.slug}/comparison.json") or "comparison.json",
+                    "contentUrl": self.absolute(f"{comparison.slug}/comparison.json", "comparison.json"),
                 },
                 {
                     "@type": "DataDownload",
                     "encodingFormat": "text/csv",
-                    "contentUrl": self.absolute(f"{comparison.slug}/points.csv") or "points.csv",
+                    "contentUrl": self.absolute(f"{comparison.slug}/points.csv", "points.csv"),
                 },
             ],
             "isBasedOn": [s.url or s.source for s in comparison.data_sources],
@@ -382,10 +386,10 @@ def render_shared(
     sitemap = renderer.sitemap(sorted(slugs))
     not_found = renderer.not_found_page()
     owned: list[tuple[Owner, dict[str, bytes]]] = [
-        (Owner("the index page"), {"index.html": index} if index is not None else {}),
-        (Owner("the 404 page"), {"404.html": not_found} if not_found is not None else {}),
+        (Owner("the index page"), _made("index.html", index)),
+        (Owner("the 404 page"), _made("404.html", not_found)),
         (Owner("robots.txt"), {"robots.txt": renderer.robots()}),
-        (Owner("the sitemap"), {"sitemap.xml": sitemap} if sitemap is not None else {}),
+        (Owner("the sitemap"), _made("sitemap.xml", sitemap)),
         (Owner("the hosting marker"), {".nojekyll": b""}),
         (Owner("the theme's assets", "templates/assets/", group="theme"), renderer.assets()),
     ]
@@ -394,5 +398,10 @@ def render_shared(
         own = guide.source.parent == renderer.project.docs
         file = shown_path(guide.source) if own else f"docs/{guide.source.name}, packaged"
         owner = Owner("the guide", file, group="guides")
-        owned.append((owner, {f"{guide.address}index.html": page} if page is not None else {}))
+        owned.append((owner, _made(f"{guide.address}index.html", page)))
     return owned
+
+
+def _made(path: str, content: bytes | None) -> dict[str, bytes]:
+    """A file that was made, by its path (none for a page that failed to render)."""
+    return {path: content} if content is not None else {}
