@@ -737,21 +737,14 @@ def excluded(relative: str, patterns: Sequence[str]) -> bool:
     return any(_glob(pattern).fullmatch(p) for pattern in patterns for p in prefixes)
 
 
+# a glob's wildcards as regular expressions; any other text stands for itself
+_GLOB_WILDCARDS = {"**/": "(?:[^/]+/)*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+_GLOB_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|[^*?]+")
+
+
 def _glob(pattern: str) -> re.Pattern[str]:
-    out, i = "", 0
-    text = pattern.strip().strip("/")
-    while i < len(text):
-        if text.startswith("**/", i):
-            out, i = out + "(?:[^/]+/)*", i + 3
-        elif text.startswith("**", i):
-            out, i = out + ".*", i + 2
-        elif text[i] == "*":
-            out, i = out + "[^/]*", i + 1
-        elif text[i] == "?":
-            out, i = out + "[^/]", i + 1
-        else:
-            out, i = out + re.escape(text[i]), i + 1
-    return re.compile(out)
+    tokens = _GLOB_TOKEN.findall(pattern.strip().strip("/"))
+    return re.compile("".join(_GLOB_WILDCARDS.get(token) or re.escape(token) for token in tokens))
 
 
 def load_results(
@@ -769,7 +762,7 @@ def load_results(
     for path in result_files(root):
         if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
             continue
-        if exclude and excluded(path.relative_to(root).as_posix(), exclude):
+        if excluded(path.relative_to(root).as_posix(), exclude):  # none: nothing excluded
             continue
         if skip is not None and skip(_display(path, root)):
             continue
