@@ -25,32 +25,51 @@ class ImportRefused(Exception):
     pass
 
 
+# a point's fields as a native record names them, in the record's order (ours -> the point's);
+# the interactivity only where it was not derived from TPOT, latency in milliseconds
+_RECORD_FIELDS: dict[str, str] = {
+    **{key: key for key in (*CONFIG_TEXT, "disagg", "multinode", "tp", "ep", "pp", "dp_attention")},
+    **{f"{role}_{key}": f"{role}_{key}" for role in ROLES for key in (*WORKER_GROUP_KEYS, "dp_attention")},
+    **{
+        key: key
+        for key in (
+            "gpu_count",
+            "isl",
+            "osl",
+            "concurrency",
+            "throughput_per_gpu",
+            "output_throughput_per_gpu",
+            "input_throughput_per_gpu",
+        )
+    },
+}
+_LATENCY_MS = {
+    latency_ms_field(metric, stat): f"{metric}_{column}"
+    for metric in LATENCY_METRICS
+    for stat, column in LATENCY_STATS.items()
+}
+# the energy fields, written only where the point's power was measured
+_POWER_FIELDS = {
+    "avg_power_w": "avg_watts_per_gpu",
+    "joules_per_total_token": "joules_per_total_token",
+    "joules_per_output_token": "joules_per_output_token",
+}
+_PROVENANCE_FIELDS = ("date", "run_url", "image", "note")
+
+
 def native_record(point: Mapping[str, Any]) -> dict[str, Any]:
     """A point (a row of the point table) as one native record: identity, measurements in the
     native units, provenance; a field the point lacks is left out."""
-    record: dict[str, Any] = {
-        key: point[key] for key in (*CONFIG_TEXT, "disagg", "multinode", "tp", "ep", "pp")
-    }
-    record["dp_attention"] = point["dp_attention"]
-    for role in ROLES:
-        for key in (*WORKER_GROUP_KEYS, "dp_attention"):
-            record[f"{role}_{key}"] = point[f"{role}_{key}"]
-    for key in ("gpu_count", "isl", "osl", "concurrency", "throughput_per_gpu"):
-        record[key] = point[key]
-    record["output_throughput_per_gpu"] = point["output_throughput_per_gpu"]
-    record["input_throughput_per_gpu"] = point["input_throughput_per_gpu"]
+    record = {ours: point[theirs] for ours, theirs in _RECORD_FIELDS.items()}
     if point["interactivity_source"] != "tpot":
         record["interactivity"] = point["interactivity"]
-    for metric in LATENCY_METRICS:
-        for stat, column in LATENCY_STATS.items():
-            seconds = point[f"{metric}_{column}"]
-            if seconds is not None:
-                record[latency_ms_field(metric, stat)] = seconds * 1000.0
+    for ours, theirs in _LATENCY_MS.items():
+        seconds = point[theirs]
+        if seconds is not None:
+            record[ours] = seconds * 1000.0
     if point["avg_watts_per_gpu"] is not None:
-        record["avg_power_w"] = point["avg_watts_per_gpu"]
-        record["joules_per_total_token"] = point["joules_per_total_token"]
-        record["joules_per_output_token"] = point["joules_per_output_token"]
-    record.update({key: point[key] for key in ("date", "run_url", "image", "note")})
+        record.update({ours: point[theirs] for ours, theirs in _POWER_FIELDS.items()})
+    record.update({key: point[key] for key in _PROVENANCE_FIELDS})
     return {k: v for k, v in record.items() if v is not None}
 
 
@@ -133,36 +152,40 @@ def parse_published_table(text: str) -> tuple[list[float], dict[str, dict[str, l
     Reads both the Markdown table layout (`| Throughput (tok/s/gpu) | FP4:1064.0INT4:495.8 | …`)
     and the one-cell-a-line layout of a copied page.
     """
-    targets: list[float] = []
-    for match in _TARGET.finditer(text):
-        value = float(match.group(1))
-        if value not in targets:
-            targets.append(value)
+    targets = list(dict.fromkeys(float(value) for value in _TARGET.findall(text)))  # each once, in order
     lines = [line.strip() for line in text.splitlines()]
-    table: dict[str, dict[str, list[float]]] = {}
-    for row, title in _ROWS.items():
-        cells: list[str] = []
-        for i, line in enumerate(lines):
-            if line.startswith(f"| {title} |"):
-                cells = [c.strip() for c in line.strip("|").split("|")[1:]]
-                break
-            if line == title:
-                cells = lines[i + 1 : i + 1 + len(targets)]
-                break
-        if not cells:
-            raise ValueError(f"no '{title}' row in the page text")
-        values: dict[str, list[float]] = {}
-        for cell in cells:
-            for label, number in _CELL.findall(cell):
-                values.setdefault(label.strip(), []).append(float(number))
-        table[row] = values
-    if len(targets) < 1:
+    table = {row: _side_values(_row_cells(lines, title, len(targets))) for row, title in _ROWS.items()}
+    if not targets:
         raise ValueError("no targets ('at N tok/s/user') in the page text")
     for row, values in table.items():
         for label, numbers in values.items():
             if len(numbers) != len(targets):
                 raise ValueError(f"row {row}, side {label}: {len(numbers)} values for {len(targets)} targets")
     return targets, table
+
+
+def _row_cells(lines: list[str], title: str, count: int) -> list[str]:
+    """The cells of the row `title`: a Markdown table's row, or the `count` lines below the title."""
+    cells: list[str] = []
+    for i, line in enumerate(lines):
+        if line.startswith(f"| {title} |"):
+            cells = [c.strip() for c in line.strip("|").split("|")[1:]]
+            break
+        if line == title:
+            cells = lines[i + 1 : i + 1 + count]
+            break
+    if not cells:
+        raise ValueError(f"no '{title}' row in the page text")
+    return cells
+
+
+def _side_values(cells: list[str]) -> dict[str, list[float]]:
+    """{side label: its values} from a row's cells ("FP4:1064.0INT4:495.8"), in order."""
+    values: dict[str, list[float]] = {}
+    for cell in cells:
+        for label, number in _CELL.findall(cell):
+            values.setdefault(label.strip(), []).append(float(number))
+    return values
 
 
 def published_points(

@@ -32,6 +32,8 @@ _LATENCIES = {
 }
 # our statistic -> AIPerf's field
 _STATS = {"mean": "avg", "median": "p50", "std": "std", "p90": "p90", "p99": "p99"}
+# how a phase (its kind, else its name) ranks as the profiling phase; 0: never
+_PHASE_RANK = {"profiling": 2, "warmup": 0}  # any other: 1
 
 
 def stat(raw: Mapping[str, Any], metric: str, field: str = "avg") -> float | None:
@@ -65,26 +67,27 @@ def profiling_phase(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], str] 
             for k, v in phases.items()
             if isinstance(v, Mapping)
         ]
-    profiling = [(p, where) for p, where in named if p.get("kind", p.get("name")) == "profiling"]
-    if not profiling:
-        profiling = [(p, where) for p, where in named if p.get("kind", p.get("name")) != "warmup"]
-    return profiling[-1] if profiling else None
+    # the last profiling phase, else the last phase that is not a warm-up
+    rank, last = max(
+        ((_PHASE_RANK.get(str(p.get("kind", p.get("name"))), 1), i) for i, (p, _) in enumerate(named)),
+        default=(0, -1),
+    )
+    return named[last] if rank else None
 
 
 def _concurrency(raw: Mapping[str, Any], meta: RunMetadata, ctx: RecordContext) -> tuple[Any, str]:
     config = as_mapping(raw.get("input_config"))
-    found = profiling_phase(config)
-    if found is not None:
-        phase, where = found
+    phase, where = profiling_phase(config) or ({}, "")
+    concurrency = phase.get("concurrency")
+    if concurrency is not None:
         kind = phase.get("type")
-        if phase.get("concurrency") is not None and kind not in (None, "concurrency"):
+        if kind not in (None, "concurrency"):
             ctx.notice(
                 f"{where}.concurrency",
-                f"the profiling phase is of type {kind!r}: its concurrency {phase['concurrency']} is a cap, "
+                f"the profiling phase is of type {kind!r}: its concurrency {concurrency} is a cap, "
                 "used as the point's concurrency",
             )
-        if phase.get("concurrency") is not None:
-            return phase["concurrency"], f"{where}.concurrency"
+        return concurrency, f"{where}.concurrency"
     loadgen = as_mapping(config.get("loadgen"))
     if loadgen.get("concurrency") is not None:
         return loadgen["concurrency"], "input_config.loadgen.concurrency"
@@ -106,17 +109,19 @@ def _stated_lengths(config: Mapping[str, Any]) -> dict[str, Stated]:
     """What the run asked for: a synthetic dataset's isl/osl, or the older prompt token means."""
     stated: dict[str, Stated] = {}
     datasets = config.get("datasets")
-    if isinstance(datasets, list) and datasets and isinstance(datasets[0], Mapping):
-        prompts = as_mapping(datasets[0].get("prompts"))
-        for ours in ("isl", "osl"):
-            value = _length_setting(prompts.get(ours))
-            if value is not None:
-                stated[ours] = Stated(value, f"input_config.datasets[0].prompts.{ours}")
+    prompts = as_mapping(
+        as_mapping(datasets[0] if isinstance(datasets, list) and datasets else None).get("prompts")
+    )
     prompt = as_mapping(as_mapping(config.get("input")).get("prompt"))
     for ours, key in (("isl", "input_tokens"), ("osl", "output_tokens")):
-        value = _length_setting(as_mapping(prompt.get(key)).get("mean"))
-        if ours not in stated and value is not None:
-            stated[ours] = Stated(value, f"input_config.input.prompt.{key}.mean")
+        for setting, name in (
+            (prompts.get(ours), f"input_config.datasets[0].prompts.{ours}"),
+            (as_mapping(prompt.get(key)).get("mean"), f"input_config.input.prompt.{key}.mean"),
+        ):
+            value = _length_setting(setting)
+            if value is not None:
+                stated[ours] = Stated(value, name)
+                break
     return stated
 
 
@@ -147,13 +152,14 @@ def _completion(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error("was_cancelled", "the run was cancelled before it finished")
     completed = stat(raw, "request_count")
     failed = stat(raw, "error_request_count")
-    if failed is None and isinstance(raw.get("error_summary"), list):
-        counts = [e.get("count") for e in raw["error_summary"] if isinstance(e, Mapping)]
+    if failed is None:  # else the errors the summary counts (none, where it has no list of them)
+        summary = raw.get("error_summary")
+        counts = [as_mapping(e).get("count") for e in (summary if isinstance(summary, list) else [])]
         failed = float(sum(c for c in counts if isinstance(c, int | float)))
     cancelled = stat(raw, "cancelled_request_count") or 0.0
     if completed is None:
         return
-    attempted = completed + (failed or 0.0) + cancelled
+    attempted = completed + failed + cancelled
     if attempted > 0 and completed / attempted < MIN_COMPLETED_SHARE:
         ctx.error(
             "request_count",
@@ -203,8 +209,7 @@ def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Recor
             if seconds is None:
                 continue
             draft.add_latency(ours, our_stat, seconds, f"{metric}.{their_stat}")
-            if (ours, our_stat) == ("tpot", "median"):
-                draft.set("median_tpot_s", seconds, f"{metric}.p50")
+    draft.set("median_tpot_s", draft.values.get("tpot_median"), "inter_token_latency.p50")
     if "median_tpot_s" not in draft.values:
         ctx.error("inter_token_latency.p50", "missing: AIPerf writes it for streaming runs (use --streaming)")
     return draft

@@ -44,6 +44,7 @@ _MODEL_PATHS = {
     "moonshotai/kimi-k2.5": "kimik2.5",
     "qwen/qwen3.5-397b-a17b": "qwen3.5",
 }
+_PREFIX_ALIASES = {"gptoss": "gptoss120b"}
 LATENCY_METRICS = ("ttft", "tpot", "itl", "e2el")
 LATENCY_STATS = {
     "mean": "mean",
@@ -52,6 +53,11 @@ LATENCY_STATS = {
     "p90": "p90",
     "p99": "p99",
     "p99.9": "p99_9",
+}
+# a flag written as text, lower case: its value
+_BOOLEAN_TEXT = {
+    **dict.fromkeys(("true", "1", "yes", "y", "t"), True),
+    **dict.fromkeys(("false", "0", "no", "n", "f", ""), False),
 }
 _SEQ_IN_NAME = re.compile(r"(\d+)k(\d+)k", re.IGNORECASE)
 Floats = npt.NDArray[np.float64]
@@ -63,12 +69,9 @@ def parse_bool(value: Any) -> bool:
         return value
     if isinstance(value, int | float) and value in (0, 1):
         return bool(value)
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in ("true", "1", "yes", "y", "t"):
-            return True
-        if text in ("false", "0", "no", "n", "f", ""):
-            return False
+    found = _BOOLEAN_TEXT.get(value.strip().lower()) if isinstance(value, str) else None
+    if found is not None:
+        return found
     raise ValueError(f"{excerpt(value)} is not a boolean (true/false)")
 
 
@@ -198,10 +201,13 @@ def normalise_hardware(value: str) -> str:
     key = value.strip().lower()
     if key.startswith("cluster:"):
         key = key.split(":", 1)[1]
-    key = re.sub(r"_\d+$", "", key)
-    for suffix in _HARDWARE_SUFFIXES:
-        if key.endswith(suffix):
-            key = key[: -len(suffix)]
+    return _without_suffixes(re.sub(r"_\d+$", "", key), _HARDWARE_SUFFIXES)
+
+
+def _without_suffixes(key: str, suffixes: tuple[str, ...]) -> str:
+    """`key` with each of these suffixes it ends with, in turn, cut off."""
+    for suffix in suffixes:
+        key = key.removesuffix(suffix)
     return key
 
 
@@ -233,17 +239,12 @@ def normalise_model(prefix: Any, model_path: Any) -> Any:
     if model_path and not isinstance(model_path, str):
         return None if prefix else model_path
     if prefix:
-        key = prefix.strip().lower()
-        for suffix in ("-fp4", "-fp8", "-mxfp4", "-nvfp4"):
-            if key.endswith(suffix):
-                key = key[: -len(suffix)]
-        return "gptoss120b" if key == "gptoss" else key
+        key = _without_suffixes(prefix.strip().lower(), ("-fp4", "-fp8", "-mxfp4", "-nvfp4"))
+        return _PREFIX_ALIASES.get(key, key)
     if model_path:
         path = model_path.strip().lower()
-        if path in _MODEL_PATHS:
-            return _MODEL_PATHS[path]
-        tail = "/".join(path.rstrip("/").split("/")[-2:])
-        return _MODEL_PATHS.get(tail)
+        tail = "/".join(path.rstrip("/").split("/")[-2:])  # a local copy's path: its last two parts
+        return _MODEL_PATHS.get(path, _MODEL_PATHS.get(tail))
     return None
 
 

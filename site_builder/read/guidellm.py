@@ -167,8 +167,8 @@ def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Re
             if value is None:
                 continue
             draft.add_latency(ours, our_stat, value * seconds, f"metrics.{metric}.successful.{field}")
-            if (ours, our_stat) == ("tpot", "median"):
-                draft.set("median_tpot_s", value * seconds, f"metrics.{metric}.successful.median")
+    tpot = "metrics.inter_token_latency_ms.successful.median"
+    draft.set("median_tpot_s", draft.values.get("tpot_median"), tpot)
     if "median_tpot_s" not in draft.values:
         ctx.error("metrics.inter_token_latency_ms", "missing: GuideLLM writes it for streaming runs")
     return draft

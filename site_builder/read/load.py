@@ -18,12 +18,12 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from site_builder.files import (
     MAX_IDENTIFIER_CHARS,
@@ -37,7 +37,7 @@ from site_builder.files import (
 from site_builder.problems import Loc, Problem, ProblemLog, Severity, add_validation_errors, suggest
 from site_builder.read import evals, formats, native, serving
 from site_builder.read.evals import EvalRun
-from site_builder.read.fields import PointDraft, RecordContext, date_from_stamp
+from site_builder.read.fields import PointDraft, RecordContext, as_mapping, date_from_stamp
 from site_builder.read.formats import InputFormat, Source
 from site_builder.read.provenance import DatasetInfo, Provenance
 from site_builder.read.sweeps import SweepRow, looks_sweep, point_row, read_row
@@ -52,6 +52,7 @@ FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
 MAX_LINE_ERRORS = 10  # of one JSON Lines file; then a count
 AFTER_RECORDS = 2**62  # the slot of a problem found after a file's records (_FileLog)
 Mask = npt.NDArray[np.bool_]
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
 @dataclass
@@ -174,19 +175,26 @@ class _FileLoader:
         if self.path.suffix == ".csv":
             self._csv(text)
             return
+        records = self._json(text)
+        if records is not None:
+            self._route(records)
+
+    def _json(self, text: str) -> list[tuple[str, Any]] | None:
+        """A JSON file's records, labelled: one document's, else one a line (JSON Lines)."""
         try:
-            records = self._json_records(parse_json(text))
+            return self._json_records(parse_json(text))
         except json.JSONDecodeError as whole_error:
-            records = self._jsonl_records(text, whole_error)
+            return self._jsonl_records(text, whole_error)
         except Refused as exc:
             exc.log(self.log, self.display)
-            return
-        if records is None:
-            return
+            return None
+
+    def _route(self, records: list[tuple[str, Any]]) -> None:
+        """A JSON file's records as evaluation runs, sweep rows or points, as their keys say."""
         evaluation = None if self.dataset else evals.detect(records)
         if evaluation is not None:
             self._evaluations(evaluation, records)
-        elif records and all(isinstance(r, Mapping) and looks_sweep(set(r)) for _, r in records):
+        elif records and all(looks_sweep(set(as_mapping(r))) for _, r in records):
             self._sweeps(records)
         else:
             self._records(records)
@@ -211,14 +219,14 @@ class _FileLoader:
     # -- reading ---------------------------------------------------------------------------
 
     def _json_records(self, document: Any) -> list[tuple[str, Any]] | None:
-        if isinstance(document, Mapping) and document.get("format") == native.NATIVE_FORMAT:
-            return self._native_envelope(document)
         if isinstance(document, list):
             return [(f"record {i}", row) for i, row in enumerate(document, 1)]
-        if isinstance(document, Mapping):
-            return [("", document)]
-        self.log.add(self.display, "", "", "unknown format: expected a JSON object or array")
-        return None
+        if not isinstance(document, Mapping):
+            self.log.add(self.display, "", "", "unknown format: expected a JSON object or array")
+            return None
+        if document.get("format") == native.NATIVE_FORMAT:
+            return self._native_envelope(document)
+        return [("", document)]
 
     def _jsonl_records(self, text: str, whole_error: json.JSONDecodeError) -> list[tuple[str, Any]] | None:
         """One JSON value a line (JSON Lines), if the first line is one on its own; otherwise the
@@ -232,20 +240,16 @@ class _FileLoader:
             )
             return None
         records: list[tuple[str, Any]] = []
-        bad: list[int] = []
+        bad: list[tuple[str, str, str]] = []  # (line, field, reason)
         for n, line in lines:
             try:
                 records.append((f"line {n}", parse_json(line)))
             except json.JSONDecodeError as exc:
-                bad.append(n)
-                if len(bad) <= MAX_LINE_ERRORS:
-                    self.log.add(
-                        self.display, f"line {n}", "", f"not valid JSON: {exc.msg} (column {exc.colno})"
-                    )
+                bad.append((f"line {n}", "", f"not valid JSON: {exc.msg} (column {exc.colno})"))
             except Refused as exc:
-                bad.append(n)
-                if len(bad) <= MAX_LINE_ERRORS:
-                    self.log.add(self.display, f"line {n}", exc.field_name, exc.reason)
+                bad.append((f"line {n}", exc.field_name, exc.reason))
+        for where, name, reason in bad[:MAX_LINE_ERRORS]:
+            self.log.add(self.display, where, name, reason)
         if len(bad) > MAX_LINE_ERRORS:
             self.log.add(
                 self.display, "", "", f"{len(bad) - MAX_LINE_ERRORS} more lines are not valid JSON Lines"
@@ -298,8 +302,8 @@ class _FileLoader:
             self.log.add(self.display, "line 1", "", f"not a well-formed CSV: {exc}")
             return
         scores = evals.looks_native_eval(set(header))
-        sweep = looks_sweep(set(header))
-        if not scores and not sweep and not native.looks_native_columns(header):
+        records = scores or looks_sweep(set(header))  # evaluation scores or sweep rows, not points
+        if not records and not native.looks_native_columns(header):
             self.log.add(
                 self.display,
                 "line 1",
@@ -325,14 +329,15 @@ class _FileLoader:
             reason = "a row has more cells than the header" if isinstance(exc, Warning) else str(exc).strip()
             self.log.add(self.display, "", "", f"not a well-formed CSV: {reason}")
             return
-        if not scores and not sweep:
+        if not records:
             self._native_csv(frame)
             return
-        rows = [(f"line {n}", _cells(row)) for n, row in enumerate(frame.to_dict("records"), 2)]
+        cells = map(_cells, frame.to_dict("records"))
+        rows = [(f"line {n}", row) for n, row in enumerate(cells, 2) if row]  # a row of empty cells: none
         if scores:
-            self._evaluations(evals.BY_NAME["native-evals"], [(label, row) for label, row in rows if row])
+            self._evaluations(evals.BY_NAME["native-evals"], rows)
             return
-        self._sweeps([(label, row) for label, row in rows if row])
+        self._sweeps(rows)
 
     def _native_csv(self, frame: pd.DataFrame) -> None:
         """A CSV of native points: every cell as text, an empty one ""."""
@@ -419,13 +424,8 @@ class _FileLoader:
 
     def _evaluations(self, kind: evals.EvalFormat, records: list[tuple[str, Any]]) -> None:
         """An evaluation file (loaders/evals.py): its runs, or a samples log for a run beside it."""
-        dataset = self.dataset or self._dataset_for_file()
+        dataset = self._accepted_dataset(advice=False)
         if dataset is None:
-            return
-        known = self.result.datasets.setdefault(dataset.id, dataset)
-        if known != dataset:
-            reason = f"dataset '{dataset.id}' is already attributed differently by another file"
-            self.log.add(self.display, "", "dataset.id", reason)
             return
         errors_before = len(self.log.errors)
         info = evals.FileInfo(self.path, self.display, dataset.id, lambda: self._metadata(kind.title))
@@ -463,7 +463,7 @@ class _FileLoader:
 
     # -- records -----------------------------------------------------------------------------
 
-    def _records(self, records: list[tuple[str, Any]], forced: bool = False) -> None:
+    def _records(self, records: list[tuple[str, Any]]) -> None:
         """Records of any format (a JSON file's): each drafted by its format's reader, in turn,
         then all validated at once."""
         dataset = self._accepted_dataset()
@@ -473,7 +473,7 @@ class _FileLoader:
         slots: list[int] = []
         labels: list[str] = []
         origins: list[dict[str, Any]] = []
-        for slot, (label, row, kind) in enumerate(self._detected(records, forced)):
+        for slot, (label, row, kind) in enumerate(self._detected(records)):
             self.log.slot = slot
             draft = self._draft_of(label, row, kind)
             if draft is not None:
@@ -520,32 +520,28 @@ class _FileLoader:
             return None
         return self._draft(kind, row, ctx)
 
-    def _accepted_dataset(self) -> DatasetInfo | None:
-        """The file's dataset, unless another file attributes the same id differently (logged)."""
+    def _accepted_dataset(self, *, advice: bool = True) -> DatasetInfo | None:
+        """The file's dataset, unless another file attributes the same id differently (logged;
+        `advice`: naming the other attribution and what to do)."""
         dataset = self.dataset or self._dataset_for_file()
         if dataset is None:
             return None
         known = self.result.datasets.setdefault(dataset.id, dataset)
-        if known != dataset:
-            self.log.add(
-                self.display,
-                "",
-                "dataset.id",
-                f"dataset '{dataset.id}' is already attributed differently by another file "
-                f"(title '{known.title}', source '{known.source}'): give this one its own id",
-            )
-            return None
-        return dataset
+        if known == dataset:
+            return dataset
+        reason = f"dataset '{dataset.id}' is already attributed differently by another file"
+        if advice:
+            reason += f" (title '{known.title}', source '{known.source}'): give this one its own id"
+        self.log.add(self.display, "", "dataset.id", reason)
+        return None
 
-    def _detected(
-        self, records: list[tuple[str, Any]], forced: bool
-    ) -> Iterator[tuple[str, Any, InputFormat | None]]:
+    def _detected(self, records: list[tuple[str, Any]]) -> Iterator[tuple[str, Any, InputFormat | None]]:
         """Each record with its format; a document that holds many records (a report) opened up."""
         for label, row in records:
             if not isinstance(row, Mapping):
                 yield label, row, None
                 continue
-            kind = formats.NATIVE if forced or self.dataset else formats.detect(row)
+            kind = formats.NATIVE if self.dataset else formats.detect(row)  # a native file's: native
             if kind is None or kind.expand is None:
                 yield label, row, kind
                 continue
@@ -567,17 +563,15 @@ class _FileLoader:
     ) -> dict[str, Any]:
         """A record's provenance (read.provenance.Provenance's fields): the metadata file's
         date, run and note where one was read, else the record's own."""
-        meta = self._metadata_cache[0] if self._metadata_cache else None
+        meta = self._metadata_cache[0] if self._metadata_cache else None  # None: no metadata file
         date = row.get("date") if isinstance(row.get("date"), str) else kind.date(row)
         return {
             "dataset": dataset.id,
             "source_file": self.display,
             "record": label or "whole file",
             "client": kind.client(row),
-            "date": (meta.date if meta and meta.date else None) or date_from_stamp(date),
-            "run_url": (meta.run_url if meta else None) or _text(row.get("run_url")),
-            "image": (meta.image if meta else None) or _text(row.get("image")),
-            "note": (meta.note if meta else None) or _text(row.get("note")),
+            "date": getattr(meta, "date", None) or date_from_stamp(date),
+            **{key: getattr(meta, key, None) or _text(row.get(key)) for key in ("run_url", "image", "note")},
         }
 
     # -- side files ----------------------------------------------------------------------------
@@ -590,7 +584,7 @@ class _FileLoader:
         stem = self.path.name.rsplit(".", 1)[0]
         candidates = [self.path.with_name(f"{stem}.meta{ext}") for ext in (".yaml", ".yml", ".json")]
         candidates += [folder / name for folder in self._folders_up() for name in FOLDER_METADATA]
-        found = next((c for c in candidates if c.is_file() or c.is_symlink()), None)
+        found = _first_present(candidates)
         if found is None:
             self.log.add(
                 self.display,
@@ -601,16 +595,9 @@ class _FileLoader:
                 "hardware, precision, framework and GPU count or TP (docs/data-format.md)",
             )
             return None
-        meta_display = _display(found, self.root)
-        data = load_structured(found, meta_display, self.log, self.confined)
-        if data is None:
-            return None
-        try:
-            self._metadata_cache = (serving.RunMetadata.model_validate(data), meta_display)
-        except ValidationError as exc:
-            add_validation_errors(
-                self.log, meta_display, exc, fields=lambda loc: serving.RunMetadata.model_fields
-            )
+        meta = self._read_model(found, serving.RunMetadata)
+        if meta is not None:
+            self._metadata_cache = (meta, _display(found, self.root))
         return self._metadata_cache
 
     def _folders_up(self) -> Iterator[Path]:
@@ -622,29 +609,35 @@ class _FileLoader:
                 return
             folder = folder.parent
 
+    def _read_model(self, path: Path, model: type[_Model]) -> _Model | None:
+        """A side file (metadata, data set) read and validated as `model`; None, the problems
+        logged naming the file, where it cannot be read or is not one."""
+        display = _display(path, self.root)
+        data = load_structured(path, display, self.log, self.confined)
+        if data is None:
+            return None
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            add_validation_errors(self.log, display, exc, fields=lambda loc: model.model_fields)
+            return None
+
     def _dataset_for_file(self) -> DatasetInfo | None:
-        folder = self.path.parent
-        while True:
-            candidate = folder / DATASET_FILE
-            if candidate.is_file() or candidate.is_symlink():
-                data = load_structured(candidate, _display(candidate, self.root), self.log, self.confined)
-                if data is None:
-                    return None
-                try:
-                    return DatasetInfo.model_validate(data)
-                except ValidationError as exc:
-                    display = _display(candidate, self.root)
-                    add_validation_errors(self.log, display, exc, fields=_dataset_fields)
-                    return None
-            if folder == self.root or folder.parent == folder:
-                break
-            folder = folder.parent
+        """The `_dataset.yaml` nearest the file, else a data set named after the file's path."""
+        found = _first_present(folder / DATASET_FILE for folder in self._folders_up())
+        if found is not None:
+            return self._read_model(found, DatasetInfo)
         relative = self.path.relative_to(self.root).with_suffix("").as_posix()
         slug = re.sub(r"[^a-z0-9._-]+", "-", relative.lower()).strip("-.") or "results"
         if len(slug) > DATASET_ID_CHARS:  # a deep path: cut, kept unique by a hash of the whole
             digest = hashlib.sha256(relative.encode()).hexdigest()[:8]
             slug = slug[: DATASET_ID_CHARS - 9].rstrip("-.") + "-" + digest
         return DatasetInfo(id=slug, title=self.path.name, source=f"result file {self.display}")
+
+
+def _first_present(candidates: Iterable[Path]) -> Path | None:
+    """The first of these paths that is a file, or a symbolic link (for read_text to judge)."""
+    return next((path for path in candidates if path.is_file() or path.is_symlink()), None)
 
 
 def _few_columns(header: list[str], shown: int = 4, width: int = 24) -> str:
@@ -744,21 +737,14 @@ def excluded(relative: str, patterns: Sequence[str]) -> bool:
     return any(_glob(pattern).fullmatch(p) for pattern in patterns for p in prefixes)
 
 
+# a glob's wildcards as regular expressions; any other text stands for itself
+_GLOB_WILDCARDS = {"**/": "(?:[^/]+/)*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+_GLOB_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|[^*?]+")
+
+
 def _glob(pattern: str) -> re.Pattern[str]:
-    out, i = "", 0
-    text = pattern.strip().strip("/")
-    while i < len(text):
-        if text.startswith("**/", i):
-            out, i = out + "(?:[^/]+/)*", i + 3
-        elif text.startswith("**", i):
-            out, i = out + ".*", i + 2
-        elif text[i] == "*":
-            out, i = out + "[^/]*", i + 1
-        elif text[i] == "?":
-            out, i = out + "[^/]", i + 1
-        else:
-            out, i = out + re.escape(text[i]), i + 1
-    return re.compile(out)
+    tokens = _GLOB_TOKEN.findall(pattern.strip().strip("/"))
+    return re.compile("".join(_GLOB_WILDCARDS.get(token) or re.escape(token) for token in tokens))
 
 
 def load_results(
@@ -776,7 +762,7 @@ def load_results(
     for path in result_files(root):
         if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
             continue
-        if exclude and excluded(path.relative_to(root).as_posix(), exclude):
+        if excluded(path.relative_to(root).as_posix(), exclude):  # none: nothing excluded
             continue
         if skip is not None and skip(_display(path, root)):
             continue

@@ -251,7 +251,7 @@ def sglang_result(
                 ctx.error(f"server_info.{theirs}", err["msg"])
     identity(draft, meta, meta_name)
     dataset = raw.get("dataset_name")
-    _sequences(draft, raw, meta, meta_name, ctx, nominal=dataset is None or dataset == "random")
+    _sequences(draft, raw, meta, meta_name, ctx, nominal=dataset in (None, "random"))
     draft.set("concurrency", raw.get("max_concurrency") or meta.concurrency, "max_concurrency")
     _completion_check(raw, ctx)
     total_key = "total_throughput"
