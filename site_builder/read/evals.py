@@ -545,17 +545,19 @@ def attach_samples(
     runs: list[tuple[EvalRun, str, Path]], logs: Sequence[SampleLog], warn: Callable[[str, str], None]
 ) -> list[EvalRun]:
     """Each run with the per-question scores of its samples log, where one matches it exactly."""
-    by_key = {(log.folder, log.stamp, log.task): log for log in logs}
-    used: set[int] = set()
+    by_key = {(log.folder, log.stamp, log.task): log for log in logs}  # of two alike, the last
+    used: set[tuple[Path, str, str]] = set()
     attached: list[EvalRun] = []
     for run, stamp, folder in runs:
-        log = by_key.get((folder, stamp, run.task))  # no log has an empty stamp: none for a run without one
+        key = (folder, stamp, run.task)
+        log = by_key.get(key)  # no log has an empty stamp: none for a run without one
         if log is not None:
-            used.add(id(log))
+            used.add(key)
             run = _with_samples(run, log, warn)
         attached.append(run)
     for log in logs:
-        if id(log) not in used:
+        key = (log.folder, log.stamp, log.task)
+        if key not in used or by_key[key] is not log:
             warn(log.display, f"no results_{log.stamp}.json with task '{log.task}' beside it: log not used")
     return attached
 
