@@ -85,3 +85,23 @@ def test_a_selection_is_every_row_the_filter_rule_accepts(
         10.0 + i for i in expected
     ]
     assert not math.isnan(table.column("users_per_gpu")[0])
+
+
+def test_a_value_derived_per_row_is_made_once_a_table_and_read_in_each_selections_order() -> None:
+    """`per_row`: what a later stage derives from each point (points.csv's cells) is made once
+    for the whole table, and each selection reads its own rows' values, in its own order."""
+    table = PointTable.from_records(ROWS)
+    calls: list[int] = []
+
+    def label(rows: PointTable) -> list[str]:
+        calls.append(len(rows))
+        return [f"{r['framework']}@{r['interactivity']:g}" for r in rows.records()]
+
+    fp8 = table.select({"precision": "fp8"})
+    backwards = table.rows([3, 1, 0])
+    assert fp8.per_row("label", label) == ["sglang@10", "SGLang@40"]
+    assert backwards.per_row("label", label) == ["SGLang@40", "vllm@20", "sglang@10"]
+    assert table.per_row("label", label) == ["sglang@10", "vllm@20", "trt@30", "SGLang@40"]
+    assert calls == [4]  # once, over all four rows
+    other = PointTable.from_records(ROWS[:2])  # another table derives its own
+    assert other.per_row("label", label) == ["sglang@10", "vllm@20"] and calls == [4, 2]

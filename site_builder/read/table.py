@@ -9,7 +9,7 @@ every filter, applied to whole columns.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -292,6 +292,7 @@ class _Columns:
         self.arrays: dict[str, npt.NDArray[Any]] = {}
         self.codes: dict[str, tuple[npt.NDArray[np.intp], list[Any]]] = {}
         self.models: dict[str, PointTable] = {}  # a model's rows (lower case), once asked for
+        self.per_row: dict[str, npt.NDArray[np.object_]] = {}  # PointTable.per_row, by name
         self._cells: _Cells | None = None
 
     def cells(self) -> _Cells:
@@ -477,6 +478,18 @@ class PointTable:
             if empty.any():
                 return [None if gap else value for value, gap in zip(found, empty.tolist(), strict=True)]
         return found
+
+    def per_row(self, name: str, make: Callable[[PointTable], Sequence[Any]]) -> list[Any]:
+        """These rows' values of what `make` derives a row from the whole table's rows (a later
+        stage's text of a point, the same on every page listing it), made under `name` once a
+        table, when first asked for, and shared by every selection of it."""
+        made = self._columns.per_row.get(name)
+        if made is None:
+            whole = self._view(np.arange(len(self._columns.frame), dtype=np.intp))
+            made = np.empty(len(whole), dtype=object)
+            made[:] = list(make(whole))
+            self._columns.per_row[name] = made
+        return list(made[self.positions].tolist())
 
     def records(
         self, positions: Sequence[int] | None = None, columns: Sequence[str] | None = None

@@ -96,15 +96,36 @@ POINT_COLUMNS = tuple(f for f in PointSummary.model_fields if f not in ("configu
 
 def points_csv(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints]]) -> bytes:
     """Every point of both sides, every sequence, its side's sequence and label first: the
-    page's point rows, a column at a time (a column of numbers never needs the formula guard)."""
-    rows: list[Sequence[Any]] = [["sequence", "side", "on_frontier", *POINT_COLUMNS]]
+    page's point rows. A point's own cells (`point_cells`) are written once a table, since every
+    page listing the point writes them alike; a row is its page's three cells, then those."""
+    lines = csv_lines([["sequence", "side", "on_frontier", *POINT_COLUMNS]])
     for sequence, sides in zip(comparison.sequences, shown, strict=True):
         for side, points in zip(comparison.sides, sides, strict=True):
-            count = len(points.on_frontier)
-            first = ([guarded(sequence.sequence)] * count, [guarded(side.label)] * count)
-            columns = [_guarded_column(points.rows, name) for name in POINT_COLUMNS]
-            rows.extend(zip(*first, points.on_frontier, *columns, strict=True))
-    return csv_bytes(rows, guard=False)
+            first = [guarded(sequence.sequence), guarded(side.label)]
+            on, off = csv_lines([[*first, True], [*first, False]])
+            starts = {True: on[:-1] + ",", False: off[:-1] + ","}  # the line's newline a comma
+            cells = points.rows.per_row("points.csv", point_cells)
+            lines += [starts[on] + text for on, text in zip(points.on_frontier, cells, strict=True)]
+    return "".join(lines).encode()
+
+
+def point_cells(rows: PointTable) -> list[str]:
+    """Each point's POINT_COLUMNS as a CSV line (a text column guarded: `_guarded_column`)."""
+    return csv_lines(zip(*[_guarded_column(rows, name) for name in POINT_COLUMNS], strict=True))
+
+
+def csv_lines(rows: Iterable[Sequence[Any]]) -> list[str]:
+    """Each row as its own CSV line (the csv module's minimal quoting, ending in a newline), as
+    `csv_bytes` writes it."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    lines = []
+    for row in rows:
+        writer.writerow(row)
+        lines.append(buffer.getvalue())
+        buffer.seek(0)
+        buffer.truncate()
+    return lines
 
 
 def _guarded_column(rows: PointTable, name: str) -> list[Any]:
