@@ -112,24 +112,17 @@ class SideCurves:
             found["concurrency"] = "deployment"
         return found
 
-    def brackets(self, x: float, stretch: int | None) -> tuple[int, ...]:
-        """The knots (positions on the frontier) on either side of x, or the one it sits on."""
-        if stretch is not None:
-            return (stretch, stretch + 1)
-        knot = self.curves.knot(x)
-        return () if knot is None else (knot,)
-
-    def same_deployment(self, a: int, b: int) -> bool:
-        """Whether two knots were measured on one deployment (configuration)."""
-        return bool(self.knot_deployment[a] == self.knot_deployment[b])
-
-    def sparse(self, brackets: Sequence[int]) -> bool:
-        """Whether a value between these knots rests on sparse data (SPARSE_RATIO)."""
-        if len(brackets) != 2:
-            return False
-        throughput = self.knot_values["throughput"]
-        low, high = sorted(float(throughput[k]) for k in brackets)
-        return len(self.xs) == 2 or high / low > SPARSE_RATIO
+    def brackets(self, x: float, stretch: int | None) -> tuple[tuple[int, ...], bool, bool]:
+        """The knots (positions on the frontier) on either side of x, or the one it sits on; and,
+        for a value between two knots, whether it rests on sparse data (SPARSE_RATIO) and whether
+        the two were measured on one deployment (configuration)."""
+        if stretch is None:
+            knot = self.curves.knot(x)
+            return (() if knot is None else (knot,)), False, False
+        a, b = stretch, stretch + 1
+        low, high = sorted(self.knot_values["throughput"][[a, b]].tolist())
+        sparse = len(self.xs) == 2 or high / low > SPARSE_RATIO
+        return (a, b), sparse, bool(self.knot_deployment[a] == self.knot_deployment[b])
 
 
 @dataclass(frozen=True)
@@ -203,9 +196,8 @@ def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constant
             continue
         stretch = curves.stretch(target)
         gaps = curves.gaps(stretch)
-        interpolated = dict(zip(curves.splined, values_there, strict=True))
-        known = {name: None if name in gaps else interpolated.get(name) for name in metrics.CURVE_QUANTITIES}
-        known |= constant_values
+        # a quantity with a gap has no value (evaluate reads an absent name as None)
+        known = dict(zip(curves.splined, values_there, strict=True)) | dict.fromkeys(gaps) | constant_values
         values = {m.key: metrics.evaluate(m.formula, known) for m, _ in formulas}
         # the names a metric lacks here: a quantity with a gap, a constant without a value
         unknown = gaps.keys() | unknown_constants
@@ -214,7 +206,7 @@ def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constant
             for m, names in formulas
             if not unknown.isdisjoint(names)
         }
-        brackets = curves.brackets(target, stretch)
+        brackets, sparse, same_deployment = curves.brackets(target, stretch)
         found.append(
             AtTarget(
                 measured=True,
@@ -222,8 +214,8 @@ def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constant
                 missing=missing,
                 measured_range=curves.range,
                 brackets=brackets,
-                sparse=curves.sparse(brackets),
-                same_deployment=len(brackets) == 2 and curves.same_deployment(*brackets),
+                sparse=sparse,
+                same_deployment=same_deployment,
             )
         )
     return found
