@@ -37,9 +37,7 @@ def winner(a: float | None, b: float | None, better: str) -> int | None:
     """0 or 1 for the side whose value is better (higher or lower wins), None for a tie or no rule."""
     if not better or a is None or b is None or is_tie(a, b):
         return None
-    if better == "higher":
-        return 0 if a > b else 1
-    return 0 if a < b else 1
+    return int(a < b) if better == "higher" else int(a > b)
 
 
 @dataclass(frozen=True)
@@ -136,19 +134,20 @@ class Band:
     hi: float | None
 
     @property
+    def bounds(self) -> tuple[float, float] | None:
+        """(lo, hi) where the band is a matched range, else None."""
+        if self.lo is None or self.hi is None or not self.lo < self.hi:
+            return None
+        return (self.lo, self.hi) if math.ceil(self.lo) <= math.floor(self.hi) else None
+
+    @property
     def overlap(self) -> bool:
-        return (
-            self.lo is not None
-            and self.hi is not None
-            and self.lo < self.hi
-            and math.ceil(self.lo) <= math.floor(self.hi)
-        )
+        return self.bounds is not None
 
     @property
     def display(self) -> tuple[int, int] | None:
-        if not self.overlap or self.lo is None or self.hi is None:
-            return None
-        return math.ceil(self.lo), math.floor(self.hi)
+        bounds = self.bounds
+        return None if bounds is None else (math.ceil(bounds[0]), math.floor(bounds[1]))
 
 
 def band_of(range_a: tuple[float, float] | None, range_b: tuple[float, float] | None) -> Band:
@@ -162,10 +161,10 @@ def band_of(range_a: tuple[float, float] | None, range_b: tuple[float, float] | 
 def default_targets(band: Band) -> list[float]:
     """lo + 25/50/75% of the band width, rounded half-up to whole tok/s/user; a narrow band whose
     fractions round alike gives fewer targets, never one twice."""
-    if not band.overlap or band.lo is None or band.hi is None:
+    if band.bounds is None:
         return []
-    width = band.hi - band.lo
-    rounded = [float(round_half_up_int(band.lo + f * width)) for f in TARGET_FRACTIONS]
+    lo, hi = band.bounds
+    rounded = [float(round_half_up_int(lo + f * (hi - lo))) for f in TARGET_FRACTIONS]
     return list(dict.fromkeys(rounded))
 
 
