@@ -172,8 +172,14 @@ def page_sweep(
     spec = stub.spec
     if not set(spec.sections) & set(SWEEP_ANALYSES):
         return None
-    rows = tuple(tuple(r for r in sweeps if sweep_matches(r, side.filters)) for side in stub.sides)
-    for side, side_rows in zip(stub.sides, rows, strict=True):
+    sla = Sla(spec.sla.tpot_ms, spec.sla.ttft_ms, spec.sla.basis) if spec.sla else None
+    rows: list[tuple[SweepRow, ...]] = []
+    measures: dict[tuple[int, int], tuple[list[Measure], list[Measure]]] = {}
+    for i, side in enumerate(stub.sides):
+        side_rows = tuple(r for r in sweeps if sweep_matches(r, side.filters))
+        rows.append(side_rows)
+        for r in side_rows:
+            measures.setdefault((r.isl, r.osl), ([], []))[i].append(r.measure())
         if not side_rows:
             log.add(
                 _where(stub),
@@ -183,11 +189,6 @@ def page_sweep(
                 "so the sweep sections show it as not measured",
                 Severity.WARNING,
             )
-    sla = Sla(spec.sla.tpot_ms, spec.sla.ttft_ms, spec.sla.basis) if spec.sla else None
-    measures: dict[tuple[int, int], tuple[list[Measure], list[Measure]]] = {}
-    for i, side_rows in enumerate(rows):
-        for r in side_rows:
-            measures.setdefault((r.isl, r.osl), ([], []))[i].append(r.measure())
     workloads = sorted(measures, key=lambda s: (s != default, s))
     analysed = tuple(analyse_workload(isl, osl, *measures[isl, osl], sla) for isl, osl in workloads)
     return PageSweep((rows[0], rows[1]), analysed, sla)

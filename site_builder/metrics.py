@@ -15,7 +15,8 @@ named as the reason.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -38,7 +39,13 @@ QUANTITY_GAPS: dict[str, str] = {"gpu_count": "GPU count", "deployment": "deploy
 
 Expr: TypeAlias = "str | float | int | list[Expr]"
 Better = Literal["higher", "lower", ""]
-_OPERATORS = ("+", "-", "*", "/")
+# the binary operators a formula may use (engine.js applies the same four)
+_APPLY: dict[str, Callable[[float, float], float]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+}
 
 
 @dataclass(frozen=True)
@@ -172,20 +179,14 @@ def evaluate(expr: Expr, values: Mapping[str, float | None]) -> float | None:
         return values.get(expr)
     if isinstance(expr, int | float):
         return float(expr)
-    operator, *operands = expr
+    name, *operands = expr
+    apply = _APPLY[str(name)]
     result = evaluate(operands[0], values)
     for operand in operands[1:]:
         right = evaluate(operand, values)
         if result is None or right is None:
             return None
-        if operator == "+":
-            result = result + right
-        elif operator == "-":
-            result = result - right
-        elif operator == "*":
-            result = result * right
-        else:
-            result = result / right
+        result = apply(result, right)
     return result
 
 
@@ -198,7 +199,7 @@ def check_registry(metrics: Sequence[Metric] = METRICS) -> None:
             if expr not in known:
                 raise ValueError(f"{where}: unknown name {expr!r} (known: {', '.join(sorted(known))})")
         elif isinstance(expr, list):
-            if len(expr) < 3 or expr[0] not in _OPERATORS:
+            if len(expr) < 3 or expr[0] not in _APPLY:
                 raise ValueError(f"{where}: {expr!r} is not [operator, operand, operand, …]")
             for operand in expr[1:]:
                 walk(operand, where)

@@ -132,49 +132,46 @@ class LiveSite:
     # -- serving ------------------------------------------------------------------------------
 
     def response(self, path: str) -> tuple[int, str, bytes]:
-        """(status, content type, body) for a request path."""
+        """(status, content type, body) for a request path; during the first build, a page
+        already rendered, else the build's progress."""
         with self.lock:
             files, version, error = self.files, self.version, self.error
             partial, building = self.partial, self.building
         name = unquote(path).lstrip("/")
         if name == "" or name.endswith("/"):
             name += "index.html"
-        if not files and building is not None:
-            return self._while_building(name, partial, building, version)
-        status = 200
+        first = building if not files else None  # the first build's progress, while it runs
+        if first is not None:
+            files, error = partial, None
         if name not in files and f"{name}/index.html" in files:
             return 301, "text/plain", b""
-        if name not in files and error and not files:
+        found = _read(files.get(name))
+        if found is None and first is not None:
+            return 503, "text/html; charset=utf-8", _progress_page(*first)
+        status = 200
+        if error and not files:
             page = "<!doctype html><html lang=en><title>Build failed</title><body><h1>Build failed</h1>"
             page += "</body></html>"
             return 500, "text/html; charset=utf-8", inject(page.encode(), version, error)
         if name not in files:
             status, name = 404, "404.html"
-        found = _read(files.get(name))
+            found = _read(files.get(name))
         body = b"not found" if found is None else found
         kind = content_type(name)
         if kind.startswith("text/html"):
             body = inject(body, version, error)
         return status, kind, body
 
-    def _while_building(
-        self, name: str, partial: Mapping[str, Served], building: tuple[str, int, int], version: int
-    ) -> tuple[int, str, bytes]:
-        """During the first build: a page already rendered, else the build's progress."""
-        if name not in partial and f"{name}/index.html" in partial:
-            return 301, "text/plain", b""
-        body = _read(partial.get(name))
-        if body is not None:
-            kind = content_type(name)
-            return 200, kind, inject(body, version, None) if kind.startswith("text/html") else body
-        stage, done, total = building
-        page = (
-            '<!doctype html><html lang=en><meta charset=utf-8><meta http-equiv="refresh" content="1">'
-            f"<title>Building…</title><body><h1>Building the site</h1><p>{html.escape(stage)}"
-            + (f": {done} of {total}" if total else "…")
-            + "</p><p>This page reloads until it is ready.</p></body></html>"
-        )
-        return 503, "text/html; charset=utf-8", page.encode()
+
+def _progress_page(stage: str, done: int, total: int) -> bytes:
+    """The page served during the first build where no page is rendered yet: its progress."""
+    page = (
+        '<!doctype html><html lang=en><meta charset=utf-8><meta http-equiv="refresh" content="1">'
+        f"<title>Building…</title><body><h1>Building the site</h1><p>{html.escape(stage)}"
+        + (f": {done} of {total}" if total else "…")
+        + "</p><p>This page reloads until it is ready.</p></body></html>"
+    )
+    return page.encode()
 
 
 Served = bytes | Path

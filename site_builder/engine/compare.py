@@ -37,9 +37,7 @@ def winner(a: float | None, b: float | None, better: str) -> int | None:
     """0 or 1 for the side whose value is better (higher or lower wins), None for a tie or no rule."""
     if not better or a is None or b is None or is_tie(a, b):
         return None
-    if better == "higher":
-        return 0 if a > b else 1
-    return 0 if a < b else 1
+    return int(a < b) if better == "higher" else int(a > b)
 
 
 @dataclass(frozen=True)
@@ -112,24 +110,17 @@ class SideCurves:
             found["concurrency"] = "deployment"
         return found
 
-    def brackets(self, x: float, stretch: int | None) -> tuple[int, ...]:
-        """The knots (positions on the frontier) on either side of x, or the one it sits on."""
-        if stretch is not None:
-            return (stretch, stretch + 1)
-        knot = self.curves.knot(x)
-        return () if knot is None else (knot,)
-
-    def same_deployment(self, a: int, b: int) -> bool:
-        """Whether two knots were measured on one deployment (configuration)."""
-        return bool(self.knot_deployment[a] == self.knot_deployment[b])
-
-    def sparse(self, brackets: Sequence[int]) -> bool:
-        """Whether a value between these knots rests on sparse data (SPARSE_RATIO)."""
-        if len(brackets) != 2:
-            return False
-        throughput = self.knot_values["throughput"]
-        low, high = sorted(float(throughput[k]) for k in brackets)
-        return len(self.xs) == 2 or high / low > SPARSE_RATIO
+    def brackets(self, x: float, stretch: int | None) -> tuple[tuple[int, ...], bool, bool]:
+        """The knots (positions on the frontier) on either side of x, or the one it sits on; and,
+        for a value between two knots, whether it rests on sparse data (SPARSE_RATIO) and whether
+        the two were measured on one deployment (configuration)."""
+        if stretch is None:
+            knot = self.curves.knot(x)
+            return (() if knot is None else (knot,)), False, False
+        a, b = stretch, stretch + 1
+        low, high = sorted(self.knot_values["throughput"][[a, b]].tolist())
+        sparse = len(self.xs) == 2 or high / low > SPARSE_RATIO
+        return (a, b), sparse, bool(self.knot_deployment[a] == self.knot_deployment[b])
 
 
 @dataclass(frozen=True)
@@ -143,19 +134,20 @@ class Band:
     hi: float | None
 
     @property
+    def bounds(self) -> tuple[float, float] | None:
+        """(lo, hi) where the band is a matched range, else None."""
+        if self.lo is None or self.hi is None or not self.lo < self.hi:
+            return None
+        return (self.lo, self.hi) if math.ceil(self.lo) <= math.floor(self.hi) else None
+
+    @property
     def overlap(self) -> bool:
-        return (
-            self.lo is not None
-            and self.hi is not None
-            and self.lo < self.hi
-            and math.ceil(self.lo) <= math.floor(self.hi)
-        )
+        return self.bounds is not None
 
     @property
     def display(self) -> tuple[int, int] | None:
-        if not self.overlap or self.lo is None or self.hi is None:
-            return None
-        return math.ceil(self.lo), math.floor(self.hi)
+        bounds = self.bounds
+        return None if bounds is None else (math.ceil(bounds[0]), math.floor(bounds[1]))
 
 
 def band_of(range_a: tuple[float, float] | None, range_b: tuple[float, float] | None) -> Band:
@@ -169,10 +161,10 @@ def band_of(range_a: tuple[float, float] | None, range_b: tuple[float, float] | 
 def default_targets(band: Band) -> list[float]:
     """lo + 25/50/75% of the band width, rounded half-up to whole tok/s/user; a narrow band whose
     fractions round alike gives fewer targets, never one twice."""
-    if not band.overlap or band.lo is None or band.hi is None:
+    if band.bounds is None:
         return []
-    width = band.hi - band.lo
-    rounded = [float(round_half_up_int(band.lo + f * width)) for f in TARGET_FRACTIONS]
+    lo, hi = band.bounds
+    rounded = [float(round_half_up_int(lo + f * (hi - lo))) for f in TARGET_FRACTIONS]
     return list(dict.fromkeys(rounded))
 
 
@@ -203,9 +195,8 @@ def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constant
             continue
         stretch = curves.stretch(target)
         gaps = curves.gaps(stretch)
-        interpolated = dict(zip(curves.splined, values_there, strict=True))
-        known = {name: None if name in gaps else interpolated.get(name) for name in metrics.CURVE_QUANTITIES}
-        known |= constant_values
+        # a quantity with a gap has no value (evaluate reads an absent name as None)
+        known = dict(zip(curves.splined, values_there, strict=True)) | dict.fromkeys(gaps) | constant_values
         values = {m.key: metrics.evaluate(m.formula, known) for m, _ in formulas}
         # the names a metric lacks here: a quantity with a gap, a constant without a value
         unknown = gaps.keys() | unknown_constants
@@ -214,7 +205,7 @@ def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constant
             for m, names in formulas
             if not unknown.isdisjoint(names)
         }
-        brackets = curves.brackets(target, stretch)
+        brackets, sparse, same_deployment = curves.brackets(target, stretch)
         found.append(
             AtTarget(
                 measured=True,
@@ -222,8 +213,8 @@ def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constant
                 missing=missing,
                 measured_range=curves.range,
                 brackets=brackets,
-                sparse=curves.sparse(brackets),
-                same_deployment=len(brackets) == 2 and curves.same_deployment(*brackets),
+                sparse=sparse,
+                same_deployment=same_deployment,
             )
         )
     return found

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from site_builder.catalog import AppliedConstants
-from site_builder.engine.compare import SPARSE_RATIO, is_tie
+from site_builder.engine.compare import SPARSE_RATIO, is_tie, winner
 from site_builder.formatting import fixed, grouped
 from site_builder.kinds import KINDS, Words
 from site_builder.present.schema import (
@@ -336,7 +336,7 @@ def outcomes(sequence: SequenceResult) -> list[TargetOutcome]:
     for result in sequence.results:
         if all(m.measured for m in result.sides):
             a, b = (throughput(m) for m in result.sides)
-            leader = None if is_tie(a, b) else int(a < b)
+            leader = winner(a, b, "higher")  # None: essentially tied
             sparse = any(m.sparse for m in result.sides)
             ratio = max(a, b) / min(a, b)
             found.append(TargetOutcome(result.interactivity, leader, ratio, sparse, (a, b), result.sides))

@@ -78,7 +78,7 @@ def constant_reason(
     target between two deployments (metrics.QUANTITY_GAPS), in the words the table's tooltip uses."""
     if constant == "gpu_count":
         return "a measured point on this frontier has no GPU count, so there is no per-GPU concurrency"
-    if constant == "deployment" and len(at.brackets) == 2:
+    if constant == "deployment":  # only a target between two knots lacks it (engine SideCurves.gaps)
         low, high = (knots[k] for k in at.brackets)
         return between_deployments(low, high, at.same_deployment)
     return CONSTANTS[constant].reason(constants.cost_tier, constants.hardware_name)
