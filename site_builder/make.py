@@ -47,7 +47,6 @@ class PageWork:
         """The renderer, reporting a page's template problems to `log` (the guides' problems
         are the site renderer's to report, once)."""
         if self.renderer is None:
-            assert self.inputs.catalog is not None
             self.renderer = SiteRenderer(
                 self.project, self.inputs.config, self.inputs.catalog, ProblemLog(), self.compiled
             )
@@ -71,7 +70,6 @@ class MadePage:
 def make_page(work: PageWork, planned: PlannedPage) -> MadePage:
     """COMPUTE, PRESENT and RENDER one planned page."""
     inputs, log, stub = work.inputs, ProblemLog(), planned.stub
-    assert inputs.catalog is not None
     started = time.process_time()
     computed = compute_page(
         stub,

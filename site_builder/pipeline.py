@@ -59,7 +59,7 @@ class Inputs:
     """Everything loaded from data/, the catalogs and content/site.yaml."""
 
     config: SiteConfig
-    catalog: HardwareCatalog | None
+    catalog: HardwareCatalog
     models: dict[str, ModelInfo]
     table: PointTable  # every point, a row each (read/table.py)
     evaluations: list[EvalRun]
@@ -140,9 +140,7 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
     inputs = load(project, options.site_url, kept)  # LOAD and VALIDATE
     log.problems.extend(inputs.problems)
     laps.lap("load")
-    if inputs.catalog is None:  # no page can be made without the GPUs' catalog (its error is logged)
-        raise InputError(log.errors, log.problems)
-    planned = plan(project, inputs, inputs.catalog, log)  # PLAN
+    planned = plan(project, inputs, log)  # PLAN
     sink.start(inputs.config.keep)
     cache = PageCache.open(project.content.parent / FOLDER) if options.cache else None
     pages = make_pages(
@@ -202,7 +200,8 @@ def stamp(*places: Path) -> Stamp:
 
 def load(project: Project, site_url: str | None, kept: Inputs | None = None) -> Inputs:
     """LOAD and VALIDATE: the result files, catalogs and site config, every problem logged;
-    `kept` itself when it was loaded from exactly these files."""
+    `kept` itself when it was loaded from exactly these files. Raises InputError without the
+    GPUs' catalog: no page can be made without it."""
     catalogs = (project.catalog_file("hardware.yaml"), project.catalog_file("models.yaml"))
     origin = (site_url, stamp(project.data, project.content / "site.yaml", *catalogs))
     if kept is not None and kept.origin == origin:
@@ -213,18 +212,20 @@ def load(project: Project, site_url: str | None, kept: Inputs | None = None) -> 
     models = load_models(catalogs[1], log)
     loaded = load_results(project.data, log, exclude=config.exclude)
     table = validate_points(loaded.table, catalog, log)
+    if catalog is None:  # no page can be made without the GPUs' catalog (its error is logged)
+        raise InputError(log.errors, log.problems)
     evaluations, datasets, sweeps = loaded.evaluations, loaded.datasets, loaded.sweeps
     return Inputs(config, catalog, models, table, evaluations, datasets, log.problems, sweeps, origin)
 
 
-def plan(project: Project, inputs: Inputs, catalog: HardwareCatalog, log: ProblemLog) -> list[PlannedPage]:
+def plan(project: Project, inputs: Inputs, log: ProblemLog) -> list[PlannedPage]:
     """PLAN: every stub, then the pages the data implies that no stub covers; of those, the
     published ones with their heads and related links."""
     stubs = load_stubs(project.content, log)
     if not stubs and not log.errors:
         log.add(project.content.as_posix(), "", "", "no comparison stubs (*.md) found", Severity.WARNING)
     pages = plan_pages(stubs, PlanFacts.of(inputs.table, inputs.datasets), inputs.config)
-    return page_heads(pages, inputs.table, catalog, inputs.models, log)
+    return page_heads(pages, inputs.table, inputs.catalog, inputs.models, log)
 
 
 # -- the site's files -----------------------------------------------------------------------------
