@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,10 @@ class CheckReport:
     def failed(self, strict: bool) -> bool:
         bad = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
         return any(p.severity in bad for p in self.problems)
+
+    def counts(self) -> Counter[Severity]:
+        """How many problems of each severity."""
+        return Counter(p.severity for p in self.problems)
 
 
 def run_check(project: Project, site: Path | None = None) -> CheckReport:
@@ -62,7 +67,8 @@ def _as_dict(problem: Problem) -> dict[str, Any]:
 
 
 def as_json(report: CheckReport, strict: bool) -> str:
-    counts = {s.value: sum(p.severity is s for p in report.problems) for s in Severity}
+    found = report.counts()
+    counts = {s.value: found[s] for s in Severity}
     document = {
         "ok": not report.failed(strict),
         "strict": strict,
@@ -77,8 +83,8 @@ def as_json(report: CheckReport, strict: bool) -> str:
 
 def as_text(report: CheckReport, strict: bool) -> str:
     lines = [str(p) for p in report.problems if p.severity is not Severity.NOTICE]
-    errors = sum(p.severity is Severity.ERROR for p in report.problems)
-    warnings = sum(p.severity is Severity.WARNING for p in report.problems)
+    counts = report.counts()
+    errors, warnings = counts[Severity.ERROR], counts[Severity.WARNING]
     verdict = "failed" if report.failed(strict) else "ok"
     links = "; links checked" if report.site_checked else ""
     lines.append(

@@ -350,7 +350,7 @@ def _check_nodes(root: yaml.Node, first_line: int) -> LineMap:
             for index, item in enumerate(node.value):
                 lines[(*path, index)] = item.start_mark.line + first_line
                 stack.append((item, (*path, index)))
-        elif isinstance(node, yaml.ScalarNode):
+        else:  # a scalar: the only other node a YAML document holds
             where = f"line {node.start_mark.line + first_line}"
             if node.tag in _NUMBER_TAGS and len(node.value) > MAX_NUMBER_CHARS:
                 raise Refused(

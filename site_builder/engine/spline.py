@@ -81,15 +81,17 @@ class MonotoneCurves:
     def at(self, xs: Sequence[float]) -> list[list[float] | None]:
         """Each curve's value at each x (exact at a knot), or None outside the knots."""
         found: list[list[float] | None] = [None] * len(xs)
-        between = [i for i, x in enumerate(xs) if self.covers(x) and self.knot(x) is None]
-        if between and self._spline is not None:
-            rows = self._spline(np.asarray([xs[i] for i in between], dtype=float)).tolist()
-            for i, row in zip(between, rows, strict=True):
-                found[i] = row
+        between: list[int] = []  # not at a knot, inside them: the spline's
         for i, x in enumerate(xs):
-            knot = self.knot(x) if self.covers(x) else None
+            knot = self.knot(x)
             if knot is not None:  # exact at knots, whatever floating point makes of the polynomial
                 found[i] = self.columns[knot].tolist()
+            elif self.covers(x):
+                between.append(i)
+        if between and self._spline is not None:
+            rows = self._spline(np.asarray(xs, dtype=float)[between]).tolist()
+            for i, row in zip(between, rows, strict=True):
+                found[i] = row
         return found
 
 

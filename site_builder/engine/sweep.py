@@ -118,12 +118,11 @@ class Peak:
 
 def peak(measures: dict[int, Measure]) -> Peak | None:
     """The highest throughput (the lowest concurrency on a tie); None when no throughput."""
-    having = [m for m in measures.values() if m.output_throughput is not None]
+    having = [(m.output_throughput, m) for m in measures.values() if m.output_throughput is not None]
     if not having:
         return None
-    best = max(having, key=lambda m: (m.output_throughput, -m.concurrency))
-    assert best.output_throughput is not None
-    return Peak(best.output_throughput, best.concurrency, best.per_gpu)
+    value, best = max(having, key=lambda h: (h[0], -h[1].concurrency))
+    return Peak(value, best.concurrency, best.per_gpu)
 
 
 @dataclass(frozen=True)

@@ -533,8 +533,13 @@ def _constants_notes(constants: AppliedConstants) -> list[str]:
     return notes
 
 
+def run_dates(sequences: Sequence[SequenceResult]) -> list[str]:
+    """Each side's first and last run date on these workloads, sorted."""
+    return sorted(date for sequence in sequences for s in sequence.sides if s.dates for date in s.dates)
+
+
 def _dates_note(sequence: SequenceResult) -> list[str]:
-    dates = sorted(d for s in sequence.sides if s.dates for d in s.dates)  # each side's first and last
+    dates = run_dates([sequence])
     if len(set(dates)) < 2:
         return []
     first, last = dates[0], dates[-1]

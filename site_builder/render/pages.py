@@ -4,6 +4,7 @@ and its entry in the index.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -84,21 +85,16 @@ def _side_data(side: SideResult, quantities: list[str], shown: ShownPoints) -> d
     index into the deployments' configuration labels: equal configurations alike), which a
     reason names."""
     attributes = [metrics.CURVE_QUANTITIES[q] for q in quantities]
-    knot_deployments = [
-        deployment
-        for deployment, on in zip(shown.rows.column("config_id").tolist(), shown.on_frontier, strict=True)
-        if on
-    ]
-    numbered = {deployment: n for n, deployment in enumerate(dict.fromkeys(knot_deployments))}
-    labels = {
-        numbered[d]: knot.configuration for d, knot in zip(knot_deployments, side.frontier, strict=True)
-    }
+    knot_deployments = list(itertools.compress(shown.rows.column("config_id").tolist(), shown.on_frontier))
+    # each deployment's configuration label (its last knot's), in the order deployments first come
+    configurations = dict(zip(knot_deployments, (k.configuration for k in side.frontier), strict=True))
+    numbered = {deployment: n for n, deployment in enumerate(configurations)}
     return {
         "knots": [[k.interactivity, *(getattr(k, a) for a in attributes)] for k in side.frontier],
         "joins": side.concurrency_joins,
         "gpus": [k.gpu_count for k in side.frontier],
         "deployments": [numbered[d] for d in knot_deployments],
-        "configurations": [labels[n] for n in range(len(numbered))],
+        "configurations": list(configurations.values()),
     }
 
 

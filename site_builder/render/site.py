@@ -29,7 +29,7 @@ from site_builder.files import read_bytes, read_text
 from site_builder.kinds import KINDS
 from site_builder.plan import RelatedLink
 from site_builder.present.charts import chart_data
-from site_builder.present.narrate import Narrative, narrate
+from site_builder.present.narrate import Narrative, narrate, run_dates
 from site_builder.present.schema import ComparisonResult
 from site_builder.present.tables import accuracy_table, table
 from site_builder.problems import ProblemLog
@@ -223,7 +223,7 @@ class SiteRenderer:
     ) -> list[dict[str, Any]]:
         here = self.absolute(f"{comparison.slug}/", "index.html")
         home = self.absolute("", f"{root}index.html")
-        dates = [d for s in comparison.sequences for side in s.sides if side.dates for d in side.dates]
+        dates = run_dates(comparison.sequences)
         dataset: dict[str, Any] = {
             "@context": "https://schema.org",
             "@type": "Dataset",
@@ -250,7 +250,7 @@ class SiteRenderer:
         if licences:
             dataset["license"] = licences[0] if len(licences) == 1 else licences
         if dates:
-            dataset["temporalCoverage"] = f"{min(dates)}/{max(dates)}"
+            dataset["temporalCoverage"] = f"{dates[0]}/{dates[-1]}"
         crumbs = {
             "@context": "https://schema.org",
             "@type": "BreadcrumbList",
