@@ -1,7 +1,7 @@
 """Compute one planned page: select each side's points, apply constants, run the engine per workload.
 
 The result is numbers and the identities behind them; words are the presentation's job
-(narrate.py, comparison_json.py, render.py).
+(present/, render/).
 """
 
 from __future__ import annotations

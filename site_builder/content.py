@@ -282,7 +282,7 @@ def resolve_sides(spec: StubSpec) -> tuple[ResolvedSide, ResolvedSide]:
 
 
 def read_stub(path: Path, display: str, log: ProblemLog, root: Path) -> Stub | None:
-    """One stub, read under the input rules (inputs.py) from inside `root` (its content folder)."""
+    """One stub, read under the input rules (files.py) from inside `root` (its content folder)."""
     text = read_text(path, display, log, root)
     if text is None:
         return None

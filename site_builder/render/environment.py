@@ -88,7 +88,7 @@ def build_date() -> str | None:
 
 class _ConfinedLoader(FileSystemLoader):
     """Jinja's file loader under the input rule: a template that is a symbolic link leaving its
-    theme folder is refused, naming the link (inputs.py)."""
+    theme folder is refused, naming the link (files.py)."""
 
     def get_source(self, environment: Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
         source, filename, uptodate = super().get_source(environment, template)

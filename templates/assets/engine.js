@@ -416,7 +416,7 @@
       offPoint += 1;
       names.forEach(function (name) { quantities[name] = name in point ? point[name] : null; });
       if ("gpus" in point && names.indexOf("users_per_gpu") >= 0) {
-        // concurrency ÷ GPUs, as site_builder/points.py defines it
+        // concurrency ÷ GPUs, as site_builder/read/table.py derives it
         quantities.users_per_gpu = point.gpus ? point.concurrency / point.gpus : null;
       }
       return { x: point.interactivity, quantities: quantities, onFrontier: false };
