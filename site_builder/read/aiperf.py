@@ -164,7 +164,7 @@ def _completion(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error(
             "request_count",
             f"only {completed:.0f} of {attempted:.0f} requests completed ({completed / attempted:.0%}; "
-            f"{failed or 0:.0f} errors, {cancelled:.0f} cancelled)",
+            f"{failed:.0f} errors, {cancelled:.0f} cancelled)",
         )
 
 
@@ -206,8 +206,6 @@ def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Recor
     for ours, metric in _LATENCIES.items():
         for our_stat, their_stat in _STATS.items():
             seconds = _seconds(raw, metric, their_stat, ctx)
-            if seconds is None:
-                continue
             draft.add_latency(ours, our_stat, seconds, f"{metric}.{their_stat}")
     draft.set("median_tpot_s", draft.values.get("tpot_median"), "inter_token_latency.p50")
     if "median_tpot_s" not in draft.values:
