@@ -157,6 +157,15 @@ def optional_number(value: Any) -> float | None:
         return None
 
 
+def positive_number(value: Any) -> float | None:
+    """A setting a file may lack or garble, used only where it is a number greater than 0."""
+    try:
+        number = parse_number(value)
+    except ValueError:
+        return None
+    return number if number > 0 else None
+
+
 EMPTY_CELLS = ("", "N/A", "NA")  # what a file writes for "not measured"
 
 
