@@ -37,16 +37,18 @@ def drop_duplicates(table: PointTable, log: ProblemLog) -> PointTable:
     warnings: list[tuple[int, int, int]] = []  # (row, newer, older)
     for key, rows in rows_of.items():
         chosen[key] = _newest(rows, dates, warnings)
-    text = {name: frame[name].tolist() for name in ("source_file", "record", "configuration", "date")}
-    counts = {name: frame[name].tolist() for name in ("isl", "osl", "concurrency")}
+    text = {
+        name: frame[name].tolist()
+        for name in ("source_file", "record", "configuration", "date", "isl", "osl", "concurrency")
+    }
     for row, newer, older in sorted(warnings):
         log.add(
             text["source_file"][older],
             text["record"][older],
             "",
             f"duplicate point ({text['configuration'][row]}, "
-            f"{sequence_label(counts['isl'][row], counts['osl'][row])}, concurrency "
-            f"{counts['concurrency'][row]}); kept the newer one from {text['source_file'][newer]} "
+            f"{sequence_label(text['isl'][row], text['osl'][row])}, concurrency "
+            f"{text['concurrency'][row]}); kept the newer one from {text['source_file'][newer]} "
             f"{text['record'][newer]} (date {text['date'][newer] or 'unknown'})",
             Severity.WARNING,
         )

@@ -18,7 +18,7 @@ from site_builder.read.fields import (
     Stated,
     as_mapping,
     optional_number,
-    parse_number,
+    positive_number,
 )
 from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
 
@@ -98,11 +98,7 @@ def _length_setting(value: Any) -> float | None:
     """A prompt-length setting: a number, or a distribution with a mean (or a fixed value)."""
     if isinstance(value, Mapping):
         value = value.get("mean", value.get("value"))
-    try:
-        number = parse_number(value)
-    except ValueError:
-        return None
-    return number if number > 0 else None
+    return positive_number(value)
 
 
 def _stated_lengths(config: Mapping[str, Any]) -> dict[str, Stated]:
@@ -164,24 +160,26 @@ def _completion(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error(
             "request_count",
             f"only {completed:.0f} of {attempted:.0f} requests completed ({completed / attempted:.0%}; "
-            f"{failed or 0:.0f} errors, {cancelled:.0f} cancelled)",
+            f"{failed:.0f} errors, {cancelled:.0f} cancelled)",
         )
 
 
-def _throughput(raw: Mapping[str, Any], ctx: RecordContext) -> dict[str, tuple[float, str]]:
+def _throughput(raw: Mapping[str, Any], ctx: RecordContext) -> dict[str, Stated]:
     """Total and output tok/s of the deployment; total from the token totals in older files."""
-    found: dict[str, tuple[float, str]] = {}
+    found: dict[str, Stated] = {}
     total = stat(raw, "total_token_throughput")
     if total is not None:
-        found["total"] = (total, "total_token_throughput.avg")
+        found["total"] = Stated(total, "total_token_throughput.avg")
     else:
         isl_sum, osl_sum = stat(raw, "total_isl"), stat(raw, "total_osl")
         duration = _seconds(raw, "benchmark_duration", "avg", ctx)
         if isl_sum is not None and osl_sum is not None and duration:
-            found["total"] = ((isl_sum + osl_sum) / duration, "(total_isl + total_osl) ÷ benchmark_duration")
+            found["total"] = Stated(
+                (isl_sum + osl_sum) / duration, "(total_isl + total_osl) ÷ benchmark_duration"
+            )
     output = stat(raw, "output_token_throughput")
     if output is not None:
-        found["output"] = (output, "output_token_throughput.avg")
+        found["output"] = Stated(output, "output_token_throughput.avg")
     return found
 
 
@@ -206,8 +204,6 @@ def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Recor
     for ours, metric in _LATENCIES.items():
         for our_stat, their_stat in _STATS.items():
             seconds = _seconds(raw, metric, their_stat, ctx)
-            if seconds is None:
-                continue
             draft.add_latency(ours, our_stat, seconds, f"{metric}.{their_stat}")
     draft.set("median_tpot_s", draft.values.get("tpot_median"), "inter_token_latency.p50")
     if "median_tpot_s" not in draft.values:

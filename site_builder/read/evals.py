@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,7 +39,6 @@ from pydantic import Field, ValidationError, field_validator
 from site_builder.content import FilterValue
 from site_builder.files import Identifier
 from site_builder.filters import accepts as filter_accepts
-from site_builder.problems import suggest
 from site_builder.read.fields import (
     RecordContext,
     as_mapping,
@@ -49,6 +48,7 @@ from site_builder.read.fields import (
     normalise_model,
     normalise_precision,
     normalise_spec_method,
+    objects,
     parse_bool,
     read_number,
 )
@@ -243,18 +243,6 @@ def _run(
 def _whole(value: Any, name: str, ctx: RecordContext) -> int | None:
     number = read_number(value, name, ctx, whole=True)
     return None if number is None else int(number)
-
-
-def _objects(
-    records: Records, context: Callable[[str], RecordContext]
-) -> Iterator[tuple[str, Mapping[str, Any], RecordContext]]:
-    """The records that are objects, each with its context; any other is an error naming it."""
-    for label, row in records:
-        ctx = context(label)
-        if isinstance(row, Mapping):
-            yield label, row, ctx
-        else:
-            ctx.error("", "not an object")
 
 
 def _text(value: Any) -> str | None:
@@ -613,7 +601,7 @@ def read_inferencex_evals(
     records: Records, info: FileInfo, context: Callable[[str], RecordContext]
 ) -> EvalFile:
     out = EvalFile()
-    for label, row, ctx in _objects(records, context):
+    for label, row, ctx in objects(records, context):
         model = _inferencex_model(row)
         if model is None:
             ctx.error("model", f"unknown model {row.get('model')!r} and no model_prefix")
@@ -653,26 +641,22 @@ def read_inferencex_evals(
 # -- native score records ---------------------------------------------------------------------------
 
 
-# How the fields a person names are written as keys.
+# The text fields a record may give, each as it is kept: a key normalised, any other as written.
 _NATIVE_KEYS: dict[str, Callable[[str], str | None]] = {
+    "model": str,
     "hardware": normalise_hardware,
     "precision": normalise_precision,
     "framework": _framework_name,
+    "task": str,
+    "setup": str,
 }
 
 
 def native_eval_values(row: Mapping[str, Any], ctx: RecordContext) -> dict[str, Any]:
-    for key in row:
-        if key not in NATIVE_EVAL_COLUMNS:
-            ctx.error(key, "unknown field" + suggest(key, NATIVE_EVAL_COLUMNS))
+    ctx.unknown_fields(row, NATIVE_EVAL_COLUMNS)
     values: dict[str, Any] = {
-        k: row.get(k)
-        for k in ("model", "hardware", "precision", "framework", "task", "setup")
-        if _text(row.get(k))
+        key: normalise(row[key]) for key, normalise in _NATIVE_KEYS.items() if _text(row.get(key))
     }
-    for key, normalise in _NATIVE_KEYS.items():
-        if key in values:
-            values[key] = normalise(str(values[key]))
     values["spec_method"] = normalise_spec_method(row.get("spec_method"))
     values["metric"] = canonical_metric(_text(row.get("metric")) or "score")
     values["score"] = read_number(row.get("score"), "score", ctx, required=True)
@@ -688,7 +672,7 @@ def native_eval_values(row: Mapping[str, Any], ctx: RecordContext) -> dict[str, 
 
 def read_native_evals(records: Records, info: FileInfo, context: Callable[[str], RecordContext]) -> EvalFile:
     out = EvalFile()
-    for label, row, ctx in _objects(records, context):
+    for label, row, ctx in objects(records, context):
         values = native_eval_values(row, ctx)
         if values["score"] is not None and values["stderr"] is None and values["questions"] is None:
             ctx.error("stderr", "give the standard error or the number of questions (questions), or both")

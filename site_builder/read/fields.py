@@ -8,7 +8,7 @@ that field has in the user's file, so every problem names the field as the user 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from site_builder.files import MAX_NUMBER_CHARS, NUMBER_FAULTS, excerpt, number_faults
-from site_builder.problems import ProblemLog, Severity
+from site_builder.problems import ProblemLog, Severity, suggest
 
 _HARDWARE_SUFFIXES = (
     "-trt",
@@ -151,12 +151,19 @@ def as_mapping(value: Any) -> Mapping[str, Any]:
 
 def optional_number(value: Any) -> float | None:
     """A figure a file may lack or garble, for statistics that are only shown: None then."""
-    if value is None:
-        return None
     try:
         return parse_number(value)
     except ValueError:
         return None
+
+
+def positive_number(value: Any) -> float | None:
+    """A setting a file may lack or garble, used only where it is a number greater than 0."""
+    try:
+        number = parse_number(value)
+    except ValueError:
+        return None
+    return number if number > 0 else None
 
 
 EMPTY_CELLS = ("", "N/A", "NA")  # what a file writes for "not measured"
@@ -284,6 +291,24 @@ class RecordContext:
     def notice(self, field_name: str, reason: str) -> None:
         self.log.add(self.file, self.record, field_name, reason, Severity.NOTICE)
 
+    def unknown_fields(self, keys: Iterable[str], known: Collection[str]) -> None:
+        """An error for each of these keys the format lacks, suggesting the nearest it has."""
+        for key in keys:
+            if key not in known:
+                self.error(key, "unknown field" + suggest(key, known))
+
+
+def objects(
+    records: Iterable[tuple[str, Any]], context: Callable[[str], RecordContext]
+) -> Iterator[tuple[str, Mapping[str, Any], RecordContext]]:
+    """The records that are objects, each with its context; any other is an error naming it."""
+    for label, row in records:
+        ctx = context(label)
+        if isinstance(row, Mapping):
+            yield label, row, ctx
+        else:
+            ctx.error("", "not an object")
+
 
 @dataclass
 class PointDraft:
@@ -310,8 +335,9 @@ class PointDraft:
     def name(self, ours: str) -> str:
         return self.names.get(ours, ours)
 
-    def add_latency(self, metric: str, stat: str, seconds: float, theirs: str) -> None:
-        """A latency statistic in seconds (`stat` as LATENCY_STATS names it), named as the file does."""
+    def add_latency(self, metric: str, stat: str, seconds: float | None, theirs: str) -> None:
+        """A latency statistic in seconds (`stat` as LATENCY_STATS names it), named as the file
+        does; None, where the file lacks it, sets nothing."""
         self.set(f"{metric}_{LATENCY_STATS[stat]}", seconds, theirs)
 
 

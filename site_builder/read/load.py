@@ -34,11 +34,11 @@ from site_builder.files import (
     read_bytes_checked,
     read_text,
 )
-from site_builder.problems import Loc, Problem, ProblemLog, Severity, add_validation_errors, suggest
+from site_builder.problems import Loc, Problem, ProblemLog, Severity, add_validation_errors
 from site_builder.read import evals, formats, native, serving
 from site_builder.read.evals import EvalRun
-from site_builder.read.fields import PointDraft, RecordContext, as_mapping, date_from_stamp
-from site_builder.read.formats import InputFormat, Source
+from site_builder.read.fields import PointDraft, RecordContext, as_mapping, date_from_stamp, objects
+from site_builder.read.formats import InputFormat, Reader, Source
 from site_builder.read.provenance import DatasetInfo, Provenance
 from site_builder.read.sweeps import SweepRow, looks_sweep, point_row, read_row
 from site_builder.read.table import PointTable
@@ -216,6 +216,10 @@ class _FileLoader:
             self.log.add(self.display, "", "", f"skipped: {known.what}, not a result", Severity.NOTICE)
         return True
 
+    def _context(self, label: str) -> RecordContext:
+        """Where a record of this file sits, for its problems."""
+        return RecordContext(self.display, label, self.log)
+
     # -- reading ---------------------------------------------------------------------------
 
     def _json_records(self, document: Any) -> list[tuple[str, Any]] | None:
@@ -267,9 +271,7 @@ class _FileLoader:
             )
             return None
         envelope = ("format", "version", "dataset", "points", "evaluations", "sweeps")
-        for key in document:
-            if key not in envelope:
-                self.log.add(self.display, "", key, "unknown field" + suggest(key, envelope))
+        RecordContext(self.display, "", self.log).unknown_fields(document, envelope)
         try:
             self.dataset = DatasetInfo.model_validate(document.get("dataset"))
         except ValidationError as exc:
@@ -429,7 +431,7 @@ class _FileLoader:
             return
         errors_before = len(self.log.errors)
         info = evals.FileInfo(self.path, self.display, dataset.id, lambda: self._metadata(kind.title))
-        found = kind.read(records, info, lambda label: RecordContext(self.display, label, self.log))
+        found = kind.read(records, info, self._context)
         if len(self.log.errors) > errors_before:
             return  # nothing from a file with errors: the build stops and names them all
         self.result.pending_runs.extend((run, stamp, self.path.parent) for run, stamp in found.runs)
@@ -446,11 +448,7 @@ class _FileLoader:
             return
         self.result.datasets.setdefault(dataset.id, dataset)
         points = []
-        for label, row in records:
-            ctx = RecordContext(self.display, label, self.log)
-            if not isinstance(row, Mapping):
-                ctx.error("", "not an object")
-                continue
+        for label, row, ctx in objects(records, self._context):
             provenance = Provenance(**self._origin(dataset, label, row, formats.NATIVE))
             found = read_row(row, ctx, provenance)
             if found is not None:
@@ -475,13 +473,12 @@ class _FileLoader:
         origins: list[dict[str, Any]] = []
         for slot, (label, row, kind) in enumerate(self._detected(records)):
             self.log.slot = slot
-            draft = self._draft_of(label, row, kind)
-            if draft is not None:
-                assert kind is not None
-                drafts.append(draft)
+            found = self._draft_of(label, row, kind)
+            if found is not None:
+                drafts.append(found[0])
                 slots.append(slot)
                 labels.append(label)
-                origins.append(self._origin(dataset, label, row, kind))
+                origins.append(self._origin(dataset, label, row, found[1]))
         self.log.slot = AFTER_RECORDS
         if not drafts:
             return
@@ -493,10 +490,12 @@ class _FileLoader:
         provenance = {key: [origins[i][key] for i in sound.tolist()] for key in PROVENANCE_KEYS}
         self._keep(validated, sound, provenance)
 
-    def _draft_of(self, label: str, row: Any, kind: InputFormat | None) -> PointDraft | None:
-        """One record's draft by its format's reader; None, the problem logged, where there is
-        none to validate."""
-        ctx = RecordContext(self.display, label, self.log)
+    def _draft_of(
+        self, label: str, row: Any, kind: InputFormat | None
+    ) -> tuple[PointDraft, InputFormat] | None:
+        """One record's draft by its format's reader, and the format; None, the problem logged,
+        where there is none to validate."""
+        ctx = self._context(label)
         if not isinstance(row, Mapping):
             ctx.error("", "not an object")
             return None
@@ -518,7 +517,7 @@ class _FileLoader:
         if skipped:
             ctx.notice(*skipped)
             return None
-        return self._draft(kind, row, ctx)
+        return self._draft(kind, kind.read, row, ctx)
 
     def _accepted_dataset(self, *, advice: bool = True) -> DatasetInfo | None:
         """The file's dataset, unless another file attributes the same id differently (logged;
@@ -548,15 +547,18 @@ class _FileLoader:
             for inner, part in kind.expand(row):
                 yield " ".join(x for x in (label, inner) if x), part, kind
 
-    def _draft(self, kind: InputFormat, row: Mapping[str, Any], ctx: RecordContext) -> PointDraft | None:
-        assert kind.read is not None
+    def _draft(
+        self, kind: InputFormat, read: Reader, row: Mapping[str, Any], ctx: RecordContext
+    ) -> tuple[PointDraft, InputFormat] | None:
+        """A record's draft by `read`, its format's reader, given the metadata file it needs;
+        and the format."""
         source = Source(self.path.name)
         if kind.needs_metadata:
             loaded = self._metadata(kind.title)
             if loaded is None:
                 return None
             source = Source(self.path.name, loaded[0], loaded[1])
-        return kind.read(row, ctx, source)
+        return read(row, ctx, source), kind
 
     def _origin(
         self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], kind: InputFormat

@@ -89,9 +89,7 @@ def looks_native_columns(columns: list[str]) -> bool:
 def record(row: Mapping[str, Any], ctx: RecordContext) -> PointDraft:
     """One record (a JSON object): its fields as written; a field the format lacks is an error."""
     draft = PointDraft()
-    for key in row:
-        if key not in COLUMNS:
-            ctx.error(key, "unknown field" + suggest(key, COLUMNS))
+    ctx.unknown_fields(row, COLUMNS)
     for key in DRAFTED:
         draft.set(key, row.get(key), key)
     return draft

@@ -18,7 +18,6 @@ from site_builder.content import FilterValue
 from site_builder.engine.sweep import Measure
 from site_builder.files import identifier, sane_number
 from site_builder.filters import matches as matches_filters
-from site_builder.problems import suggest
 from site_builder.read.fields import (
     RecordContext,
     is_empty,
@@ -96,9 +95,7 @@ def looks_sweep(keys: set[str]) -> bool:
 def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance) -> SweepRow | None:
     """Validate one row, naming each bad field as the file names it; None when any is bad."""
     errors_before = len(ctx.log.errors)
-    for key in row:
-        if key not in COLUMNS:
-            ctx.error(key, "unknown field" + suggest(key, COLUMNS))
+    ctx.unknown_fields(row, COLUMNS)
     for key in REQUIRED:
         if is_empty(row.get(key)):
             ctx.error(key, "missing: every sweep row needs " + ", ".join(REQUIRED))
