@@ -753,10 +753,8 @@ def load_results(
     root: Path,
     log: ProblemLog | None = None,
     exclude: Sequence[str] = (),
-    skip: Callable[[str], bool] | None = None,
 ) -> LoadResult:
-    """Every result file under `root` (recursively), in sorted order, but those `exclude` names
-    and those whose shown name (data/…) `skip` refuses (a rebuild loading what its pages need)."""
+    """Every result file under `root` (recursively), in sorted order, but those `exclude` names."""
     result = LoadResult(log=log or ProblemLog())
     if not root.is_dir():
         result.log.add(root.as_posix(), "", "", "results folder does not exist")
@@ -765,8 +763,6 @@ def load_results(
         if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
             continue
         if excluded(path.relative_to(root).as_posix(), exclude):  # none: nothing excluded
-            continue
-        if skip is not None and skip(_display(path, root)):
             continue
         _FileLoader(path, root, _display(path, root), result).load()
     result.finish()
