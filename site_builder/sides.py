@@ -40,10 +40,8 @@ class PageSides:
 
 
 def page_sides(stub: Stub, table: PointTable) -> PageSides:
-    """The page's sides from the table (a page's sides select from their model's points)."""
-    models = stub.models()
-    source = table.of_model(next(iter(models))) if models is not None and len(models) == 1 else table
-    selected = (source.select(stub.sides[0].filters), source.select(stub.sides[1].filters))
+    """The page's sides from the table."""
+    selected = (table.select(stub.sides[0].filters), table.select(stub.sides[1].filters))
     output = any((rows.column("throughput_basis") == "output").any() for rows in selected)
     rows = tuple(_output_only(side) for side in selected) if output else selected
     groups = (by_workload(rows[0]), by_workload(rows[1]))

@@ -87,9 +87,10 @@ def test_a_selection_is_every_row_the_filter_rule_accepts(
     assert not math.isnan(table.column("users_per_gpu")[0])
 
 
-def test_a_value_derived_per_row_is_made_once_a_table_and_read_in_each_selections_order() -> None:
+def test_a_value_derived_per_row_is_made_once_a_row_and_read_in_each_selections_order() -> None:
     """`per_row`: what a later stage derives from each point (points.csv's cells) is made once
-    for the whole table, and each selection reads its own rows' values, in its own order."""
+    a row of the table, when a selection first asks for it, and each selection reads its own
+    rows' values, in its own order."""
     table = PointTable.from_records(ROWS)
     calls: list[int] = []
 
@@ -102,6 +103,6 @@ def test_a_value_derived_per_row_is_made_once_a_table_and_read_in_each_selection
     assert fp8.per_row("label", label) == ["sglang@10", "SGLang@40"]
     assert backwards.per_row("label", label) == ["SGLang@40", "vllm@20", "sglang@10"]
     assert table.per_row("label", label) == ["sglang@10", "vllm@20", "trt@30", "SGLang@40"]
-    assert calls == [4]  # once, over all four rows
+    assert calls == [2, 1, 1]  # the two fp8 rows, then vllm's, then trt's: each row once
     other = PointTable.from_records(ROWS[:2])  # another table derives its own
-    assert other.per_row("label", label) == ["sglang@10", "vllm@20"] and calls == [4, 2]
+    assert other.per_row("label", label) == ["sglang@10", "vllm@20"] and calls == [2, 1, 1, 2]

@@ -291,8 +291,8 @@ class _Columns:
         self.frame = frame
         self.arrays: dict[str, npt.NDArray[Any]] = {}
         self.codes: dict[str, tuple[npt.NDArray[np.intp], list[Any]]] = {}
-        self.models: dict[str, PointTable] = {}  # a model's rows (lower case), once asked for
         self.per_row: dict[str, npt.NDArray[np.object_]] = {}  # PointTable.per_row, by name
+        self.filtered: dict[tuple[str, str], Mask] = {}  # `accepted`, by column and filter text
         self._cells: _Cells | None = None
 
     def cells(self) -> _Cells:
@@ -314,6 +314,16 @@ class _Columns:
             self.arrays[name] = found
         return found
 
+    def accepted(self, key: str, wanted: FilterValue) -> Mask:
+        """The rows the filter `key: wanted` accepts: the filter rule asked once per distinct value
+        of the column, and each filter's rows kept (by the filter's text) for the table's life."""
+        found = self.filtered.get((key, repr(wanted)))
+        if found is None:
+            codes, distinct = self.factorized(key)
+            accepted = np.array([accepts(value, wanted) for value in distinct] + [False], dtype=bool)
+            found = self.filtered[(key, repr(wanted))] = accepted[codes]  # missing (code -1): never
+        return found
+
     def factorized(self, name: str) -> tuple[npt.NDArray[np.intp], list[Any]]:
         """A column as a code a row, and its distinct values."""
         found = self.codes.get(name)
@@ -328,9 +338,7 @@ def _accepted(columns: _Columns, filters: Mapping[str, FilterValue], size: int) 
     per distinct value of each column a filter reads."""
     keep = np.ones(size, dtype=bool)
     for key, wanted in filters.items():
-        codes, distinct = columns.factorized(key)
-        accepted = np.array([accepts(value, wanted) for value in distinct] + [False], dtype=bool)
-        keep &= accepted[codes]  # a missing value (code -1) is never accepted
+        keep &= columns.accepted(key, wanted)
     return keep
 
 
@@ -425,21 +433,6 @@ class PointTable:
         found[self._columns.cells().select(filters)] = True
         return found if self._whole else found[self.positions]
 
-    def of_model(self, model: str) -> PointTable:
-        """The rows of one model (compared without case) as a table of their own: what a page's
-        sides select from, made once a model for the whole table (its filter codes then cover
-        the model's rows alone)."""
-        whole = self._columns
-        key = model.lower()
-        if key not in whole.models:
-            codes, distinct = whole.factorized("model")
-            accepted = np.array([accepts(value, model) for value in distinct] + [False], dtype=bool)
-            whole.models[key] = PointTable(whole.frame.iloc[np.flatnonzero(accepted[codes])])
-        found = whole.models[key]
-        if self._whole:
-            return found
-        return PointTable(self.frame).of_model(model)  # a selection's own rows
-
     def select(self, filters: Mapping[str, FilterValue]) -> PointTable:
         """The rows every filter accepts, in table order."""
         if self._whole:
@@ -480,15 +473,13 @@ class PointTable:
         return found
 
     def per_row(self, name: str, make: Callable[[PointTable], Sequence[Any]]) -> list[Any]:
-        """These rows' values of what `make` derives a row from the whole table's rows (a later
-        stage's text of a point, the same on every page listing it), made under `name` once a
-        table, when first asked for, and shared by every selection of it."""
-        made = self._columns.per_row.get(name)
-        if made is None:
-            whole = self._view(np.arange(len(self._columns.frame), dtype=np.intp))
-            made = np.empty(len(whole), dtype=object)
-            made[:] = list(make(whole))
-            self._columns.per_row[name] = made
+        """These rows' values of what `make` derives a row from (a later stage's text of a
+        point, the same on every page listing it): kept under `name` for the whole table, each
+        row's made when first asked for, and shared by every selection of the table."""
+        made = self._columns.per_row.setdefault(name, np.full(len(self._columns.frame), None, dtype=object))
+        wanted = np.unique(self.positions[[value is None for value in made[self.positions].tolist()]])
+        if len(wanted):
+            made[wanted] = list(make(self._view(wanted)))
         return list(made[self.positions].tolist())
 
     def records(
