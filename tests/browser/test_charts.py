@@ -4,6 +4,7 @@ the site, a titled opaque PNG export, and target diamonds that follow the table.
 
 from __future__ import annotations
 
+import csv
 import json
 import struct
 import zlib
@@ -46,11 +47,29 @@ def comparison(site: Path, slug: str) -> dict[str, Any]:
     return data
 
 
+def measured(site: Path, slug: str, sequence: str, label: str) -> list[dict[str, Any]]:
+    """A side's measured points on one workload, in its order, as the page's points.csv lists them
+    (comparison.json lists only the frontier's: schema 2)."""
+    with (site / slug / "points.csv").open(newline="", encoding="utf-8") as handle:
+        rows = [row for row in csv.DictReader(handle) if (row["sequence"], row["side"]) == (sequence, label)]
+    return [
+        {
+            "interactivity": float(row["interactivity"]),
+            "throughput_per_gpu": float(row["throughput_per_gpu"]),
+            "concurrency": float(row["concurrency"]),
+            "gpu_count": int(row["gpu_count"]) if row["gpu_count"] else None,
+            "on_frontier": row["on_frontier"] == "True",
+        }
+        for row in rows
+    ]
+
+
 def test_each_page_draws_each_sides_frontier_and_measured_points(
     page: Page, root_url: str, built_site: Path
 ) -> None:
     """Per side: a curve through every frontier knot (first to last, exactly at the knots), and one
     marker per measured point at its own (x, throughput); every page kind and a sweep page."""
+    compared = 0
     for slug in (*KINDS.values(), "example-b200-fp4-vs-h200-fp8-sweep"):
         data = comparison(built_site, slug)
         for sequence in data["sequences"]:
@@ -70,11 +89,13 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                 side = sequence["sides"][trace["side"]]
                 if trace["role"] == "points":
                     # markers at the measured values to 6 significant digits (charts.marker_value)
-                    measured = [(p["interactivity"], p["throughput_per_gpu"]) for p in side["points"]]
+                    points = measured(built_site, slug, sequence["sequence"], side["label"])
+                    measured_at = [(p["interactivity"], p["throughput_per_gpu"]) for p in points]
                     markers = list(zip(trace["x"], trace["y"], strict=True))
-                    assert len(markers) == len(measured)
+                    assert len(markers) == len(measured_at)
+                    compared += len(markers)
                     assert all(
-                        d == pytest.approx(m, rel=5e-6) for d, m in zip(markers, measured, strict=True)
+                        d == pytest.approx(m, rel=5e-6) for d, m in zip(markers, measured_at, strict=True)
                     )
                 else:
                     drawn = dict(zip(trace["x"], trace["y"], strict=True))
@@ -82,6 +103,7 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                     assert trace["x"][0] == knots[0][0] and trace["x"][-1] == knots[-1][0]
                     assert all(drawn[x] == y for x, y in knots), (slug, sequence["sequence"])
                     assert trace["x"] == sorted(set(trace["x"]))
+    assert compared > 0  # markers were checked against the points the page lists
 
 
 def test_each_measured_point_is_drawn_at_its_concurrency_per_gpu(
@@ -99,7 +121,7 @@ def test_each_measured_point_is_drawn_at_its_concurrency_per_gpu(
     drawn = [t for t in page.evaluate(TRACES) if t["role"] == "points"]
     assert len(drawn) == 2
     for trace in drawn:
-        points = sequence["sides"][trace["side"]]["points"]
+        points = measured(built_site, slug, sequence["sequence"], sequence["sides"][trace["side"]]["label"])
         assert any(not p["on_frontier"] for p in points)  # the case this test is for
         # hand check: concurrency ÷ GPUs of each point, in the side's order
         expected = [p["concurrency"] / p["gpu_count"] if p["gpu_count"] else None for p in points]
