@@ -183,10 +183,9 @@ def report(root: Path, args: argparse.Namespace) -> None:
     print(f"clean build, whole process: {clean['process_wall']:.2f} s (in the build: {clean['wall']:.2f} s)")
     print(f"  load:    {stages['load']:.2f} s = {points / stages['load']:,.0f} points/s")
     print(f"  pages:   {stages['pages']:.2f} s = {pages / stages['pages']:,.1f} pages/s (written as made)")
-    compute, render = stages["compute (CPU, all workers)"], stages["render (CPU, all workers)"]
+    compute, render = stages["compute (CPU)"], stages["render (CPU)"]
     print(f"    compute: {compute:.2f} CPU s = {1000 * compute / pages:.1f} ms a page")
     print(f"    render:  {render:.2f} CPU s = {1000 * render / pages:.1f} ms a page")
-    print(f"  related: {stages['related']:.2f} s (each page's related links filled in)")
     print(f"  finish:  {stages['finish']:.2f} s (index, guides, assets, swap)")
     print(
         f"  peak memory: build process {clean['peak_kb'] / 1024:.0f} MB, "

@@ -42,9 +42,10 @@ PARTS = {
 def build_without(root: Path, left_out: list[str], workers: int) -> int:
     """Run inside the measured process: the site built with nothing written and the named parts
     of each page made empty (their makers replaced), the pages' count returned."""
-    from site_builder import pipeline
+    from site_builder import make, pipeline
     from site_builder.project import Project
     from site_builder.render import pages, site
+    from site_builder.write import NoSink
 
     def empty(*_: object) -> bytes:
         return b""
@@ -55,11 +56,11 @@ def build_without(root: Path, left_out: list[str], workers: int) -> int:
         "table_csv": [(pages, "table_csv", empty)],
         "html": [(site.SiteRenderer, "comparison_page", empty)],
         "render": [
-            (pipeline, "render_page", lambda *_: ({}, None)),
-            (pipeline, "index_entry", lambda *_: {}),
+            (make, "render_page", lambda *_: ({}, None)),
+            (make, "index_entry", lambda *_: {}),
             (pipeline, "render_shared", lambda *_: []),  # the index of those entries, the guides
         ],
-        "compute": [(pipeline, "compute_one", lambda *_: (None, []))],
+        "compute": [(make, "compute_page", lambda *_: None)],
     }
     for name in left_out:
         for owner, attribute, replacement in replaced[name]:
@@ -67,7 +68,7 @@ def build_without(root: Path, left_out: list[str], workers: int) -> int:
                 raise SystemExit(f"bench_parts.py: {owner!r} has no {attribute} to leave out any more")
             setattr(owner, attribute, replacement)
     project = Project.under(root, root / "unused-site")
-    output = pipeline.Pipeline(project, cache=False, workers=workers).run(None, pipeline.NoSink())
+    output = pipeline.run(project, NoSink(), pipeline.Options(workers=workers))
     return output.page_count
 
 

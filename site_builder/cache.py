@@ -1,44 +1,52 @@
-"""The build cache: what each page's files were made from, so a rebuild redoes only what changed.
+"""The page cache: each page's files under a digest of everything the page is made from.
 
-A page is made from its stub, the data rows its model selects, the catalogs, the site settings,
-this tool's code, the theme and the guides; its key is a digest of exactly those inputs
-(`PageKeys`): a key that matches the cache's gives the page's files without redoing it. The
-files are kept as content-addressed blobs that the output folder hard-links, so reusing a page
-costs a link. (The related links, which depend on every other page, are not part of a page's
-key: the build fills them into each page's HTML afterwards.) A written stub's page also keeps its
-numbers (the pipeline's pickle of its comparison result) under the key of what they are computed
-from, its key without the prose and the theme: editing a stub's prose renders the page again
-without loading a point or computing anything.
+A page is made from its stub, the data its sides may select, the catalogs, the site settings,
+this tool's code, the theme and the guides. `page_key` digests exactly those (the parts every
+page shares are digested once a build, in `Digests`): a key the cache holds gives the page's
+files, index entry and problems without making it again. Its related links, which the plan
+decides from every page's head, are part of its key: a page is made again when they change.
 
-The cache is one folder (`.site-builder-cache/` beside content/) tagged with CACHEDIR.TAG;
-deleting it is always safe (the next build is a clean one, byte for byte the same), and a
-folder of that name without the tag is a user's and is left alone (the build runs uncached).
+The cache is one folder (`.site-builder-cache/` beside content/) tagged with CACHEDIR.TAG: a
+manifest (JSON) and the files, named by the SHA-256 of their content ("blobs"). It is the only
+module that knows about either. Deleting it is always safe (the next build is a clean one, byte
+for byte the same); a folder of that name without the tag is a user's and is left alone (the
+build runs uncached). A manifest entry is used only as it was written (a digest of it is kept
+with it), so a damaged or foreign manifest is a miss, never an error. The site's files are hard
+links to the blobs where the system allows (a rebuild then writes no page's bytes again), else
+copies. A blob is used only while its size and modification time are the ones it was kept with, so
+an output file edited in place (through its link) is a miss: its page is made again (into a new
+blob), never the edit republished.
+
+It also keeps what the last run loaded (`kept_inputs`), which carries the stamp of the files it
+was loaded from, so a rebuild over unchanged data does not read it again. That is a pickle,
+signed with a secret of the user's kept outside any project (`user_key`): a cache folder from
+elsewhere (a cloned repository) is never unpickled.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
+import hmac
 import importlib.metadata
 import json
 import os
+import pickle
+import re
+import secrets
 import shutil
 import tempfile
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import plotly
-
 import site_builder
 from site_builder import __version__
-from site_builder.content import Stub
-from site_builder.points import BenchmarkPoint
-from site_builder.pool import PointPool
+from site_builder.content import SiteConfig, Stub
+from site_builder.plan import RelatedLink
 from site_builder.problems import Problem, Severity
+from site_builder.project import Project
 
 FOLDER = ".site-builder-cache"
 TAG = "CACHEDIR.TAG"
@@ -46,12 +54,13 @@ TAG_TEXT = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by site-builder (build cache; safe to delete).\n"
 )
+INPUTS = "inputs.pickle"  # kept_inputs
 MANIFEST = "manifest.json"
-# blobs a page entry keeps beside its files, each under a key of its own: its HTML with the
-# related links filled in, and (a written stub's) its numbers
-EXTRAS = ("filled", "numbers")
-FORMAT = 4  # 2: one key a page (was one to compute and one to render); 3: what loading found;
-# 4: a written stub's numbers
+FORMAT = 7  # 5: entries by page key, each with its own digest. 6: no head. 7: a blob's time kept
+BLOB_NAME = re.compile(r"[0-9a-f]{64}")
+
+
+# -- keys -----------------------------------------------------------------------------------------
 
 
 def digest(*parts: Any) -> str:
@@ -68,7 +77,7 @@ def file_digest(path: Path) -> str:
 
 
 def tree_digest(*places: Path) -> str:
-    """Every file under these files and folders, by relative name and content."""
+    """Every file under these files and folders, by name and content."""
     found = []
     for place in places:
         paths = sorted(p for p in place.rglob("*") if p.is_file()) if place.is_dir() else [place]
@@ -76,325 +85,285 @@ def tree_digest(*places: Path) -> str:
     return digest(found)
 
 
-@functools.cache
 def code_digest() -> str:
-    """This tool's own code (its version and sources) and the chart library's version, as this
-    process loaded them (once a process)."""
+    """This tool's own code (its version and sources) and the chart library's version."""
     package = Path(site_builder.__file__).parent
-    return digest(__version__, plotly.__version__, tree_digest(*sorted(package.rglob("*.py"))))
+    plotly = importlib.metadata.version("plotly")
+    return digest(__version__, plotly, tree_digest(*sorted(package.rglob("*.py"))))
 
 
 def markdown_key() -> str:
-    """What turning Markdown into HTML depends on besides the text: this tool's code (which
-    extensions, what is cleaned) and the versions of the two libraries that do it."""
+    """What turning a guide's Markdown into HTML depends on besides its text: this tool's code
+    (which extensions, what is cleaned) and the versions of the two libraries that do it."""
     return digest(code_digest(), importlib.metadata.version("markdown"), importlib.metadata.version("nh3"))
 
 
-class DataFiles:
-    """Every file under the data folder, by the name a point's provenance gives it (data/…), and
-    the SHA-256 of its content: read once a run."""
-
-    def __init__(self, data_folder: Path) -> None:
-        files = [p for p in sorted(data_folder.rglob("*")) if p.is_file()] if data_folder.is_dir() else []
-        by_display = {(Path(data_folder.name) / p.relative_to(data_folder)).as_posix(): p for p in files}
-        self.hashes = {name: file_digest(path) for name, path in by_display.items()}
-
-
-def files_of_model(points: Sequence[BenchmarkPoint]) -> dict[str, set[str]]:
-    """The data files each model's points came from (read off the pool's columns: no point is made)."""
-    pool = PointPool.of(points)
-    found: dict[str, set[str]] = defaultdict(set)
-    first = pool.first_of(pool.config_of, pool.file_of)
-    for config, file in zip(pool.config_of[first].tolist(), pool.file_of[first].tolist(), strict=True):
-        found[pool.configs[config].model].add(pool.files[file])
-    return dict(found)
+def user_key() -> bytes | None:
+    """A secret of this user's, made once, readable by them alone and kept outside any project
+    ($XDG_CACHE_HOME/site-builder/key): what signs the cache's pickled inputs. None if it cannot
+    be read or made (then nothing is pickled)."""
+    path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "site-builder" / "key"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with (
+            contextlib.suppress(FileExistsError),
+            os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out,
+        ):
+            out.write(secrets.token_bytes(32))
+        key = path.read_bytes()
+    except OSError:
+        return None
+    return key if len(key) == 32 else None
 
 
-class PageKeys:
-    """The digest a page is keyed on: the stub (spec, body, file and the lines problems name),
-    the data its model selects — every data file with a point of that model, and every data file
-    without points (metadata, dataset attribution, evaluations), which any page may read — the
-    catalogs, the site settings (and build date), the code, the theme and the guides."""
+def data_file_digests(data_folder: Path) -> dict[str, str]:
+    """Every file under the data folder, by the name a point's provenance gives it (data/…)."""
+    if not data_folder.is_dir():
+        return {}
+    files = [p for p in sorted(data_folder.rglob("*")) if p.is_file()]
+    return {(Path(data_folder.name) / p.relative_to(data_folder)).as_posix(): file_digest(p) for p in files}
 
-    def __init__(
-        self,
-        data: DataFiles,
-        files_of_model: Mapping[str, Iterable[str]],
-        shared_inputs: Iterable[Path],
-        theme: Iterable[Path],
-        settings: Mapping[str, Any],
-    ) -> None:
-        hashes = data.hashes
+
+@dataclass(frozen=True)
+class Digests:
+    """What every page's key is made of but its stub, digested once a build."""
+
+    shared: str  # the code, the catalogs, site.yaml, the settings and build date, the theme, the guides
+    data_of_model: dict[str, str]  # a model's data files, and every data file without points
+    no_points: str  # every data file without points (metadata, attribution, evaluations)
+
+    @classmethod
+    def of(cls, project: Project, config: SiteConfig, files_of_model: Mapping[str, Iterable[str]]) -> Digests:
+        hashes = data_file_digests(project.data)
         with_points = {name for names in files_of_model.values() for name in names}
         without_points = sorted((n, h) for n, h in hashes.items() if n not in with_points)
-        self._data = {
-            model: digest(sorted((n, hashes.get(n, "")) for n in names), without_points)
-            for model, names in files_of_model.items()
-        }
-        self._no_points = digest([], without_points)
-        self._shared = digest(code_digest(), [file_digest(p) for p in shared_inputs], settings)
-        self._theme = tree_digest(*theme)
-
-    def _data_of(self, stub: Stub) -> Any:
-        """The digests of the data the page's sides may select (Stub.models)."""
-        models = stub.models()
-        if models is None:
-            return sorted(self._data.items())
-        return [self._data[m] for m in sorted(self._data) if m.lower() in models] or self._no_points
-
-    def page(self, stub: Stub) -> str:
-        return digest(self.numbers(stub), self._theme, stub.body)
-
-    def numbers(self, stub: Stub) -> str:
-        """The digest of what the page's numbers are computed from: its key without the prose
-        and the theme (the stub's lines stay in, as its problems name them)."""
-        spec = stub.spec.model_dump(mode="json")
-        return digest(
-            self._shared, self._data_of(stub), stub.path, stub.slug, spec, [list(line) for line in stub.lines]
+        settings = [
+            file_digest(project.catalog_file("hardware.yaml")),
+            file_digest(project.catalog_file("models.yaml")),
+            file_digest(project.content / "site.yaml"),
+            config.model_dump_json(),
+            os.environ.get("SOURCE_DATE_EPOCH"),
+        ]
+        theme = tree_digest(*project.template_folders(), *project.guide_files().values())
+        return cls(
+            shared=digest(code_digest(), settings, theme),
+            data_of_model={
+                model: digest(sorted((n, hashes.get(n, "")) for n in names), without_points)
+                for model, names in files_of_model.items()
+            },
+            no_points=digest([], without_points),
         )
 
 
-def problems_out(problems: Sequence[Problem]) -> list[dict[str, str]]:
-    return [asdict(p) for p in problems]
+def page_key(stub: Stub, digests: Digests, related: Sequence[RelatedLink]) -> str:
+    """The digest of everything a page is made from: what every page shares, the data its sides
+    may select (the data of the models they name, or of every model), the stub itself (spec,
+    prose, file, and the lines its problems name) and the links to its related pages."""
+    models = stub.models()
+    by_model = sorted(digests.data_of_model.items())
+    if models is None:
+        data: Any = by_model
+    else:
+        data = [d for model, d in by_model if model.lower() in models] or digests.no_points
+    spec = stub.spec.model_dump(mode="json")
+    lines = [list(line) for line in stub.lines]
+    links = [[link.href, link.text] for link in related]
+    return digest(digests.shared, data, stub.path, stub.slug, spec, lines, stub.body, links)
 
 
-def problems_in(stored: Sequence[Mapping[str, str]]) -> list[Problem]:
-    return [Problem(p["file"], p["record"], p["field"], p["reason"], Severity(p["severity"])) for p in stored]
+# -- the folder -----------------------------------------------------------------------------------
 
 
-class BuildCache:
-    """The cache folder: a manifest of page entries (JSON) and the blobs page files are kept in."""
+@dataclass(frozen=True)
+class CachedPage:
+    """A page as the cache holds it: its files (each a blob of this cache), index entry and the
+    problems making it found."""
+
+    files: dict[str, Path]
+    entry: dict[str, Any] | None
+    problems: list[Problem]
+
+
+class PageCache:
+    """The cache folder: `get` a page by its key, `put` one, `save` what this run used. Besides
+    the pages it keeps the guides' HTML made from their Markdown (`guides_html`), which costs
+    more than a small site's pages, and Jinja's compiled theme (`templates`)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.blobs = folder / "blobs"
-        self.usable = self._claim()
-        manifest = self._load() if self.usable else {}
-        self.pages: dict[str, dict[str, Any]] = manifest.get("pages", {})
-        self.inputs_entry: dict[str, Any] | None = manifest.get("inputs")
-        self.markdown_entry: dict[str, Any] | None = manifest.get("markdown")
-        self.used: set[str] = set()  # slugs this run looked up or stored
+        self.templates = folder / "templates"  # where Jinja keeps the theme compiled
+        manifest = self._load()
+        pages, guides = manifest.get("pages"), manifest.get("guides")
+        self._stored: dict[str, Any] = pages if isinstance(pages, dict) else {}
+        self._used: dict[str, dict[str, Any]] = {}  # entries looked up or put by this run
+        self._guides: dict[str, Any] = guides if isinstance(guides, dict) else {}
+        self._code = code_digest()
+        self._markdown_key = markdown_key()
 
-    def _claim(self) -> bool:
-        """True when the folder is ours (tagged) or could be made ours; never takes over a user's."""
-        if self.folder.exists():
-            return (self.folder / TAG).is_file() and not self.folder.is_symlink()
+    @classmethod
+    def open(cls, folder: Path) -> PageCache | None:
+        """The cache in `folder`, made if missing; None if the folder is not ours (no tag) or
+        cannot be made."""
+        if folder.is_symlink() or (folder.exists() and not (folder / TAG).is_file()):
+            return None
         try:
-            self.blobs.mkdir(parents=True)
-            (self.folder / TAG).write_text(TAG_TEXT)
+            for inside in (folder / "blobs", folder / "templates"):
+                inside.mkdir(parents=True, exist_ok=True)
+            if not (folder / TAG).is_file():
+                (folder / TAG).write_text(TAG_TEXT)
         except OSError:
-            return False
-        return True
+            return None
+        return cls(folder)
 
     def _load(self) -> dict[str, Any]:
-        """The manifest's pages and inputs entries (empty when missing, damaged or older)."""
+        """The manifest (empty when it is missing, damaged or of another format)."""
         try:
-            manifest = json.loads((self.folder / MANIFEST).read_text())
+            manifest = json.loads((self.folder / MANIFEST).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             return {}
-        pages, inputs, markdown = manifest.get("pages"), manifest.get("inputs"), manifest.get("markdown")
-        return {
-            "pages": pages if isinstance(pages, dict) else {},
-            "inputs": inputs if isinstance(inputs, dict) else None,
-            "markdown": markdown if isinstance(markdown, dict) else None,
-        }
+        return manifest
 
-    # -- looking up ------------------------------------------------------------------------------
-
-    def page(self, slug: str, key: str) -> dict[str, Any] | None:
-        """The page's head, entry, problems and files, if made from exactly these inputs and every
-        blob is still as written (an edited output file, which shares the blob, is a miss)."""
-        self.used.add(slug)
-        entry = self.pages.get(slug)
-        if entry is None or entry.get("key") != key:
+    def get(self, key: str) -> CachedPage | None:
+        """The page made from exactly the inputs `key` digests, if the cache holds it whole."""
+        stored = self._stored.get(key)
+        if not isinstance(stored, dict) or stored.get("check") != _check(key, stored):
             return None
-        return entry if all(self._intact(stamp) for stamp in entry["files"].values()) else None
-
-    def _intact(self, stamp: list[Any]) -> bool:
-        """Whether a blob is as a page's entry stamped it (name, size, modification time)."""
-        name, size, mtime = stamp
-        try:
-            info = os.stat(os.path.join(self.blobs, name))  # a string join: thousands a rebuild
-        except OSError:
-            return False
-        return (info.st_size, info.st_mtime_ns) == (size, mtime)
-
-    def filled(self, slug: str, html: str, links: Any) -> Path | None:
-        """The page's HTML (blob `html`) with these related links filled in, if kept (and still as
-        written). Keyed by the links, not their HTML: the section's template and context are
-        part of the page's key, and a page made again starts an entry without it."""
-        return self._extra(slug, "filled", digest(html, links))
-
-    def store_filled(self, slug: str, html: str, links: Any, content: bytes | list[Any]) -> Path:
-        """Keep the page's HTML with its related links filled in (its content, or the stamp
-        `keep_blob` gave the worker that kept it); returns where it is."""
-        return self._store_extra(slug, "filled", digest(html, links), content)
-
-    def _extra(self, slug: str, extra: str, key: str) -> Path | None:
-        """One of a page entry's EXTRAS, if kept under this key and still as written."""
-        kept = self.pages.get(slug, {}).get(extra)
-        if kept is None or kept["key"] != key or not self._intact(kept["blob"]):
+        kept = stored["files"]  # relative path -> [blob name, size, modification time]
+        if not all(isinstance(blob, list) and len(blob) == 3 for blob in kept.values()):
             return None
-        return self.blob(str(kept["blob"][0]))
-
-    def _store_extra(self, slug: str, extra: str, key: str, content: bytes | list[Any]) -> Path:
-        stamp = self._stamp_of(content)
-        self.pages[slug][extra] = {"key": key, "blob": stamp}
-        return self.blob(str(stamp[0]))
-
-    def _stamp_of(self, content: bytes | list[Any]) -> list[Any]:
-        """A blob's stamp: of the content, kept now, or as the worker that kept it gave it."""
-        return blob_stamp(self._keep(content)) if isinstance(content, bytes) else content
-
-    def _keep(self, content: bytes) -> Path:
-        return keep_blob(self.blobs, content)
-
-    def blob(self, name: str) -> Path:
-        return self.blobs / name
-
-    @property
-    def templates(self) -> Path | None:
-        """Where Jinja keeps the theme's compiled templates (None: it cannot)."""
-        folder = self.folder / "templates"
-        try:
-            folder.mkdir(exist_ok=True)
-        except OSError:
+        files = {relative: self.blobs / str(name) for relative, (name, _, _) in kept.items()}
+        if not all(
+            _unchanged(files[relative], size, written) for relative, (_, size, written) in kept.items()
+        ):
             return None
-        return folder
+        self._used[key] = stored
+        return CachedPage(
+            files,
+            stored["entry"],
+            [Problem(**{**p, "severity": Severity(p["severity"])}) for p in stored["problems"]],
+        )
 
-    def numbers(self, slug: str, key: str) -> bytes | None:
-        """The page's numbers as the last run that computed them from exactly these inputs kept
-        them (pickled by the pipeline), if still as written."""
-        kept = self._extra(slug, "numbers", key)
-        try:
-            return kept.read_bytes() if kept is not None else None
-        except OSError:
-            return None
-
-    def inputs(self, key: str) -> dict[str, Any] | None:
-        """What the last run that loaded exactly these inputs kept of them (pipeline.InputsSummary)."""
-        stored = self.inputs_entry
-        return stored["summary"] if stored is not None and stored.get("key") == key else None
-
-    def markdown(self) -> dict[str, str]:
-        """The guides' HTML the last build made from their Markdown, by a digest of the text, if
-        made by this code with these Markdown libraries (`markdown_key`)."""
-        stored = self.markdown_entry
-        if stored is None or stored.get("key") != markdown_key() or not isinstance(stored.get("html"), dict):
-            return {}
-        return {str(k): str(v) for k, v in stored["html"].items()}
-
-    # -- storing ---------------------------------------------------------------------------------
-
-    def store_markdown(self, html: Mapping[str, str]) -> None:
-        self.markdown_entry = {"key": markdown_key(), "html": dict(html)}
-
-    def store_inputs(self, key: str, summary: dict[str, Any]) -> None:
-        self.inputs_entry = {"key": key, "summary": summary}
-
-    def store_page(
+    def put(
         self,
-        slug: str,
         key: str,
-        head: dict[str, Any] | None,
+        files: Mapping[str, bytes],
         entry: dict[str, Any] | None,
         problems: Sequence[Problem],
-        files: Mapping[str, bytes | list[Any]],
-        numbers: tuple[str, bytes] | None = None,
-    ) -> dict[str, Path]:
-        """Keep the page (its files as blobs: their content, or the stamps `keep_blob` gave a
-        worker that kept them; head None: a page not published), and with `numbers` (their key
-        and bytes) what its numbers were; returns where each file is."""
-        self.used.add(slug)
-        stored = {relative: self._stamp_of(content) for relative, content in files.items()}
-        self.pages[slug] = {
-            "key": key,
-            "head": head,
+    ) -> CachedPage:
+        """Keep a page under its key; returns it as `get` will."""
+        blobs = {relative: self._keep(content) for relative, content in files.items()}
+        stored: dict[str, Any] = {
+            "files": {
+                relative: [path.name, len(files[relative]), path.stat().st_mtime_ns]
+                for relative, path in blobs.items()
+            },
             "entry": entry,
-            "problems": problems_out(problems),
-            "files": stored,
+            "problems": [asdict(p) for p in problems],
         }
-        if numbers is not None:
-            self._store_extra(slug, "numbers", *numbers)
-        return {relative: self.blob(str(stamp[0])) for relative, stamp in stored.items()}
+        stored = json.loads(json.dumps(stored))  # as the manifest will hold it (tuples as lists)
+        stored["check"] = _check(key, stored)
+        self._used[key] = stored
+        return CachedPage(blobs, entry, list(problems))
+
+    def _keep(self, content: bytes) -> Path:
+        """The blob holding `content`: the one there if it holds exactly that, else written anew
+        (whole, or not at all)."""
+        path = self.blobs / hashlib.sha256(content).hexdigest()
+        try:
+            there = _is_blob(path, len(content)) and path.read_bytes() == content
+        except OSError:
+            there = False
+        if not there:
+            _write_atomically(path, content)
+        return path
+
+    def kept_inputs(self) -> Any:
+        """What the last run loaded (pipeline.Inputs), if this code kept it for this user; else None."""
+        key = user_key()
+        try:
+            stored = (self.folder / INPUTS).read_bytes()
+        except OSError:
+            return None
+        signature, payload = stored[:32], stored[32:]
+        if key is None or not hmac.compare_digest(signature, self._signed(key, payload)):
+            return None
+        try:
+            return pickle.loads(payload)  # signed with this user's key: this code wrote it
+        except Exception:  # an unpicklable or stale object: load again
+            return None
+
+    def keep_inputs(self, inputs: Any) -> None:
+        """Keep what this run loaded for the next (signed; nothing kept without the user's key)."""
+        key = user_key()
+        if key is not None:
+            payload = pickle.dumps(inputs, protocol=pickle.HIGHEST_PROTOCOL)
+            with contextlib.suppress(OSError):
+                _write_atomically(self.folder / INPUTS, self._signed(key, payload) + payload)
+
+    def _signed(self, key: bytes, payload: bytes) -> bytes:
+        """The signature of a pickle this code wrote (another version of the tool never reads it)."""
+        return hmac.digest(key, self._code.encode() + payload, "sha256")
+
+    def guides_html(self) -> dict[str, str]:
+        """The guides' HTML as the last run made it from their Markdown, by a digest of the text,
+        if made by this code with these Markdown libraries."""
+        html = self._guides.get("html")
+        if self._guides.get("check") != digest(self._markdown_key, html) or not isinstance(html, dict):
+            return {}
+        return html
+
+    def keep_guides_html(self, html: Mapping[str, str]) -> None:
+        self._guides = {"html": dict(html), "check": digest(self._markdown_key, html)}
 
     def save(self) -> None:
-        """Write the manifest for the pages this run used, and drop blobs nothing refers to."""
-        if not self.usable:
-            return
-        pages = {slug: self.pages[slug] for slug in sorted(self.used) if slug in self.pages}
+        """Write the manifest of the pages this run used (in one step), and drop every blob they
+        do not refer to."""
         with contextlib.suppress(OSError):
-            manifest = {
-                "format": FORMAT,
-                "pages": pages,
-                "inputs": self.inputs_entry,
-                "markdown": self.markdown_entry,
-            }
-            _write_atomically(self.folder / MANIFEST, json.dumps(manifest).encode())
-            referenced = {stamp[0] for page in pages.values() for stamp in _blob_stamps(page)}
+            manifest = {"format": FORMAT, "pages": self._used, "guides": self._guides}
+            _write_atomically(self.folder / MANIFEST, json.dumps(manifest, sort_keys=True).encode())
+            referenced = {name for page in self._used.values() for name, *_ in page["files"].values()}
             for blob in self.blobs.iterdir():
                 if blob.name not in referenced:
                     blob.unlink()
 
     def clear(self) -> None:
         """Forget everything (the folder stays, tagged)."""
-        if self.usable:
-            shutil.rmtree(self.folder / "templates", ignore_errors=True)
-            shutil.rmtree(self.blobs, ignore_errors=True)
-            self.blobs.mkdir(parents=True, exist_ok=True)
-            (self.folder / MANIFEST).unlink(missing_ok=True)
-        self.pages, self.inputs_entry = {}, None
+        for inside in (self.blobs, self.templates):
+            shutil.rmtree(inside, ignore_errors=True)
+            inside.mkdir(parents=True, exist_ok=True)
+        (self.folder / MANIFEST).unlink(missing_ok=True)
+        (self.folder / INPUTS).unlink(missing_ok=True)
+        self._stored, self._used, self._guides = {}, {}, {}
 
 
-def _blob_stamps(page: Mapping[str, Any]) -> list[list[Any]]:
-    """The stamps (name, size, time) of every blob a page entry refers to: its files, its HTML
-    with the related links filled in, and its numbers."""
-    stamps = list(page.get("files", {}).values())
-    return stamps + [page[extra]["blob"] for extra in EXTRAS if extra in page]
+def _check(key: str, stored: Mapping[str, Any]) -> str:
+    """The digest an entry is kept with: an entry whose content (or key) differs is not used."""
+    return digest(key, {part: stored.get(part) for part in ("files", "entry", "problems")})
 
 
-def keep_blob(blobs: Path, content: bytes) -> Path:
-    """The blob holding `content` in the folder `blobs`: the one there if it still holds exactly
-    that (pages share blobs, and a page's output links must stay as they are), else written anew
-    (never trust a blob an edit of an output file reached through its link). Safe from several
-    processes at once (a build's workers keep their pages' files themselves)."""
-    name = hashlib.sha256(content).hexdigest()
-    path = blobs / name
-    if _write_new(path, content):  # nothing links a blob just made: no need to write it aside
-        return path
-    try:
-        if hashlib.sha256(path.read_bytes()).hexdigest() == name:
-            return path
-    except OSError:
-        pass
-    _write_atomically(path, content)
-    return path
-
-
-def blob_stamp(path: Path) -> list[Any]:
-    """What a page entry records of a blob (name, size, modification time): `_intact` checks it."""
-    info = path.stat()
-    return [path.name, info.st_size, info.st_mtime_ns]
-
-
-def _write_new(path: Path, content: bytes) -> bool:
-    """Write a file that does not exist yet; False if it does (or cannot be made). A write cut
-    short leaves a blob whose content is not its name: the next `_keep` finds it and replaces it,
-    and no manifest stamped it (the manifest is saved when a build ends)."""
-    try:
-        out = open(path, "xb")  # noqa: SIM115 - closed below, removed if the write fails
-    except OSError:
+def _is_blob(path: Path, size: int) -> bool:
+    """Whether `path` names a blob of this size (a name the cache gives, never another path)."""
+    if not BLOB_NAME.fullmatch(path.name):
         return False
     try:
-        with out:
-            out.write(content)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            path.unlink()
-        raise
-    return True
+        return path.stat().st_size == size
+    except OSError:
+        return False
+
+
+def _unchanged(path: Path, size: int, written: int) -> bool:
+    """Whether `path` is a blob of this size, last written when it was kept (an output file
+    linked to it and edited in place changes its modification time)."""
+    if not BLOB_NAME.fullmatch(path.name):
+        return False
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return (info.st_size, info.st_mtime_ns) == (size, written)
 
 
 def _write_atomically(path: Path, content: bytes) -> None:

@@ -1,4 +1,5 @@
-"""The hardware and model catalogs: GPU constants and model names, with site and page overrides.
+"""The hardware and model catalogs: GPU constants and model names, with site and page overrides,
+and the registry of the per-GPU constants a metric formula may read (`CONSTANTS`).
 
 The packaged `data/hardware.yaml` is the default; a project's own file replaces it (project.py).
 """
@@ -6,16 +7,70 @@ The packaged `data/hardware.yaml` is the default; a project's own file replaces 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from site_builder import metrics
 from site_builder.files import Identifier, PositiveNumber, load_yaml
+from site_builder.formatting import fixed
 from site_builder.problems import ProblemLog, add_validation_errors
 
 CostTier = Literal["hyperscaler", "neocloud", "rental"]
+
+
+@dataclass(frozen=True)
+class Constant:
+    """One per-GPU constant a metric formula may read (metrics.py): its name, its words, and how
+    the provenance's constants table writes it. The page script gets `key` and `missing` in its
+    page data (render/pages.py), so it words a missing constant as the build does."""
+
+    key: str  # the formula's name; the field of the catalog, of an override and of comparison.json
+    short: str  # "cost": warnings, caveats, which source gave which constant
+    missing: str  # why a metric needing it has no value, {tier} and {gpu} filled in
+    heading: str  # the provenance's constants table: the column's heading …
+    prefix: str = ""  # … and a value's text there: prefix, the value, unit
+    unit: str = ""
+    decimals: int | None = None  # None: the value as written (Python's str)
+    per_tier: bool = False  # the catalog gives one value per cost tier (data/hardware.yaml)
+
+    def reason(self, tier: str, gpu: str) -> str:
+        """Why a metric needing this constant has no value for this GPU."""
+        return self.missing.format(tier=tier, gpu=gpu)
+
+    def text(self, value: float | None) -> str:
+        """A value as the provenance's constants table writes it ('unknown' without one)."""
+        if value is None:
+            return "unknown"
+        number = str(value) if self.decimals is None else fixed(value, self.decimals)
+        return self.prefix + number + self.unit
+
+
+# The per-GPU constants, in the order comparison.json and the constants table list them. Each is
+# also a field of HardwareSpec, ConstantOverride and AppliedConstants below, where an author's
+# catalog and stubs are validated (tests/test_registries.py checks that every entry has them).
+CONSTANTS: dict[str, Constant] = {
+    c.key: c
+    for c in (
+        Constant(
+            key="usd_per_gpu_hour",
+            short="cost",
+            missing="no {tier} cost per GPU-hour for {gpu}",
+            heading="$ per GPU-hour",
+            prefix="$",
+            per_tier=True,
+        ),
+        Constant(
+            key="watts_all_in",
+            short="power",
+            missing="no all-in power per GPU for {gpu}",
+            heading="All-in power",
+            unit=" W",
+            decimals=0,
+        ),
+    )
+}
 
 
 class HardwareSpec(BaseModel):
@@ -63,12 +118,16 @@ class AppliedConstants(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     def values(self) -> dict[str, float | None]:
-        """The constants a metric formula may read (metrics.CONSTANTS), None where unknown."""
-        return {name: getattr(self, name) for name in metrics.CONSTANTS}
+        """The constants a metric formula may read (CONSTANTS), None where unknown."""
+        return {key: getattr(self, key) for key in CONSTANTS}
 
     def missing(self) -> list[str]:
         """Short names of the unknown constants: ['cost'], ['cost', 'power'] …"""
-        return [short for name, short in metrics.CONSTANTS.items() if getattr(self, name) is None]
+        return [c.short for c in CONSTANTS.values() if getattr(self, c.key) is None]
+
+    def texts(self) -> list[str]:
+        """Each constant as the provenance's constants table writes it ('$1.95', '2170 W')."""
+        return [c.text(getattr(self, c.key)) for c in CONSTANTS.values()]
 
     hardware: str
     hardware_name: str
@@ -135,6 +194,19 @@ def hardware_name(catalog: HardwareCatalog, key: str) -> str:
 OVERRIDE_WITHOUT_SOURCE = "a site or page override that names no source"
 
 
+def _catalog_value(spec: HardwareSpec | None, constant: Constant, tier: CostTier) -> float | None:
+    """A constant as the catalog gives it for a GPU (at the page's cost tier where it has tiers)."""
+    if spec is None:
+        return None
+    value = getattr(spec, constant.key)
+    if constant.per_tier:
+        value = value.get(tier)
+    return float(value) if value else None
+
+
+Credit = tuple[str, str]  # (source, as of)
+
+
 def constants_for(
     catalog: HardwareCatalog,
     hardware: str,
@@ -147,33 +219,37 @@ def constants_for(
     credited to the catalog's source, and a page with no constant credits nobody."""
     spec = catalog.gpus.get(hardware)
     catalog_credit = (catalog.source, str(catalog.as_of))
-    found: dict[str, tuple[float | None, tuple[str, str] | None]] = {
-        "usd_per_gpu_hour": (spec.usd_per_gpu_hour.get(tier), catalog_credit)
-        if spec and spec.usd_per_gpu_hour.get(tier)
-        else (None, None),
-        "watts_all_in": (spec.watts_all_in, catalog_credit) if spec and spec.watts_all_in else (None, None),
-    }
+    found: dict[str, tuple[float | None, Credit | None]] = {}
+    for key, constant in CONSTANTS.items():
+        value = _catalog_value(spec, constant, tier)
+        found[key] = (value, catalog_credit) if value else (None, None)
     for layer in overrides:
         override = layer.get(hardware)
-        if override is None:
-            continue
-        credit = (override.source or OVERRIDE_WITHOUT_SOURCE, str(override.as_of or ""))
-        for name in found:
-            value = getattr(override, name)
-            if value is not None:
-                found[name] = (value, credit)
+        if override is not None:
+            _apply(override, found)
     credited = {name: credit for name, (_, credit) in found.items() if credit is not None}
     credits = list(dict.fromkeys(credited.values()))
-    if len(credits) > 1:  # say which constant came from where
-        source = "; ".join(f"{metrics.CONSTANTS[name]}: {credit[0]}" for name, credit in credited.items())
-    else:
-        source = credits[0][0] if credits else "none"
     return AppliedConstants(
         hardware=hardware,
         hardware_name=hardware_name(catalog, hardware),
         cost_tier=tier,
-        usd_per_gpu_hour=found["usd_per_gpu_hour"][0],
-        watts_all_in=found["watts_all_in"][0],
-        source=source,
+        **{name: value for name, (value, _) in found.items()},
+        source=_source(credited, credits),
         as_of="; ".join(dict.fromkeys(as_of for _, as_of in credits if as_of)) or "—",
     )
+
+
+def _apply(override: ConstantOverride, found: dict[str, tuple[float | None, Credit | None]]) -> None:
+    """An override layer's values over what was found, each credited to the layer's source."""
+    credit = (override.source or OVERRIDE_WITHOUT_SOURCE, str(override.as_of or ""))
+    for name in found:
+        value = getattr(override, name)
+        if value is not None:
+            found[name] = (value, credit)
+
+
+def _source(credited: Mapping[str, Credit], credits: list[Credit]) -> str:
+    """Who gave the page's constants: one source, or which constant came from where."""
+    if len(credits) > 1:
+        return "; ".join(f"{CONSTANTS[name].short}: {credit[0]}" for name, credit in credited.items())
+    return credits[0][0] if credits else "none"

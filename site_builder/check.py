@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from site_builder.linkcheck import broken_links
-from site_builder.pipeline import NoSink, Pipeline
+from site_builder.pipeline import Options, run
 from site_builder.problems import InputError, Problem, Severity
 from site_builder.project import Project
+from site_builder.write import NoSink
 
 
 @dataclass
@@ -26,12 +28,16 @@ class CheckReport:
         bad = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
         return any(p.severity in bad for p in self.problems)
 
+    def counts(self) -> Counter[Severity]:
+        """How many problems of each severity."""
+        return Counter(p.severity for p in self.problems)
+
 
 def run_check(project: Project, site: Path | None = None) -> CheckReport:
     report = CheckReport()
     site_url = None
     try:
-        output = Pipeline(project, workers=None).run(sink=NoSink())
+        output = run(project, NoSink(), Options(workers=None))
         report.problems = list(output.problems)
         report.pages, report.points = output.page_count, output.point_count
         site_url = output.site_url
@@ -61,7 +67,8 @@ def _as_dict(problem: Problem) -> dict[str, Any]:
 
 
 def as_json(report: CheckReport, strict: bool) -> str:
-    counts = {s.value: sum(p.severity is s for p in report.problems) for s in Severity}
+    found = report.counts()
+    counts = {s.value: found[s] for s in Severity}
     document = {
         "ok": not report.failed(strict),
         "strict": strict,
@@ -76,8 +83,8 @@ def as_json(report: CheckReport, strict: bool) -> str:
 
 def as_text(report: CheckReport, strict: bool) -> str:
     lines = [str(p) for p in report.problems if p.severity is not Severity.NOTICE]
-    errors = sum(p.severity is Severity.ERROR for p in report.problems)
-    warnings = sum(p.severity is Severity.WARNING for p in report.problems)
+    counts = report.counts()
+    errors, warnings = counts[Severity.ERROR], counts[Severity.WARNING]
     verdict = "failed" if report.failed(strict) else "ok"
     links = "; links checked" if report.site_checked else ""
     lines.append(

@@ -14,9 +14,9 @@ from typing import NoReturn
 from site_builder import __version__
 from site_builder.formatting import parse_sequence_label
 from site_builder.kinds import KIND_KEYS
-from site_builder.points import DatasetInfo
 from site_builder.problems import InputError, Problem, printable
 from site_builder.project import Project
+from site_builder.read.provenance import DatasetInfo
 from site_builder.scaffold import ScaffoldError, init_project, stub_text, write_stub
 from site_builder.write import OutputError
 

@@ -1,7 +1,7 @@
 """Compute one planned page: select each side's points, apply constants, run the engine per workload.
 
 The result is numbers and the identities behind them; words are the presentation's job
-(narrate.py, comparison_json.py, render.py).
+(present/, render/).
 """
 
 from __future__ import annotations
@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from site_builder import metrics
 from site_builder.catalog import (
     AppliedConstants,
     CostTier,
@@ -19,18 +22,20 @@ from site_builder.catalog import (
 )
 from site_builder.content import FILTER_KEYS, FilterValue, ResolvedSide, SiteConfig, Stub
 from site_builder.engine.accuracy import RunScore, TaskNumbers, compare_task
-from site_builder.engine.compare import Constants, SequenceNumbers, compare_sequence
-from site_builder.engine.sweep import Sla, WorkloadSweep, analyse_workload
-from site_builder.evaluations import EvalRun, SideRuns, runs_for_side
-from site_builder.files import sane_number
+from site_builder.engine.compare import Constants, SequenceNumbers, SidePoints, compare_sequence
+from site_builder.engine.sweep import Measure, Sla, WorkloadSweep, analyse_workload
+from site_builder.files import NUMBER_FAULTS, excerpt, number_faults
+from site_builder.filters import NARROWING_KEYS, describe
 from site_builder.formatting import sequence_label
-from site_builder.memo import IdentityMemo
-from site_builder.points import BenchmarkPoint, DatasetInfo
+from site_builder.plan import page_title
 from site_builder.problems import ProblemLog, Severity, suggest
+from site_builder.read.evals import EvalRun, SideRuns, runs_for_side
+from site_builder.read.provenance import DatasetInfo
+from site_builder.read.sweeps import SweepRow
+from site_builder.read.sweeps import matches as sweep_matches
+from site_builder.read.table import PointTable
 from site_builder.sections import SWEEP_ANALYSES
-from site_builder.select import NARROWING_KEYS, PointIndex, by_sequence, describe, select, value_of
-from site_builder.sweeps import SweepRow
-from site_builder.sweeps import matches as sweep_matches
+from site_builder.sides import PageSides, page_sides
 
 
 @dataclass(frozen=True)
@@ -74,10 +79,13 @@ class ComputedPage:
     """A planned page with its numbers: every workload either side measured, the default first."""
 
     stub: Stub
+    title: str
     model_name: str
     cost_tier: CostTier
     sides: tuple[ComputedSide, ComputedSide]
     sequences: tuple[SequenceNumbers, ...]
+    # per workload, each side's points on it (in table order; the engine's positions index them)
+    rows: tuple[tuple[PointTable, PointTable], ...]
     datasets: tuple[DatasetInfo, ...]  # every dataset whose points either side uses
     derived_interactivity: bool  # some point's interactivity is output tok/s ÷ concurrency
     accuracy: PageAccuracy | None = None  # None: neither side has evaluation results
@@ -100,19 +108,18 @@ def narrowing(side: ResolvedSide, varied: Sequence[str]) -> dict[str, FilterValu
     return {k: v for k, v in side.filters.items() if k in NARROWING_KEYS and k not in varied}
 
 
-def explain_empty(points: Sequence[BenchmarkPoint], filters: Mapping[str, FilterValue]) -> tuple[str, str]:
+def explain_empty(table: PointTable, filters: Mapping[str, FilterValue]) -> tuple[str, str]:
     """(the filter that leaves nothing, why): what values exist there instead, and the closest."""
-    pool = list(points)
     applied: dict[str, FilterValue] = {}
     for key, wanted in filters.items():
-        narrowed = select(pool, {key: wanted})
-        if not narrowed:
-            values = sorted({str(value_of(p, key)) for p in pool})
+        narrowed = table.select({key: wanted})
+        if not len(narrowed):
+            values = sorted({str(value) for value in table.values(key)})
             scope = describe(applied) or "all data"
             hint = suggest(str(wanted), values) if isinstance(wanted, str) else ""
             available = ", ".join(values) or "none"
             return key, f"no points with {key}={wanted} among {scope}; available: {available}{hint}"
-        pool, applied[key] = narrowed, wanted
+        table, applied[key] = narrowed, wanted
     return "", "no points match"
 
 
@@ -121,72 +128,18 @@ def _where(stub: Stub) -> str:
     return stub.path or f"generated page {stub.slug}"
 
 
-def _select_sides(stub: Stub, index: PointIndex, log: ProblemLog) -> list[Sequence[BenchmarkPoint]] | None:
-    selected: list[Sequence[BenchmarkPoint]] = []
-    for i, side in enumerate(stub.sides):
-        side_points = index.selection(side.filters)
-        if not side_points:
-            key, reason = explain_empty(index.points, side.filters)
+def side_problems(stub: Stub, table: PointTable, sides: PageSides, log: ProblemLog) -> None:
+    """What the sides' rows lack, logged: a side selecting nothing (and what the data holds
+    instead), points left out for a missing output throughput, a side left with none."""
+    for i, (side, selected) in enumerate(zip(stub.sides, sides.selected, strict=True)):
+        if not len(selected):
+            key, reason = explain_empty(table, side.filters)
             on_side = key in stub.spec.sides[i].model_fields_set
-            loc: tuple[str | int, ...] = ("sides", i, key) if on_side else (key,)
-            field_name = f"sides[{i}].{key}" if on_side else key
+            loc, field_name = (("sides", i, key), f"sides[{i}].{key}") if on_side else ((key,), key)
             log.add(_where(stub), stub.line_of(*loc), field_name, f"side '{side.label}': {reason}")
-        selected.append(side_points)
-    return selected if all(selected) else None
-
-
-@dataclass(frozen=True)
-class SideFacts:
-    """What a page reads of a side's points beyond its curves, in one pass over them."""
-
-    workloads: dict[tuple[int, int], list[BenchmarkPoint]]  # select.by_sequence
-    output_only: bool  # some point gives output tok/s only
-    derived_interactivity: bool  # some point's interactivity is derived
-    datasets: frozenset[str]
-    precisions: list[str]  # sorted
-    spec_methods: list[str]  # sorted
-
-
-def _side_facts(points: Sequence[BenchmarkPoint]) -> SideFacts:
-    return SideFacts(
-        workloads=by_sequence(points),
-        output_only="output" in {p.throughput_basis for p in points},
-        derived_interactivity="derived" in {p.interactivity_source for p in points},
-        datasets=frozenset(p.provenance.dataset for p in points),
-        precisions=sorted({p.config.precision for p in points}),
-        spec_methods=sorted({p.config.spec_method for p in points}),
-    )
-
-
-SIDE_FACTS_KEPT = 4096
-_SIDE_FACTS: IdentityMemo[Sequence[BenchmarkPoint], SideFacts] = IdentityMemo(SIDE_FACTS_KEPT)
-
-
-def side_facts(points: Sequence[BenchmarkPoint]) -> SideFacts:
-    """A side's facts, once a process for a selection (PointIndex.selection gives pages that pool
-    the same points the same tuple); a list may change, so it is read afresh."""
-    if isinstance(points, tuple):
-        return _SIDE_FACTS.get(points, _side_facts)
-    return _side_facts(points)
-
-
-def one_basis(
-    stub: Stub, selected: list[Sequence[BenchmarkPoint]], log: ProblemLog
-) -> tuple[list[Sequence[BenchmarkPoint]], str] | None:
-    """Never mix bases: when any point is output-only, every point is read as output tok/s (a
-    point without an output throughput is left out, and said so); None if a side is left empty."""
-    if not any(side_facts(side).output_only for side in selected):
-        return selected, "total"
-    converted: list[Sequence[BenchmarkPoint]] = []
-    for side, points in zip(stub.sides, selected, strict=True):
-        kept = [
-            p.model_copy(
-                update={"throughput_per_gpu": p.output_throughput_per_gpu, "throughput_basis": "output"}
-            )
-            for p in points
-            if p.output_throughput_per_gpu is not None
-        ]
-        dropped = len(points) - len(kept)
+    if not all(len(selected) for selected in sides.selected):
+        return
+    for side, dropped, rows in zip(stub.sides, sides.dropped, sides.rows, strict=True):
         if dropped:
             log.add(
                 _where(stub),
@@ -196,11 +149,20 @@ def one_basis(
                 "the page compares output tok/s (the other side's source gives no input throughput)",
                 Severity.WARNING,
             )
-        if not kept:
+        if not len(rows):
             log.add(_where(stub), "", "", f"side '{side.label}': no point has an output throughput")
-            return None
-        converted.append(kept)
-    return converted, "output"
+            return
+
+
+def side_points(rows: PointTable) -> SidePoints:
+    """A side's points on one workload as the engine reads them."""
+    return SidePoints(
+        interactivity=rows.column("interactivity").astype(float),
+        quantities={
+            name: rows.column(attribute).astype(float) for name, attribute in metrics.CURVE_QUANTITIES.items()
+        },
+        deployment=rows.column("config_id").astype(np.int64),
+    )
 
 
 def page_sweep(
@@ -210,8 +172,14 @@ def page_sweep(
     spec = stub.spec
     if not set(spec.sections) & set(SWEEP_ANALYSES):
         return None
-    rows = tuple(tuple(r for r in sweeps if sweep_matches(r, side.filters)) for side in stub.sides)
-    for side, side_rows in zip(stub.sides, rows, strict=True):
+    sla = Sla(spec.sla.tpot_ms, spec.sla.ttft_ms, spec.sla.basis) if spec.sla else None
+    rows: list[tuple[SweepRow, ...]] = []
+    measures: dict[tuple[int, int], tuple[list[Measure], list[Measure]]] = {}
+    for i, side in enumerate(stub.sides):
+        side_rows = tuple(r for r in sweeps if sweep_matches(r, side.filters))
+        rows.append(side_rows)
+        for r in side_rows:
+            measures.setdefault((r.isl, r.osl), ([], []))[i].append(r.measure())
         if not side_rows:
             log.add(
                 _where(stub),
@@ -221,18 +189,8 @@ def page_sweep(
                 "so the sweep sections show it as not measured",
                 Severity.WARNING,
             )
-    sla = Sla(spec.sla.tpot_ms, spec.sla.ttft_ms, spec.sla.basis) if spec.sla else None
-    workloads = sorted({(r.isl, r.osl) for side in rows for r in side}, key=lambda s: (s != default, s))
-    analysed = tuple(
-        analyse_workload(
-            isl,
-            osl,
-            [r.measure() for r in rows[0] if (r.isl, r.osl) == (isl, osl)],
-            [r.measure() for r in rows[1] if (r.isl, r.osl) == (isl, osl)],
-            sla,
-        )
-        for isl, osl in workloads
-    )
+    workloads = sorted(measures, key=lambda s: (s != default, s))
+    analysed = tuple(analyse_workload(isl, osl, *measures[isl, osl], sla) for isl, osl in workloads)
     return PageSweep((rows[0], rows[1]), analysed, sla)
 
 
@@ -241,33 +199,28 @@ def run_score(run: EvalRun) -> RunScore:
 
 
 def page_accuracy(
-    stub: Stub, selected: Sequence[Sequence[BenchmarkPoint]], evaluations: Sequence[EvalRun]
+    stub: Stub, selected: Sequence[PointTable], evaluations: Sequence[EvalRun]
 ) -> PageAccuracy | None:
-    """Each side's evaluation runs (at the precisions and methods its points use), task by task."""
-    if not evaluations:
-        return None
+    """Each side's evaluation runs (at the precisions and methods its points use), task by task;
+    None when neither side has any."""
     found = [
         runs_for_side(
-            evaluations, side.filters, side_facts(points).precisions, side_facts(points).spec_methods
+            evaluations, side.filters, sorted(rows.values("precision")), sorted(rows.values("spec_method"))
         )
-        for side, points in zip(stub.sides, selected, strict=True)
+        for side, rows in zip(stub.sides, selected, strict=True)
     ]
-    if not any(side.runs for side in found):
+    by_task: dict[tuple[str, str], tuple[list[EvalRun], list[EvalRun]]] = {}
+    for i, side in enumerate(found):
+        for r in side.runs:
+            by_task.setdefault((r.task, r.metric), ([], []))[i].append(r)
+    if not by_task:
         return None
-    tasks = sorted(
-        {(r.task, r.metric) for side in found for r in side.runs}, key=lambda t: (t[0].lower(), t[1])
-    )
     computed = []
-    for task, metric in tasks:
-        per_side = tuple(
-            tuple(sorted((r for r in side.runs if (r.task, r.metric) == (task, metric)), key=_run_order))
-            for side in found
-        )
-        higher = all(r.higher_is_better for runs in per_side for r in runs)
-        numbers = compare_task(
-            [run_score(r) for r in per_side[0]], [run_score(r) for r in per_side[1]], higher
-        )
-        computed.append(TaskAccuracy(task, metric, higher, (per_side[0], per_side[1]), numbers))
+    for task, metric in sorted(by_task, key=lambda t: (t[0].lower(), t[1])):
+        a, b = (tuple(sorted(runs, key=_run_order)) for runs in by_task[task, metric])
+        higher = all(r.higher_is_better for r in a + b)
+        numbers = compare_task([run_score(r) for r in a], [run_score(r) for r in b], higher)
+        computed.append(TaskAccuracy(task, metric, higher, (a, b), numbers))
     return PageAccuracy((found[0], found[1]), tuple(computed))
 
 
@@ -276,58 +229,37 @@ def _run_order(run: EvalRun) -> tuple[str, str, str, str]:
 
 
 def _derived_values_sane(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> bool:
-    """The numeric rule (inputs.sane_number) for every value the engine derived: a value that
+    """The numeric rule (files.number_faults) for every value the engine derived: a value that
     would not survive a page's table or JSON is refused here, never at render."""
-    sane = True
-    for numbers in sequences:
-        for target, pair in zip(numbers.targets, numbers.results, strict=True):
-            for side, at in zip(stub.sides, pair, strict=True):
-                for key, value in at.values.items():
-                    if value is None:
-                        continue
-                    try:
-                        sane_number(value)
-                    except ValueError as exc:
-                        sane = False
-                        log.add(
-                            _where(stub),
-                            "",
-                            key,
-                            f"side '{side.label}' at {target:g} tok/s/user, "
-                            f"{sequence_label(numbers.isl, numbers.osl)}: the derived value {exc}; "
-                            "check the throughput of its points and the GPU's constants",
-                        )
-    return sane
+    found = [
+        (numbers, target, side, key, value)
+        for numbers in sequences
+        for target, pair in zip(numbers.targets, numbers.results, strict=True)
+        for side, at in zip(stub.sides, pair, strict=True)
+        for key, value in at.values.items()
+        if value is not None
+    ]
+    faults = number_faults(np.array([value for *_, value in found], dtype=np.float64))
+    for (numbers, target, side, key, value), fault in zip(found, faults.tolist(), strict=True):
+        if fault >= 0:
+            log.add(
+                _where(stub),
+                "",
+                key,
+                f"side '{side.label}' at {target:g} tok/s/user, "
+                f"{sequence_label(numbers.isl, numbers.osl)}: the derived value "
+                f"{NUMBER_FAULTS[fault]}, got {excerpt(value)}; "
+                "check the throughput of its points and the GPU's constants",
+            )
+    return not (faults >= 0).any()
 
 
-def _has_match(numbers: SequenceNumbers) -> bool:
-    """Some target of the workload where both sides have a value."""
-    return any(a.measured and b.measured for a, b in numbers.results)
-
-
-def compute_page(
-    stub: Stub,
-    index: PointIndex,
-    catalog: HardwareCatalog,
-    models: Mapping[str, ModelInfo],
-    config: SiteConfig,
-    datasets: Mapping[str, DatasetInfo],
-    log: ProblemLog,
-    evaluations: Sequence[EvalRun] = (),
-    sweeps: Sequence[SweepRow] = (),
-) -> ComputedPage | None:
-    """The page's numbers, or None (with the reasons logged) when a side selects no points."""
-    spec = stub.spec
-    selected = _select_sides(stub, index, log)
-    if selected is None:
-        return None
-    based = one_basis(stub, selected, log)
-    if based is None:
-        return None
-    selected, basis = based
-    tier = spec.cost_tier or config.cost_tier or catalog.default_cost_tier
+def side_constants(
+    stub: Stub, catalog: HardwareCatalog, config: SiteConfig, tier: CostTier, log: ProblemLog
+) -> list[AppliedConstants]:
+    """Each side's GPU constants (catalog, site and page layers), a missing one warned."""
     constants = [
-        constants_for(catalog, s.hardware, tier, config.constants, spec.constants) for s in stub.sides
+        constants_for(catalog, s.hardware, tier, config.constants, stub.spec.constants) for s in stub.sides
     ]
     for c in constants:
         missing = c.missing()
@@ -340,73 +272,99 @@ def compute_page(
                 "those metrics are shown as unavailable",
                 Severity.WARNING,
             )
-    facts = [side_facts(side_points) for side_points in selected]
-    groups = [f.workloads for f in facts]
-    default = stub.sequence
-    for side, group in zip(stub.sides, groups, strict=True):
-        if default not in group:
+    return constants
+
+
+def sequence_problems(stub: Stub, sides: PageSides, log: ProblemLog) -> None:
+    """A side without the stub's workload, warned (its others named)."""
+    for side, group in zip(stub.sides, sides.by_workload, strict=True):
+        if stub.sequence not in group:
             have = ", ".join(sequence_label(*s) for s in sorted(group))
             log.add(
                 _where(stub),
                 "",
                 "sequence",
-                f"side '{side.label}' has no points at {spec.sequence}; it has {have}",
+                f"side '{side.label}' has no points at {stub.spec.sequence}; it has {have}",
                 Severity.WARNING,
             )
-    workloads = sorted(set(groups[0]) | set(groups[1]), key=lambda s: (s != default, s))
+
+
+def unmatched_problem(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> None:
+    """A page showing matched numbers where no target has both sides measured, warned (the plan
+    leaves out a generated page whose sides never meet: plan.page_heads)."""
+    both_measured = (a.measured and b.measured for s in sequences for a, b in s.results)
+    if "matched-interactivity" not in stub.spec.sections or any(both_measured):
+        return
+    where = ", ".join(sequence_label(s.isl, s.osl) for s in sequences)
+    log.add(
+        _where(stub),
+        "",
+        "sides",
+        f"no matched numbers: the two sides have no interactivity in common on any workload ({where}); "
+        "the page shows each side's measured range only",
+        Severity.WARNING,
+    )
+
+
+def compute_page(
+    stub: Stub,
+    table: PointTable,
+    catalog: HardwareCatalog,
+    models: Mapping[str, ModelInfo],
+    config: SiteConfig,
+    datasets: Mapping[str, DatasetInfo],
+    log: ProblemLog,
+    evaluations: Sequence[EvalRun] = (),
+    sweeps: Sequence[SweepRow] = (),
+) -> ComputedPage | None:
+    """The page's numbers, or None (with the reasons logged) when a side selects no points."""
+    spec = stub.spec
+    sides = page_sides(stub, table)
+    side_problems(stub, table, sides, log)
+    if sides.empty:
+        return None
+    selected, basis = sides.rows, sides.basis
+    tier = spec.cost_tier or config.cost_tier or catalog.default_cost_tier
+    constants = side_constants(stub, catalog, config, tier, log)
+    sequence_problems(stub, sides, log)
+    shown = sides.workloads
+    empty = selected[0].rows([])
+    groups = sides.by_workload
+    rows = tuple((groups[0].get(w, empty), groups[1].get(w, empty)) for w in shown)
     engine_constants = [Constants(**c.values()) for c in constants]
     sequences = tuple(
         compare_sequence(
             isl,
             osl,
-            [group.get((isl, osl), []) for group in groups],
+            [side_points(side) for side in pair],
             engine_constants,
-            spec.targets if (isl, osl) == default else None,
+            spec.targets if (isl, osl) == stub.sequence else None,
         )
-        for isl, osl in workloads
+        for (isl, osl), pair in zip(shown, rows, strict=True)
     )
     if not _derived_values_sane(stub, sequences, log):
         return None
-    if "matched-interactivity" in spec.sections and not any(_has_match(s) for s in sequences):
-        where = ", ".join(sequence_label(s.isl, s.osl) for s in sequences)
-        if stub.generated:
-            log.add(
-                _where(stub),
-                "",
-                "",
-                f"not published: the two sides have no interactivity in common on any workload ({where}), "
-                "so there is nothing to compare",
-                Severity.NOTICE,
-            )
-            return None
-        log.add(
-            _where(stub),
-            "",
-            "sides",
-            f"no matched numbers: the two sides have no interactivity in common on any workload ({where}); "
-            "the page shows each side's measured range only",
-            Severity.WARNING,
-        )
+    unmatched_problem(stub, sequences, log)
     varied = varied_keys(stub)
-    sides = tuple(
+    computed = tuple(
         ComputedSide(side.label, side.filters, narrowing(side, varied), side.hardware, c)
         for side, c in zip(stub.sides, constants, strict=True)
     )
     accuracy = page_accuracy(stub, selected, evaluations)
-    used = set().union(*(f.datasets for f in facts))
-    if accuracy is not None:
-        used |= {r.provenance.dataset for side in accuracy.sides for r in side.runs}
-    sweep = page_sweep(stub, sweeps, default, log)
-    if sweep is not None:
-        used |= {r.provenance.dataset for side in sweep.rows for r in side}
+    sweep = page_sweep(stub, sweeps, stub.sequence, log)
+    used = {d for side in selected for d in side.values("dataset")}
+    used |= {r.provenance.dataset for side in (accuracy.sides if accuracy else ()) for r in side.runs}
+    used |= {r.provenance.dataset for side in (sweep.rows if sweep else ()) for r in side}
     return ComputedPage(
         stub=stub,
+        title=page_title(stub, catalog, models),
         model_name=model_name(models, spec.model),
         cost_tier=tier,
-        sides=(sides[0], sides[1]),
+        sides=(computed[0], computed[1]),
         sequences=sequences,
+        rows=rows,
         datasets=tuple(datasets[d] for d in sorted(used)),
-        derived_interactivity=any(f.derived_interactivity for f in facts),
+        derived_interactivity=any((s.column("interactivity_source") == "derived").any() for s in selected),
         accuracy=accuracy,
         throughput_basis=basis,
         sweep=sweep,

@@ -281,9 +281,9 @@ def resolve_sides(spec: StubSpec) -> tuple[ResolvedSide, ResolvedSide]:
     return resolved[0], resolved[1]
 
 
-def read_stub(path: Path, display: str, log: ProblemLog, root: Path | None = None) -> Stub | None:
-    """One stub, read under the input rules (inputs.py) from inside `root` (its content folder)."""
-    text = read_text(path, display, log, root if root is not None else path.parent)
+def read_stub(path: Path, display: str, log: ProblemLog, root: Path) -> Stub | None:
+    """One stub, read under the input rules (files.py) from inside `root` (its content folder)."""
+    text = read_text(path, display, log, root)
     if text is None:
         return None
     parts = split_front_matter(text)

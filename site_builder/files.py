@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import codecs
 import json
-import math
 import re
 import stat
 from collections.abc import Iterator
@@ -33,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
+import numpy.typing as npt
 import yaml
 from pydantic import AfterValidator, Field
 
@@ -349,7 +350,7 @@ def _check_nodes(root: yaml.Node, first_line: int) -> LineMap:
             for index, item in enumerate(node.value):
                 lines[(*path, index)] = item.start_mark.line + first_line
                 stack.append((item, (*path, index)))
-        elif isinstance(node, yaml.ScalarNode):
+        else:  # a scalar: the only other node a YAML document holds
             where = f"line {node.start_mark.line + first_line}"
             if node.tag in _NUMBER_TAGS and len(node.value) > MAX_NUMBER_CHARS:
                 raise Refused(
@@ -360,32 +361,6 @@ def _check_nodes(root: yaml.Node, first_line: int) -> LineMap:
             if "\x00" in node.value:
                 raise Refused("contains a NUL character: not text", where, _path_text(path))
     return lines
-
-
-_C_LOADER: type[yaml.SafeLoader] | None = getattr(yaml, "CSafeLoader", None)
-
-
-def _nesting_bound(text: str) -> int:
-    """More than the deepest nesting the text can hold: indentation, flow brackets, "- - x"."""
-    indent = max((len(line) - len(line.lstrip(" ")) for line in text.splitlines()), default=0)
-    return indent + text.count("[") + text.count("{") + text.count("- ") + 1
-
-
-def _parse_yaml_fast(text: str, first_line: int) -> YamlDocument | None:
-    """libyaml's parser (C) for text that cannot meet the rules it does not check as it composes
-    (aliases, nesting, unprintable characters); None for anything else, and for any problem, so
-    that the strict loader below decides and words every refusal."""
-    if _C_LOADER is None or "*" in text or "&" in text or yaml.reader.Reader.NON_PRINTABLE.search(text):
-        return None
-    if _nesting_bound(text) >= MAX_DEPTH:
-        return None
-    loader = _C_LOADER(text)
-    try:
-        return _document(loader, first_line)
-    except (yaml.YAMLError, Refused, ValueError, OverflowError, RecursionError):
-        return None
-    finally:
-        loader.dispose()
 
 
 def _document(loader: yaml.SafeLoader, first_line: int) -> YamlDocument:
@@ -399,9 +374,6 @@ def _document(loader: yaml.SafeLoader, first_line: int) -> YamlDocument:
 
 def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
     """YAML under the rules; `first_line` is the file line the text starts on (front matter: 2)."""
-    fast = _parse_yaml_fast(text, first_line)
-    if fast is not None:
-        return fast
     try:
         loader = _StrictLoader(text)  # its reader refuses unprintable characters at once
     except yaml.YAMLError as exc:
@@ -465,22 +437,41 @@ def identifier(value: object) -> str:
     return text
 
 
+NUMBER_FAULTS = (
+    "must be a finite number",
+    f"must be at most {LIMIT:.0e} in size",
+    "must be greater than 0",
+    "must not be negative",
+)  # the numeric rule's parts, in the order they are judged
+
+
+def number_faults(
+    values: npt.NDArray[np.float64], *, positive: bool = False, nonnegative: bool = False
+) -> npt.NDArray[np.int8]:
+    """The numeric rule over many numbers at once: for each, the first part of it the number
+    breaks (an index into NUMBER_FAULTS), or -1: finite, at most LIMIT in size, > 0 or ≥ 0
+    where the quantity must be."""
+    with np.errstate(invalid="ignore"):
+        broken = [~np.isfinite(values), np.abs(values) > LIMIT]
+        broken += [values <= 0 if positive else np.zeros(len(values), bool)]
+        broken += [values < 0 if nonnegative else np.zeros(len(values), bool)]
+    faults = np.full(len(values), -1, dtype=np.int8)
+    for code in reversed(range(len(broken))):  # the first part broken is the one named
+        faults[broken[code]] = code
+    return faults
+
+
 def sane_number(
     value: float, *, positive: bool = False, nonnegative: bool = False, written: object = None
 ) -> float:
-    """The numeric rule: finite, at most LIMIT in size, > 0 or ≥ 0 where the quantity must be.
-    `written` is the value as the user wrote it, for the message."""
-    if not math.isfinite(value):
-        reason = "must be a finite number"
-    elif abs(value) > LIMIT:
-        reason = f"must be at most {LIMIT:.0e} in size"
-    elif positive and value <= 0:
-        reason = "must be greater than 0"
-    elif nonnegative and value < 0:
-        reason = "must not be negative"
-    else:
+    """The numeric rule (`number_faults`) for one number; `written` is the value as the user
+    wrote it, for the message."""
+    fault = int(
+        number_faults(np.array([value], dtype=np.float64), positive=positive, nonnegative=nonnegative)[0]
+    )
+    if fault < 0:
         return value
-    raise ValueError(f"{reason}, got {excerpt(value if written is None else written)}")
+    raise ValueError(f"{NUMBER_FAULTS[fault]}, got {excerpt(value if written is None else written)}")
 
 
 def _positive(value: float) -> float:

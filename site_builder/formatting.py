@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
-
-import pydantic_core
 
 
 def round_half_up(value: float, decimals: int = 0) -> float:
@@ -95,23 +91,3 @@ def parse_sequence_label(label: str) -> tuple[int, int]:
     if isl <= 0 or osl <= 0:
         raise ValueError(f"'{label}' must have positive lengths")
     return isl, osl
-
-
-def numbers_json(values: Sequence[Any]) -> str | None:
-    """Compact JSON of a list of numbers and None (or of such lists) as the json module writes it
-    (floats by repr), made by pydantic-core's writer, several times faster (a page's CSV and chart
-    data write thousands of floats); None where its text may differ from repr's: an exponent, a
-    number below 1e-4 (0.0000…), inf or nan (which the json module may refuse), or a boolean
-    (its "e" is taken for an exponent's)."""
-    text = pydantic_core.to_json(values, inf_nan_mode="constants").decode()
-    if "e" in text or "N" in text or "I" in text or "0.0000" in text:
-        return None
-    return text
-
-
-def float_texts(values: Sequence[float | None]) -> list[str]:
-    """`repr` of each float ("" for None), bit for bit (`numbers_json`, repr where it cannot)."""
-    text = numbers_json(values)
-    if text is None:
-        return ["" if value is None else float.__repr__(value) for value in values]
-    return ["" if cell == "null" else cell for cell in text[1:-1].split(",")] if values else []

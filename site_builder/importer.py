@@ -12,65 +12,64 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from site_builder.evaluations import EvalRun
-from site_builder.loaders import load_file
-from site_builder.loaders.common import LATENCY_STATS
-from site_builder.loaders.native import NATIVE_FORMAT, NATIVE_VERSION
-from site_builder.points import BenchmarkPoint, DatasetInfo
 from site_builder.problems import InputError, ProblemLog
+from site_builder.read.evals import EvalRun
+from site_builder.read.fields import LATENCY_METRICS, LATENCY_STATS, latency_ms_field
+from site_builder.read.load import load_file
+from site_builder.read.native import NATIVE_FORMAT, NATIVE_VERSION
+from site_builder.read.provenance import DatasetInfo
+from site_builder.read.table import CONFIG_TEXT, ROLES, WORKER_GROUP_KEYS
 
 
 class ImportRefused(Exception):
     pass
 
 
-def native_record(point: BenchmarkPoint) -> dict[str, Any]:
-    """A point as one native record: identity, measurements in the native units, provenance."""
-    c = point.config
-    record: dict[str, Any] = {
-        "model": c.model,
-        "hardware": c.hardware,
-        "framework": c.framework,
-        "precision": c.precision,
-        "spec_method": c.spec_method,
-        "disagg": c.disagg,
-        "multinode": c.multinode,
-        "tp": c.tp,
-        "ep": c.ep,
-        "pp": c.pp,
-        "dp_attention": c.dp_attention,
-    }
-    for role, group in (("prefill", c.prefill), ("decode", c.decode)):
-        if group is not None:
-            for key in ("tp", "ep", "workers", "gpus", "dp_attention"):
-                record[f"{role}_{key}"] = getattr(group, key)
-    record.update(
-        {
-            "gpu_count": c.gpu_count,
-            "isl": point.isl,
-            "osl": point.osl,
-            "concurrency": point.concurrency,
-            "throughput_per_gpu": point.throughput_per_gpu,
-            "output_throughput_per_gpu": point.output_throughput_per_gpu,
-            "input_throughput_per_gpu": point.input_throughput_per_gpu,
-        }
-    )
-    if point.interactivity_source != "tpot":
-        record["interactivity"] = point.interactivity
-    for metric in ("ttft", "tpot", "itl", "e2el"):
-        stats = getattr(point, metric)
-        if stats is None:
-            continue
-        for stat, attr in LATENCY_STATS.items():
-            value = getattr(stats, attr)
-            if value is not None:
-                record[f"{stat}_{metric}_ms"] = value * 1000.0
-    if point.power is not None:
-        record["avg_power_w"] = point.power.avg_watts_per_gpu
-        record["joules_per_total_token"] = point.power.joules_per_total_token
-        record["joules_per_output_token"] = point.power.joules_per_output_token
-    prov = point.provenance
-    record.update({"date": prov.date, "run_url": prov.run_url, "image": prov.image, "note": prov.note})
+# a point's fields as a native record names them, in the record's order (ours -> the point's);
+# the interactivity only where it was not derived from TPOT, latency in milliseconds
+_RECORD_FIELDS: dict[str, str] = {
+    **{key: key for key in (*CONFIG_TEXT, "disagg", "multinode", "tp", "ep", "pp", "dp_attention")},
+    **{f"{role}_{key}": f"{role}_{key}" for role in ROLES for key in (*WORKER_GROUP_KEYS, "dp_attention")},
+    **{
+        key: key
+        for key in (
+            "gpu_count",
+            "isl",
+            "osl",
+            "concurrency",
+            "throughput_per_gpu",
+            "output_throughput_per_gpu",
+            "input_throughput_per_gpu",
+        )
+    },
+}
+_LATENCY_MS = {
+    latency_ms_field(metric, stat): f"{metric}_{column}"
+    for metric in LATENCY_METRICS
+    for stat, column in LATENCY_STATS.items()
+}
+# the energy fields, written only where the point's power was measured
+_POWER_FIELDS = {
+    "avg_power_w": "avg_watts_per_gpu",
+    "joules_per_total_token": "joules_per_total_token",
+    "joules_per_output_token": "joules_per_output_token",
+}
+_PROVENANCE_FIELDS = ("date", "run_url", "image", "note")
+
+
+def native_record(point: Mapping[str, Any]) -> dict[str, Any]:
+    """A point (a row of the point table) as one native record: identity, measurements in the
+    native units, provenance; a field the point lacks is left out."""
+    record = {ours: point[theirs] for ours, theirs in _RECORD_FIELDS.items()}
+    if point["interactivity_source"] != "tpot":
+        record["interactivity"] = point["interactivity"]
+    for ours, theirs in _LATENCY_MS.items():
+        seconds = point[theirs]
+        if seconds is not None:
+            record[ours] = seconds * 1000.0
+    if point["avg_watts_per_gpu"] is not None:
+        record.update({ours: point[theirs] for ours, theirs in _POWER_FIELDS.items()})
+    record.update({key: point[key] for key in _PROVENANCE_FIELDS})
     return {k: v for k, v in record.items() if v is not None}
 
 
@@ -125,31 +124,19 @@ def import_results(sources: Sequence[Path], dataset: DatasetInfo, out: Path) -> 
     """Load result files of any supported format (benchmarks and evaluations) and write them as
     one native file; returns how many records it wrote."""
     log = ProblemLog()
-    points: list[BenchmarkPoint] = []
+    points: list[dict[str, Any]] = []
     evaluations: list[EvalRun] = []
     for source in sources:
         loaded = load_file(source, log)
-        points.extend(loaded.points)
+        points.extend(loaded.table.records())
         evaluations.extend(loaded.evaluations)
     if log.errors:
         raise InputError(log.errors)
-    relabelled = [
-        p.model_copy(
-            update={
-                "provenance": p.provenance.model_copy(
-                    update={
-                        "dataset": dataset.id,
-                        "note": p.provenance.note
-                        or f"imported from {p.provenance.source_file}, {p.provenance.record}",
-                    }
-                )
-            }
-        )
-        for p in points
-    ]
+    for point in points:
+        point["note"] = point["note"] or f"imported from {point['source_file']}, {point['record']}"
     scores = [native_eval_record(r) for r in evaluations]
-    _write_new(out, native_document(dataset, [native_record(p) for p in relabelled], scores))
-    return len(relabelled) + len(scores), log
+    _write_new(out, native_document(dataset, [native_record(p) for p in points], scores))
+    return len(points) + len(scores), log
 
 
 # -- published comparison pages -----------------------------------------------------------------
@@ -165,36 +152,40 @@ def parse_published_table(text: str) -> tuple[list[float], dict[str, dict[str, l
     Reads both the Markdown table layout (`| Throughput (tok/s/gpu) | FP4:1064.0INT4:495.8 | …`)
     and the one-cell-a-line layout of a copied page.
     """
-    targets: list[float] = []
-    for match in _TARGET.finditer(text):
-        value = float(match.group(1))
-        if value not in targets:
-            targets.append(value)
+    targets = list(dict.fromkeys(float(value) for value in _TARGET.findall(text)))  # each once, in order
     lines = [line.strip() for line in text.splitlines()]
-    table: dict[str, dict[str, list[float]]] = {}
-    for row, title in _ROWS.items():
-        cells: list[str] = []
-        for i, line in enumerate(lines):
-            if line.startswith(f"| {title} |"):
-                cells = [c.strip() for c in line.strip("|").split("|")[1:]]
-                break
-            if line == title:
-                cells = lines[i + 1 : i + 1 + len(targets)]
-                break
-        if not cells:
-            raise ValueError(f"no '{title}' row in the page text")
-        values: dict[str, list[float]] = {}
-        for cell in cells:
-            for label, number in _CELL.findall(cell):
-                values.setdefault(label.strip(), []).append(float(number))
-        table[row] = values
-    if len(targets) < 1:
+    table = {row: _side_values(_row_cells(lines, title, len(targets))) for row, title in _ROWS.items()}
+    if not targets:
         raise ValueError("no targets ('at N tok/s/user') in the page text")
     for row, values in table.items():
         for label, numbers in values.items():
             if len(numbers) != len(targets):
                 raise ValueError(f"row {row}, side {label}: {len(numbers)} values for {len(targets)} targets")
     return targets, table
+
+
+def _row_cells(lines: list[str], title: str, count: int) -> list[str]:
+    """The cells of the row `title`: a Markdown table's row, or the `count` lines below the title."""
+    cells: list[str] = []
+    for i, line in enumerate(lines):
+        if line.startswith(f"| {title} |"):
+            cells = [c.strip() for c in line.strip("|").split("|")[1:]]
+            break
+        if line == title:
+            cells = lines[i + 1 : i + 1 + count]
+            break
+    if not cells:
+        raise ValueError(f"no '{title}' row in the page text")
+    return cells
+
+
+def _side_values(cells: list[str]) -> dict[str, list[float]]:
+    """{side label: its values} from a row's cells ("FP4:1064.0INT4:495.8"), in order."""
+    values: dict[str, list[float]] = {}
+    for cell in cells:
+        for label, number in _CELL.findall(cell):
+            values.setdefault(label.strip(), []).append(float(number))
+    return values
 
 
 def published_points(

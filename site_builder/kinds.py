@@ -1,16 +1,25 @@
 """The page-kind registry: what each kind of comparison varies and how its pages are worded.
 
 A kind names the filter its two sides differ in, how a side value becomes a label and a slug, the
-default title, the opening sentence and the closing sentences of its paragraphs, and which
-caveats always apply. Stubs (`kind:`), `build-site new`, generated pages, prose and the index all
-read this table, so adding a kind is one entry.
+default title, the opening sentence and the closing sentences of its paragraphs, which caveats
+always apply, and which pages the data implies (`discover`: plan.py turns each into a generated
+stub). Stubs (`kind:`), `build-site new`, generated pages, prose and the index all read this
+table, so adding a kind is one entry.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from site_builder.plan import PlanFacts
+
+Workload = tuple[int, int]  # (input tokens, output tokens)
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,20 @@ def slugify(*parts: str) -> str:
 
 
 @dataclass(frozen=True)
+class Found:
+    """A page the data implies, as its stub would say it (plan.py writes the stub): the filters
+    the whole page shares, the varied filter's value on each side, the workloads both sides
+    measured (the page opens on 1k/1k where they share it) and the datasets it reads."""
+
+    model: str
+    hardware: str | None  # None: the sides differ in it
+    precision: str | None  # None: the page does not fix one
+    values: tuple[str, str]
+    workloads: set[Workload]
+    datasets: list[str]
+
+
+@dataclass(frozen=True)
 class PageKind:
     key: str  # the stub's `kind:`
     name: str  # index section, eyebrow, breadcrumb
@@ -52,10 +75,51 @@ class PageKind:
     engine_caveat: bool = False  # acceptance rates differ between engines
     same_outputs: bool = False  # the two sides should give the same answers (greedy decoding)
     needs_gpu: bool = True  # both sides share one GPU
+    # the pages the data implies, in order of model and GPU; None: only stubs make this kind's pages
+    discover: Callable[[PlanFacts], Iterator[Found]] | None = None
 
 
 def _precision(words: Words) -> str:
     return f" {words.precision}" if words.precision else ""
+
+
+PRECISION_ORDER = ("fp4", "int4", "fp8", "bf16", "fp16")
+
+
+def precision_rank(precision: str) -> tuple[int, str]:
+    """Where a precision comes in a generated page's order: the known ones lowest first."""
+    order = PRECISION_ORDER.index(precision) if precision in PRECISION_ORDER else len(PRECISION_ORDER)
+    return order, precision
+
+
+def _precision_pairs(facts: PlanFacts) -> Iterator[Found]:
+    """Every two precisions measured on one model and GPU (with or without speculative
+    decoding) that share a workload, the lower precision first."""
+    by_gpu: dict[tuple[str, str], dict[str, set[Workload]]] = defaultdict(lambda: defaultdict(set))
+    for (model, hardware, precision, _), workloads in facts.workloads.items():
+        by_gpu[(model, hardware)][precision] |= workloads
+    for (model, hardware), by_precision in sorted(by_gpu.items()):
+        for a, b in combinations(sorted(by_precision, key=precision_rank), 2):
+            shared = by_precision[a] & by_precision[b]
+            if shared:
+                yield Found(model, hardware, None, (a, b), shared, facts.datasets(model, hardware))
+
+
+def _methods_against_none(facts: PlanFacts) -> Iterator[Found]:
+    """Every speculative-decoding method against none on one model, GPU and precision, where the
+    two share a workload."""
+    by_precision: dict[tuple[str, str, str], dict[str, set[Workload]]] = defaultdict(dict)
+    for (model, hardware, precision, method), workloads in facts.workloads.items():
+        by_precision[(model, hardware, precision)][method] = workloads
+    for (model, hardware, precision), methods in sorted(
+        by_precision.items(), key=lambda item: (item[0][:2], precision_rank(item[0][2]))
+    ):
+        for method in sorted(set(methods) - {"none", "unknown"}):
+            shared = methods[method] & methods.get("none", set())
+            if shared:
+                yield Found(
+                    model, hardware, precision, (method, "none"), shared, facts.datasets(model, hardware)
+                )
 
 
 KINDS: dict[str, PageKind] = {
@@ -78,6 +142,7 @@ KINDS: dict[str, PageKind] = {
             ),
             slug=lambda model, gpu, precision, a, b: slugify(gpu, a, "vs", b, model),
             accuracy_caveat=True,
+            discover=_precision_pairs,
         ),
         PageKind(
             key="spec-decoding",
@@ -101,6 +166,7 @@ KINDS: dict[str, PageKind] = {
             side_label=_method_label,
             same_outputs=True,
             engine_caveat=True,
+            discover=_methods_against_none,
         ),
         PageKind(
             key="hardware",

@@ -26,7 +26,7 @@ class _Refs(HTMLParser):
                 self.ids.add(value)
             if (tag, name) in RESOURCE_ATTRS and not (tag == "link" and ("rel", "canonical") in attrs):
                 self.resources.append(value)
-            elif tag == "a" and name == "href":
+            elif (tag, name) == ("a", "href"):
                 self.links.append(value)
 
 
@@ -42,14 +42,15 @@ def is_external(url: str) -> bool:
 
 
 def resolve(site: Path, page: Path, url: str) -> Path | None:
-    """The file a relative link points to (pretty URLs: a folder means its index.html)."""
+    """The file inside the site a relative link points to, None if there is none (pretty URLs: a
+    folder means its index.html)."""
     parts = urlsplit(url)
     if not parts.path:
         return page
     target = (page.parent / unquote(parts.path)).resolve()
     if target.is_dir():
         target = target / "index.html"
-    return target if site.resolve() in [target, *target.parents] else None
+    return target if target.is_file() and site.resolve() in target.parents else None
 
 
 def _missing_anchor(target: Path, fragment: str) -> bool:
@@ -82,14 +83,14 @@ def broken_links(site: Path, site_url: str | None = None) -> list[Problem]:
                 continue  # inline, no request
             if is_external(url):
                 add(page, url, "loads a resource from outside the site")
-            elif (target := resolve(site, page, url)) is None or not target.is_file():
+            elif resolve(site, page, url) is None:
                 add(page, url, "broken resource")
         for url in found.links:
             if is_external(url):
                 add(page, url, "links outside the site")
                 continue
             target = resolve(site, page, url)
-            if target is None or not target.is_file():
+            if target is None:
                 add(page, url, "broken link")
             elif target.suffix == ".html" and _missing_anchor(target, urlsplit(url).fragment):
                 add(page, url, "missing anchor")

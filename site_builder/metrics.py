@@ -1,11 +1,12 @@
 """The metric registry: every number a page shows at a target, defined once.
 
 Each metric has a formula over the quantities interpolated along a side's frontier
-(`CURVE_QUANTITIES`) and the GPU's constants (`CONSTANTS`). The formula is a small expression
-tree, not Python code, so the page script (`assets/engine.js`) evaluates exactly the same
-arithmetic in exactly the same order: `["/", ["*", "usd_per_gpu_hour", 1e6], ["*", 3600,
-"throughput"]]` is (usd × 10⁶) ÷ (3600 × throughput). Display rules (unit, decimals, prefix,
-which direction is better, axis title) sit beside the formula, so adding a metric is one entry.
+(`CURVE_QUANTITIES`) and the GPU's constants (`CONSTANTS`, the registry in catalog.py). The
+formula is a small expression tree, not Python code, so the page script (`assets/engine.js`)
+evaluates exactly the same arithmetic in exactly the same order: `["/", ["*",
+"usd_per_gpu_hour", 1e6], ["*", 3600, "throughput"]]` is (usd × 10⁶) ÷ (3600 × throughput).
+Display rules (unit, decimals, prefix, which direction is better, axis title) sit beside the
+formula, so adding a metric is one entry.
 
 Cost and energy are derived from the interpolated throughput, never splined on their own
 (DESIGN.md). A metric whose constant is unknown for a GPU is unavailable, with that constant
@@ -19,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from site_builder.catalog import CONSTANTS as CONSTANTS  # re-exported: formulas name these
+
 # The quantities a side's frontier interpolates (one spline each, sharing the knots), with the
 # attribute that holds each on a measured point (BenchmarkPoint and its summary alike).
 CURVE_QUANTITIES: dict[str, str] = {
@@ -31,13 +34,18 @@ CURVE_QUANTITIES: dict[str, str] = {
 # short name the page uses, like a missing constant: a knot without a GPU count, or a target
 # between two different deployments (whose concurrency no deployment ran).
 QUANTITY_GAPS: dict[str, str] = {"gpu_count": "GPU count", "deployment": "deployment"}
-# The per-GPU constants a formula may use (data/hardware.yaml, overridable per site and page).
-# With the short name warnings and caveats use for each.
-CONSTANTS: dict[str, str] = {"usd_per_gpu_hour": "cost", "watts_all_in": "power"}
+# The per-GPU constants a formula may use (data/hardware.yaml, overridable per site and page) are
+# the registry catalog.CONSTANTS, imported above: a formula names one by its key.
 
 Expr: TypeAlias = "str | float | int | list[Expr]"
 Better = Literal["higher", "lower", ""]
-_OPERATORS = ("+", "-", "*", "/")
+# the binary operators a formula may use (engine.js applies the same four)
+_APPLY: dict[str, Callable[[float, float], float]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+}
 
 
 @dataclass(frozen=True)
@@ -171,72 +179,15 @@ def evaluate(expr: Expr, values: Mapping[str, float | None]) -> float | None:
         return values.get(expr)
     if isinstance(expr, int | float):
         return float(expr)
-    operator, *operands = expr
+    name, *operands = expr
+    apply = _APPLY[str(name)]
     result = evaluate(operands[0], values)
     for operand in operands[1:]:
         right = evaluate(operand, values)
         if result is None or right is None:
             return None
-        if operator == "+":
-            result = result + right
-        elif operator == "-":
-            result = result - right
-        elif operator == "*":
-            result = result * right
-        else:
-            result = result / right
+        result = apply(result, right)
     return result
-
-
-Formula: TypeAlias = Callable[[Mapping[str, float | None]], float | None]
-_ARITHMETIC: dict[str, Callable[[float, float], float]] = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "/": operator.truediv,
-}
-
-
-def compile_formula(expr: Expr) -> Formula:
-    """`evaluate(expr, values)` as a function of the values: the same operations on the same
-    operands in the same order (so the same number, bit for bit; a test compares them), without
-    walking the expression each time a page evaluates it."""
-    if isinstance(expr, str):
-        name = expr
-        return lambda values: values.get(name)
-    if isinstance(expr, int | float):
-        constant = float(expr)
-        return lambda values: constant
-    operator_name, *operands = expr
-    first, *rest = (compile_formula(operand) for operand in operands)
-    divide: Callable[[float, float], float] = operator.truediv  # evaluate's `else` divides
-    apply = _ARITHMETIC.get(str(operator_name), divide)
-
-    def formula(values: Mapping[str, float | None]) -> float | None:
-        result = first(values)
-        for operand in rest:
-            right = operand(values)
-            if result is None or right is None:
-                return None
-            result = apply(result, right)
-        return result
-
-    return formula
-
-
-CompiledMetric: TypeAlias = tuple[Metric, Formula, tuple[str, ...]]
-_COMPILED: list[tuple[tuple[Metric, ...], tuple[CompiledMetric, ...]]] = []
-
-
-def compiled() -> tuple[CompiledMetric, ...]:
-    """Each registered metric with its compiled formula and the names the formula reads, made
-    once for the registry as it is (a test that swaps METRICS gets its own)."""
-    registry = METRICS
-    if not _COMPILED or _COMPILED[0][0] is not registry:
-        _COMPILED[:] = [
-            (registry, tuple((m, compile_formula(m.formula), tuple(variables(m.formula))) for m in registry))
-        ]
-    return _COMPILED[0][1]
 
 
 def check_registry(metrics: Sequence[Metric] = METRICS) -> None:
@@ -248,7 +199,7 @@ def check_registry(metrics: Sequence[Metric] = METRICS) -> None:
             if expr not in known:
                 raise ValueError(f"{where}: unknown name {expr!r} (known: {', '.join(sorted(known))})")
         elif isinstance(expr, list):
-            if len(expr) < 3 or expr[0] not in _OPERATORS:
+            if len(expr) < 3 or expr[0] not in _APPLY:
                 raise ValueError(f"{where}: {expr!r} is not [operator, operand, operand, …]")
             for operand in expr[1:]:
                 walk(operand, where)

@@ -1,7 +1,8 @@
 """Plan the site's pages: every stub, then the pages the data implies that no stub covers.
 
-Generated pages: every precision pair per model and GPU, every speculative-decoding method
-against none per model, GPU and precision. A stub with the same identity takes a page over.
+Each page kind discovers its own generated pages (`kinds.PageKind.discover`, over the facts
+below); they are listed by model and GPU, kinds in registry order. A stub with the same identity
+or slug takes a page over.
 """
 
 from __future__ import annotations
@@ -9,56 +10,45 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
+from site_builder.catalog import HardwareCatalog, ModelInfo, hardware_name, model_name
 from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
 from site_builder.formatting import sequence_label
-from site_builder.kinds import KINDS
-from site_builder.points import BenchmarkPoint, DatasetInfo
-from site_builder.pool import PointPool
-
-PRECISION_ORDER = ("fp4", "int4", "fp8", "bf16", "fp16")
-
-
-def _precision_rank(precision: str) -> tuple[int, str]:
-    order = PRECISION_ORDER.index(precision) if precision in PRECISION_ORDER else len(PRECISION_ORDER)
-    return order, precision
-
-
-def _auto_stub(slug: str, spec: StubSpec) -> Stub:
-    return Stub(path=None, slug=slug, spec=spec, body="", sides=resolve_sides(spec))
-
-
-Workload = tuple[int, int]
+from site_builder.kinds import KINDS, Found, PageKind, Words, Workload
+from site_builder.problems import ProblemLog, Severity
+from site_builder.read.provenance import DatasetInfo
+from site_builder.read.table import PointTable
+from site_builder.sides import matched_somewhere, page_sides
 
 
 @dataclass(frozen=True)
 class PlanFacts:
     """What planning needs of the data: the workloads measured per (model, GPU, precision,
     speculative method) and the datasets per (model, GPU), from measured points only (not
-    values read off a published page). Small, and kept in the build cache, so a rebuild plans
-    without loading a point."""
+    values read off a published page)."""
 
     workloads: dict[tuple[str, str, str, str], set[Workload]]
     sources: dict[tuple[str, str], set[str]]
 
     @classmethod
-    def of(cls, points: Sequence[BenchmarkPoint], datasets: Mapping[str, DatasetInfo]) -> PlanFacts:
+    def of(cls, table: PointTable, datasets: Mapping[str, DatasetInfo]) -> PlanFacts:
+        measured = {name for name, info in datasets.items() if not info.published_values}
+        names = table.distinct(["config_id", "model", "hardware", "precision", "spec_method"])
+        key_of = {row[0]: row[1:] for row in zip(*(names[k].tolist() for k in names.columns), strict=True)}
         workloads: dict[tuple[str, str, str, str], set[Workload]] = defaultdict(set)
         sources: dict[tuple[str, str], set[str]] = defaultdict(set)
-        pool = PointPool.of(points)  # read as columns: no point is made
-        measured = [not datasets[name].published_values for name in pool.datasets]
-        columns = (pool.config_of, pool.dataset_of, pool.isl, pool.osl)
-        found = pool.first_of(*columns)
-        keys = [(c.model, c.hardware, c.precision, c.spec_method) for c in pool.configs]
-        for config_code, dataset_code, isl, osl in zip(*(c[found].tolist() for c in columns), strict=True):
-            if not measured[dataset_code]:
-                continue
-            key = keys[config_code]
-            workloads[key].add((isl, osl))
-            sources[key[:2]].add(pool.datasets[dataset_code])
+        found = table.distinct(["config_id", "dataset", "isl", "osl"])
+        for config, dataset, isl, osl in zip(*(found[k].tolist() for k in found.columns), strict=True):
+            if dataset in measured:
+                key = key_of[config]
+                workloads[key].add((isl, osl))
+                sources[key[:2]].add(dataset)
         return cls(dict(workloads), dict(sources))
+
+    def datasets(self, model: str, *hardware: str) -> list[str]:
+        """The datasets holding measured points of the model on these GPUs, sorted."""
+        return sorted({name for gpu in hardware for name in self.sources.get((model, gpu), ())})
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -75,74 +65,41 @@ class PlanFacts:
 
 
 def discover_pages(facts: PlanFacts, stubs: Sequence[Stub]) -> list[Stub]:
-    """Generated stubs for comparable pairs that share a workload, minus those a stub covers."""
-    workloads, sources = facts.workloads, facts.sources
+    """Every kind's generated stubs, by model and GPU (kinds in registry order within), less
+    those a stub (or an earlier generated page) covers by slug or identity."""
+    found = [(kind, page) for kind in KINDS.values() if kind.discover for page in kind.discover(facts)]
+    found.sort(key=lambda item: (item[1].model, item[1].hardware or ""))  # stable: kinds keep order
     taken_identities = {stub.identity() for stub in stubs}
     taken_slugs = {stub.slug for stub in stubs}
-    found: list[Stub] = []
-
-    def add(slug: str, spec: StubSpec) -> None:
-        if slug in taken_slugs:
-            return
-        stub = _auto_stub(slug, spec)
-        identity = stub.identity()
-        if identity in taken_identities:
-            return
-        taken_identities.add(identity)
-        taken_slugs.add(slug)
-        found.append(stub)
-
-    pairs: dict[tuple[str, str], dict[str, set[tuple[int, int]]]] = defaultdict(lambda: defaultdict(set))
-    by_method: dict[tuple[str, str, str], dict[str, set[tuple[int, int]]]] = defaultdict(dict)
-    for (model, hardware, precision, spec), seqs in workloads.items():
-        pairs[(model, hardware)][precision] |= seqs
-        by_method[(model, hardware, precision)][spec] = seqs
-    for (model, hardware), by_precision in sorted(pairs.items()):
-        dataset = sorted(sources[(model, hardware)])
-        for a, b in combinations(sorted(by_precision, key=_precision_rank), 2):
-            shared = by_precision[a] & by_precision[b]
-            if not shared:
-                continue
-            sequence = _first_sequence(shared)
-            add(
-                KINDS["precision"].slug(model, hardware, "", a, b),
-                StubSpec(
-                    kind="precision",
-                    model=model,
-                    hardware=hardware,
-                    dataset=dataset,
-                    sequence=sequence,
-                    sides=[_side("precision", a), _side("precision", b)],
-                ),
-            )
-        for precision in sorted(by_precision, key=_precision_rank):
-            methods = by_method.get((model, hardware, precision), {})
-            if "none" not in methods:
-                continue
-            for method in sorted(set(methods) - {"none", "unknown"}):
-                shared = methods[method] & methods["none"]
-                if not shared:
-                    continue
-                sequence = _first_sequence(shared)
-                add(
-                    KINDS["spec-decoding"].slug(model, hardware, precision, method, "none"),
-                    StubSpec(
-                        kind="spec-decoding",
-                        model=model,
-                        hardware=hardware,
-                        precision=precision,
-                        dataset=dataset,
-                        sequence=sequence,
-                        sides=[_side("spec-decoding", method), _side("spec-decoding", "none")],
-                    ),
-                )
-    return found
+    generated: list[Stub] = []
+    for kind, page in found:
+        stub = _generated_stub(kind, page)
+        if stub.slug in taken_slugs or stub.identity() in taken_identities:
+            continue
+        taken_identities.add(stub.identity())
+        taken_slugs.add(stub.slug)
+        generated.append(stub)
+    return generated
 
 
-def _side(kind: str, value: str) -> SideSpec:
+def _generated_stub(kind: PageKind, page: Found) -> Stub:
+    """The stub an author would write for a page the data implies."""
+    a, b = page.values
+    shared = {"model": page.model, "hardware": page.hardware, "precision": page.precision}
+    spec = StubSpec(
+        kind=kind.key,
+        **{key: value for key, value in shared.items() if value is not None},
+        dataset=page.datasets,
+        sequence=_first_sequence(page.workloads),
+        sides=[_side(kind, a), _side(kind, b)],
+    )
+    slug = kind.slug(page.model, page.hardware or "", page.precision or "", a, b)
+    return Stub(path=None, slug=slug, spec=spec, body="", sides=resolve_sides(spec))
+
+
+def _side(kind: PageKind, value: str) -> SideSpec:
     """A generated side: the kind's varied filter set to the value, labelled by the kind's rule."""
-    kind_of = KINDS[kind]
-    return SideSpec.model_validate({"label": kind_of.side_label(value), kind_of.varies: value})
+    return SideSpec.model_validate({"label": kind.side_label(value), kind.varies: value})
 
 
 def plan_pages(stubs: Sequence[Stub], facts: PlanFacts, config: SiteConfig) -> list[Stub]:
@@ -154,3 +111,110 @@ def plan_pages(stubs: Sequence[Stub], facts: PlanFacts, config: SiteConfig) -> l
 def _first_sequence(shared: set[tuple[int, int]]) -> str:
     """The workload a generated page opens on: 1k/1k where both sides have it."""
     return sequence_label(*((1024, 1024) if (1024, 1024) in shared else min(shared)))
+
+
+# -- what each page is, before any is made: its head, whether it is published, its related links --
+
+
+@dataclass(frozen=True)
+class PageHead:
+    """What other pages need of a page: its address, title, model, GPUs and sequences."""
+
+    slug: str
+    title: str
+    model: str
+    hardware: tuple[str, ...]
+    sequences: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RelatedLink:
+    """A link from a page to a related one (or to itself at another sequence)."""
+
+    href: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PlannedPage:
+    """A page to make: its stub, its head, and the links to its related pages."""
+
+    stub: Stub
+    head: PageHead
+    related: tuple[RelatedLink, ...]
+
+
+def page_title(stub: Stub, catalog: HardwareCatalog, models: Mapping[str, ModelInfo]) -> str:
+    """The stub's title, or its kind's title pattern filled with the page's names."""
+    spec = stub.spec
+    if spec.title:
+        return spec.title
+    a, b = (side.label for side in stub.sides)
+    gpu = hardware_name(catalog, stub.sides[0].hardware)
+    precision = spec.precision.upper() if spec.precision else ""
+    words = Words(
+        a=a,
+        b=b,
+        model=model_name(models, spec.model),
+        gpu=gpu,
+        gpu_with_architecture=gpu,
+        precision=precision,
+    )
+    return KINDS[spec.kind].title(words)
+
+
+def page_heads(
+    pages: Sequence[Stub],
+    table: PointTable,
+    catalog: HardwareCatalog,
+    models: Mapping[str, ModelInfo],
+    log: ProblemLog,
+) -> list[PlannedPage]:
+    """Every page that is published, with its head and related links: a generated page whose
+    sides' frontiers meet as a matched range on no workload is left out (and said so); a stub's
+    page is always made (the compute stage says what it lacks)."""
+    heads: dict[str, tuple[Stub, PageHead]] = {}
+    for stub in pages:
+        sides = page_sides(stub, table)
+        if stub.generated and not sides.empty and not matched_somewhere(sides):
+            where = ", ".join(sequence_label(*w) for w in sides.workloads)
+            log.add(
+                f"generated page {stub.slug}",
+                "",
+                "",
+                f"not published: the two sides have no interactivity in common on any workload ({where}), "
+                "so there is nothing to compare",
+                Severity.NOTICE,
+            )
+            continue
+        hardware = tuple(dict.fromkeys(side.hardware for side in stub.sides))
+        sequences = tuple(sequence_label(*w) for w in sides.workloads)
+        heads[stub.slug] = (
+            stub,
+            PageHead(stub.slug, page_title(stub, catalog, models), stub.spec.model, hardware, sequences),
+        )
+    ordered = [head for _, head in sorted(heads.values(), key=lambda found: found[1].slug)]
+    links = related_links(ordered)
+    return [PlannedPage(stub, head, links[head.slug]) for stub, head in heads.values()]
+
+
+def related_links(heads: Sequence[PageHead]) -> dict[str, tuple[RelatedLink, ...]]:
+    """Links from each page to its other sequences, and to the other pages on the same model and
+    GPU (in the order given). Pages are looked up by (model, GPU), so the cost grows with the
+    number of pages times the pages each one links to, not with the square of the site."""
+    order = {head.slug: n for n, head in enumerate(heads)}
+    sharing: dict[tuple[str, str], list[PageHead]] = {}
+    for head in heads:
+        for hardware in dict.fromkeys(head.hardware):
+            sharing.setdefault((head.model, hardware), []).append(head)
+    links = {}
+    for head in heads:
+        found = [
+            RelatedLink(f"index.html?seq={sequence}", f"This comparison at {sequence}")
+            for sequence in head.sequences[1:]
+        ]
+        others = {o.slug: o for h in head.hardware for o in sharing[(head.model, h)] if o.slug != head.slug}
+        for other in sorted(others.values(), key=lambda o: order[o.slug]):
+            found.append(RelatedLink(f"../{other.slug}/index.html", other.title))
+        links[head.slug] = tuple(found)
+    return links

@@ -1,11 +1,12 @@
 """`build-site serve`: build, serve on localhost, rebuild what a change touches, reload the browser.
 
-The site lives in memory. A watcher polls content/, data/, templates/ and docs/ and re-runs the
-build's own pipeline (pipeline.py) with its cache: a change to a stub recomputes and re-renders
-that stub's page only (plus pages whose related links changed, and the index); a change to data/
-recomputes every comparison; a change to templates/ or docs/ re-renders without recomputing. A
-failed rebuild keeps serving the last good site, prints the problems and shows them at the top
-of every page.
+The site lives in memory (a page the page cache holds is served from it). A watcher polls
+content/, data/, templates/ and docs/ and runs the build's own pipeline (pipeline.run) again with
+the page cache: a change to a stub makes that stub's page again (the related links of the others
+are filled in anew, and the index made again); a change to data/ loads it again and makes the
+pages of the models whose data changed; a change to templates/ or docs/ makes every page again.
+The loaded data is kept between runs until a file it came from changes. A failed rebuild keeps
+serving the last good site, prints the problems and shows them at the top of every page.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from site_builder.pipeline import Pipeline, filled, stamp
+from site_builder.pipeline import Inputs, Options, run, stamp
 from site_builder.problems import InputError, Problem
 from site_builder.project import Project, is_hidden
 
@@ -73,14 +74,13 @@ class LiveSite:
     version: int = 0
     error: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
-    pipeline: Pipeline | None = None
+    inputs: Inputs | None = None  # what the last good build loaded (used again while unchanged)
     partial: Mapping[str, Served] = field(default_factory=dict)  # the first build's files so far
     building: tuple[str, int, int] | None = None  # (stage, done, total) while a build runs
 
     # -- building -----------------------------------------------------------------------------
 
     def full_build(self) -> None:
-        self.pipeline = Pipeline(self.project, cache=True, workers=None)
         self._rebuild("initial build")
 
     def _progress(self, stage: str, done: int, total: int) -> None:
@@ -95,12 +95,13 @@ class LiveSite:
         self._rebuild(f"{names} changed")
 
     def _rebuild(self, reason: str) -> None:
-        assert self.pipeline is not None
         sink = ServedFiles()
         with self.lock:
             self.partial = sink.files if not self.files else {}  # served while the first build runs
         try:
-            output = self.pipeline.run(self._progress, sink)
+            output = run(
+                self.project, sink, Options(cache=True, workers=None, progress=self._progress), self.inputs
+            )
         except InputError as exc:
             self._fail(exc.stopping, reason)
             return
@@ -108,7 +109,7 @@ class LiveSite:
             with self.lock:
                 self.partial, self.building = {}, None
         with self.lock:
-            self.files = sink.files
+            self.files, self.inputs = sink.files, output.inputs
             self.error = None
             self.version += 1
         rebuilt = output.rendered
@@ -116,7 +117,7 @@ class LiveSite:
         self.log(
             f"{reason}: rebuilt {len(rebuilt)} of {output.page_count} pages"
             + (f" ({shown})" if rebuilt else "")
-            + f", recomputed {output.recomputed}, in {output.seconds:.2f} s"
+            + f", in {output.seconds:.2f} s"
         )
         for warning in output.warnings:
             self.log(str(warning))
@@ -131,79 +132,65 @@ class LiveSite:
     # -- serving ------------------------------------------------------------------------------
 
     def response(self, path: str) -> tuple[int, str, bytes]:
-        """(status, content type, body) for a request path."""
+        """(status, content type, body) for a request path; during the first build, a page
+        already rendered, else the build's progress."""
         with self.lock:
             files, version, error = self.files, self.version, self.error
             partial, building = self.partial, self.building
         name = unquote(path).lstrip("/")
         if name == "" or name.endswith("/"):
             name += "index.html"
-        if not files and building is not None:
-            return self._while_building(name, partial, building, version)
-        status = 200
+        first = building if not files else None  # the first build's progress, while it runs
+        if first is not None:
+            files, error = partial, None
         if name not in files and f"{name}/index.html" in files:
             return 301, "text/plain", b""
-        if name not in files and error and not files:
+        found = _read(files.get(name))
+        if found is None and first is not None:
+            return 503, "text/html; charset=utf-8", _progress_page(*first)
+        status = 200
+        if error and not files:
             page = "<!doctype html><html lang=en><title>Build failed</title><body><h1>Build failed</h1>"
             page += "</body></html>"
             return 500, "text/html; charset=utf-8", inject(page.encode(), version, error)
         if name not in files:
             status, name = 404, "404.html"
-        found = _read(files.get(name))
+            found = _read(files.get(name))
         body = b"not found" if found is None else found
         kind = content_type(name)
         if kind.startswith("text/html"):
             body = inject(body, version, error)
         return status, kind, body
 
-    def _while_building(
-        self, name: str, partial: Mapping[str, Served], building: tuple[str, int, int], version: int
-    ) -> tuple[int, str, bytes]:
-        """During the first build: a page already rendered, else the build's progress."""
-        if name not in partial and f"{name}/index.html" in partial:
-            return 301, "text/plain", b""
-        body = _read(partial.get(name))
-        if body is not None:
-            kind = content_type(name)
-            return 200, kind, inject(body, version, None) if kind.startswith("text/html") else body
-        stage, done, total = building
-        page = (
-            '<!doctype html><html lang=en><meta charset=utf-8><meta http-equiv="refresh" content="1">'
-            f"<title>Building…</title><body><h1>Building the site</h1><p>{html.escape(stage)}"
-            + (f": {done} of {total}" if total else "…")
-            + "</p><p>This page reloads until it is ready.</p></body></html>"
-        )
-        return 503, "text/html; charset=utf-8", page.encode()
+
+def _progress_page(stage: str, done: int, total: int) -> bytes:
+    """The page served during the first build where no page is rendered yet: its progress."""
+    page = (
+        '<!doctype html><html lang=en><meta charset=utf-8><meta http-equiv="refresh" content="1">'
+        f"<title>Building…</title><body><h1>Building the site</h1><p>{html.escape(stage)}"
+        + (f": {done} of {total}" if total else "…")
+        + "</p><p>This page reloads until it is ready.</p></body></html>"
+    )
+    return page.encode()
 
 
-@dataclass(frozen=True)
-class _Filled:
-    """A page whose slot is filled when it is served (kept as the parts, not as the page)."""
-
-    page: bytes | Path
-    slot: str
-    content: bytes
-
-
-Served = bytes | Path | _Filled
+Served = bytes | Path
 
 
 class ServedFiles:
-    """The served site: page files from the build cache are served from it (not held in memory)."""
+    """The served site: files the page cache holds are served from it (not held in memory)."""
 
     def __init__(self) -> None:
         self.files: dict[str, Served] = {}
+
+    def start(self, keep: list[str]) -> None:
+        pass
 
     def put(self, relative: str, content: bytes) -> None:
         self.files[relative] = content
 
     def put_file(self, relative: str, source: Path) -> None:
         self.files[relative] = source
-
-    def fill(self, relative: str, slot: str, content: bytes) -> None:
-        page = self.files.get(relative)
-        if isinstance(page, bytes | Path):
-            self.files[relative] = _Filled(page, slot, content)
 
     def finish(self) -> None:
         pass
@@ -213,9 +200,6 @@ class ServedFiles:
 
 
 def _read(found: Served | None) -> bytes | None:
-    if isinstance(found, _Filled):
-        page = _read(found.page)
-        return None if page is None else filled(page, found.slot, found.content)
     if isinstance(found, Path):
         try:
             return found.read_bytes()

@@ -1,4 +1,4 @@
-"""Checks across all loaded points (each record was validated as it loaded).
+"""Checks across all loaded points (each record was validated as it loaded), on the point table.
 
 Duplicates keep the newest, and the build says which it dropped; a GPU the hardware catalog does
 not know gets one warning, since its pages can show no cost or energy figures.
@@ -6,78 +6,77 @@ not know gets one warning, since its pages can show no cost or energy figures.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from site_builder.catalog import HardwareCatalog
-from site_builder.points import BenchmarkPoint, Configuration
-from site_builder.pool import PointPool, grouped
+from site_builder.formatting import sequence_label
 from site_builder.problems import ProblemLog, Severity
 
+if TYPE_CHECKING:  # the table's module imports pandas, which a rebuild from the cache never needs
+    from site_builder.read.table import PointTable
 
-def drop_duplicates(points: Sequence[BenchmarkPoint], log: ProblemLog) -> PointPool:
-    """One point per (configuration, workload, concurrency): the newest; ties go to the later file.
+POINT_KEY = ["config_id", "isl", "osl", "concurrency"]  # one point per configuration, workload, concurrency
 
-    Judged on the pool's columns: only the points of a key that repeats are made (to word the
-    warning), and the kept points come in the order their keys first appear."""
-    pool = PointPool.of(points)
-    if len(pool) == 0:
-        return pool
-    # a number per distinct configuration (equal objects alike), found once per object
-    numbers: dict[Configuration, int] = {}
-    number_of = np.array([numbers.setdefault(c, len(numbers)) for c in pool.configs], dtype=np.int64)
-    keys = (number_of[pool.config_of], pool.isl, pool.osl, pool.concurrency)
-    order, starts = grouped(*keys)  # by key, and within a key in pool order
-    sizes = np.diff(np.r_[starts, len(order)])
-    if (sizes == 1).all():
-        return pool
-    chosen = order[starts]  # each key's first position, for now its point
-    warnings: list[tuple[int, BenchmarkPoint, BenchmarkPoint, BenchmarkPoint]] = []
-    for group in np.flatnonzero(sizes > 1).tolist():
-        at = order[starts[group] : starts[group] + sizes[group]]
-        made = pool.take(at)
-        kept, previous = int(at[0]), made[0]
-        for position, point in zip(at[1:].tolist(), made[1:], strict=True):
-            newer, older = (
-                (point, previous)
-                if (point.provenance.date or "") >= (previous.provenance.date or "")
-                else (previous, point)
-            )
-            if newer is point:
-                kept, previous = position, point
-            warnings.append((position, point, newer, older))
-        chosen[group] = kept
-    for _, point, newer, older in sorted(warnings, key=lambda found: found[0]):  # in pool order
+
+def drop_duplicates(table: PointTable, log: ProblemLog) -> PointTable:
+    """One point per (configuration, workload, concurrency): the newest; ties go to the later
+    file. Each dropped point is named in a warning (in table order), and the kept points come
+    in the order their keys first appear."""
+    frame = table.frame
+    keys = frame.groupby(POINT_KEY, sort=False).ngroup().to_numpy()  # numbered by first appearance
+    repeated = np.bincount(keys)[keys] > 1
+    if not repeated.any():
+        return table
+    chosen = np.unique(keys, return_index=True)[1]  # each key's first row, for now
+    rows_of: dict[int, list[int]] = {}
+    for row in np.flatnonzero(repeated).tolist():
+        rows_of.setdefault(int(keys[row]), []).append(row)
+    dates = [date or "" for date in frame["date"].tolist()]
+    warnings: list[tuple[int, int, int]] = []  # (row, newer, older)
+    for key, rows in rows_of.items():
+        chosen[key] = _newest(rows, dates, warnings)
+    text = {
+        name: frame[name].tolist()
+        for name in ("source_file", "record", "configuration", "date", "isl", "osl", "concurrency")
+    }
+    for row, newer, older in sorted(warnings):
         log.add(
-            older.provenance.source_file,
-            older.provenance.record,
+            text["source_file"][older],
+            text["record"][older],
             "",
-            f"duplicate point ({point.config.label()}, {point.sequence}, concurrency "
-            f"{point.concurrency}); kept the newer one from {newer.provenance.source_file} "
-            f"{newer.provenance.record} (date {newer.provenance.date or 'unknown'})",
+            f"duplicate point ({text['configuration'][row]}, "
+            f"{sequence_label(text['isl'][row], text['osl'][row])}, concurrency "
+            f"{text['concurrency'][row]}); kept the newer one from {text['source_file'][newer]} "
+            f"{text['record'][newer]} (date {text['date'][newer] or 'unknown'})",
             Severity.WARNING,
         )
-    first = order[starts]
-    return pool.subset(chosen[np.argsort(first, kind="stable")])
+    return table.rows(chosen)
 
 
-def unknown_hardware(points: Sequence[BenchmarkPoint], catalog: HardwareCatalog, log: ProblemLog) -> None:
+def _newest(rows: list[int], dates: list[str], warnings: list[tuple[int, int, int]]) -> int:
+    """The row kept of the rows of one key (in table order): each in turn against the one kept
+    so far, the later kept unless it is older; each comparison a warning."""
+    kept = rows[0]
+    for row in rows[1:]:
+        newer, older = (row, kept) if dates[row] >= dates[kept] else (kept, row)
+        warnings.append((row, newer, older))
+        kept = newer
+    return kept
+
+
+def unknown_hardware(table: PointTable, catalog: HardwareCatalog, log: ProblemLog) -> None:
     """One warning per GPU key the catalog lacks, naming the files that use it and how to add it."""
-    pool = PointPool.of(points)
-    files: dict[str, dict[int, int]] = {}  # GPU → file → the first position with both
-    for position in pool.first_of(pool.config_of, pool.file_of).tolist():
-        config = pool.configs[pool.config_of[position]]
-        files.setdefault(config.hardware, {}).setdefault(int(pool.file_of[position]), position)
-    for key, used in sorted(files.items()):
-        if key in catalog.gpus:
-            continue
-        first = pool[next(iter(used.values()))]
-        others = len(used) - 1
+    hardware = table.frame["hardware"].to_numpy()
+    files, records = table.frame["source_file"].tolist(), table.frame["record"].tolist()
+    for key in sorted(set(table.values("hardware")) - set(catalog.gpus)):
+        rows = np.flatnonzero(hardware == key).tolist()
+        others = len({files[row] for row in rows}) - 1
         also = f" (and {others} other file{'s' if others > 1 else ''})" if others else ""
         log.add(
-            first.provenance.source_file,
-            first.provenance.record,
+            files[rows[0]],
+            records[rows[0]],
             "hardware",
             f"GPU '{key}' is not in the hardware catalog{also}: its pages show no cost or tok/s/MW and "
             f"name it '{key}'. Add it to data/hardware.yaml (gpus: {key}: {{name, watts_all_in, "
@@ -87,11 +86,9 @@ def unknown_hardware(points: Sequence[BenchmarkPoint], catalog: HardwareCatalog,
         )
 
 
-def validate_points(
-    points: Sequence[BenchmarkPoint], catalog: HardwareCatalog | None, log: ProblemLog
-) -> PointPool:
+def validate_points(table: PointTable, catalog: HardwareCatalog | None, log: ProblemLog) -> PointTable:
     """The points to build from, with every cross-point problem logged."""
-    kept = drop_duplicates(points, log)
+    kept = drop_duplicates(table, log)
     if catalog is not None:
         unknown_hardware(kept, catalog, log)
     return kept

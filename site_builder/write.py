@@ -12,18 +12,17 @@ atomic exchange where the system has it; staging folders of killed builds go at 
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import fnmatch
 import os
 import re
 import shutil
-import stat
 import subprocess
 import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Protocol
 
 MARKER = ".site-builder-output"
 MANIFEST_HEADER = "# files written by the last build:"
@@ -100,7 +99,7 @@ class SiteFiles(Mapping[str, bytes]):
             self.collisions.append(Collision(path, "", self.path_owners[path], owner))
             return False
         name = top_name(path)
-        holder = self.name_owners.get(name) if name else None
+        holder = self.name_owners.get(name)  # never a holder for "": such names are not recorded
         if holder is not None and holder.shares_with != owner.shares_with:
             self.collisions.append(Collision(path, name, holder, owner))
             return False
@@ -149,10 +148,13 @@ def check_output_folder(out: Path, input_folders: Sequence[Path] = ()) -> None:
 def kept_by(keep: Sequence[str]) -> Callable[[str], bool]:
     """Whether a file (relative POSIX path) of the output folder matches a `keep:` entry: a path,
     a folder (with or without a trailing /) or a glob; the entries read once, for every file."""
-    folders = [pattern.rstrip("/") for pattern in keep]
-    exact, inside = set(folders), tuple(f"{folder}/" for folder in folders)
-    globs = re.compile("|".join(f"(?:{fnmatch.translate(pattern)})" for pattern in keep)) if keep else None
-    return lambda path: path in exact or path.startswith(inside) or bool(globs and globs.match(path))
+    # per entry: the glob, or the path itself and everything under it; nothing for no entry
+    entries = [
+        f"(?:{fnmatch.translate(pattern)})|(?s:{re.escape(pattern.rstrip('/'))}(?:/.*)?\\Z)"
+        for pattern in keep
+    ]
+    matcher = re.compile("|".join(entries) or "(?!)")
+    return lambda path: matcher.match(path) is not None
 
 
 def _files_in(folder: Path) -> list[str]:
@@ -171,11 +173,12 @@ def _files_in(folder: Path) -> list[str]:
     return sorted(found)
 
 
-def _written_before(out: Path) -> set[str] | None:
-    """The files the last build wrote (listed in its marker), or None for an older marker."""
+def _written_before(out: Path, present: Collection[str]) -> set[str]:
+    """The files the last build wrote (listed in its marker); an older marker lists none, so
+    every file `present` counts as written by it."""
     lines = (out / MARKER).read_text(encoding="utf-8", errors="replace").splitlines()
     if MANIFEST_HEADER not in lines:
-        return None
+        return set(present)
     return set(lines[lines.index(MANIFEST_HEADER) + 1 :])
 
 
@@ -185,12 +188,9 @@ def files_to_keep(out: Path, files: Collection[str], keep: Sequence[str]) -> lis
     new site would overwrite."""
     if not (out / MARKER).is_file():
         return []
-    written = _written_before(out)
     present = [p for p in _files_in(out) if p != MARKER]
-    is_kept = kept_by(keep)
-    kept = [p for p in present if is_kept(p)]
-    carried = set(kept)
-    unknown = [p for p in present if written is not None and p not in written and p not in carried]
+    kept = list(filter(kept_by(keep), present))
+    unknown = sorted(set(present) - _written_before(out, present) - set(kept))
     if unknown:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         raise OutputError(
@@ -208,19 +208,25 @@ def files_to_keep(out: Path, files: Collection[str], keep: Sequence[str]) -> lis
 
 
 def clean_leftovers(out: Path) -> None:
-    """Staging and retired folders of builds that were killed (their process is gone): removed.
-    A site left missing by a kill mid-swap (no atomic exchange) is put back first."""
-    pattern = re.compile(rf"\.{re.escape(out.name)}\.(building|previous)-(\d+)")
+    """Staging and retired folders of builds that were killed (their process is gone): removed,
+    and the `.site.spare` folder older versions kept beside the output. A site left missing by a
+    kill mid-swap (no atomic exchange) is put back first."""
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.(?:(building|previous)-(\d+)|spare)")
     if not out.parent.is_dir():
         return
     leftovers = []
     for entry in sorted(out.parent.iterdir()):
         match = pattern.fullmatch(entry.name)
-        if match and entry.is_dir() and not entry.is_symlink() and not _alive(int(match.group(2))):
-            leftovers.append((match.group(1), entry))
+        if not match or not entry.is_dir() or entry.is_symlink():
+            continue
+        kind, pid = match.groups()  # (None, None): the spare folder
+        if pid is None or not _alive(int(pid)):
+            leftovers.append((kind, entry))
     for kind, entry in leftovers:
         if kind == "previous" and not out.exists() and (entry / MARKER).is_file():
             entry.rename(out)
+        elif kind is None:  # the spare folder
+            remove_in_background(entry)
         else:
             shutil.rmtree(entry, ignore_errors=True)
 
@@ -258,43 +264,6 @@ def remove_in_background(folder: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def rewrite_file(path: str, change: Callable[[bytes], bytes]) -> None:
-    """The file at `path` changed by `change`: written over where it is when the file is its own
-    (`_overwrite`), else written anew beside it and moved over it, so a file hard-linked from the
-    build cache is replaced, never changed through the link."""
-    with open(path, "rb") as source:
-        old = source.read()
-    content = change(old)
-    if content == old or _overwrite(path, content):
-        return
-    fresh = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.new")
-    with open(fresh, "wb") as out:
-        out.write(content)
-    os.replace(fresh, path)
-
-
-def _overwrite(target: str, content: bytes) -> bool:
-    """Write `content` over the regular file at `target` where it is, if the file is its own (no
-    other link to it: never through to a cache blob); False if there is no such file. Its blocks
-    are used again, where a new file takes new ones: 10x the system time on a disk that has
-    just freed thousands of files (and unlinking the old one frees more)."""
-    try:  # not a symbolic link; O_NONBLOCK: a FIFO in the way fails at once instead of waiting
-        descriptor = os.open(target, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:  # nothing there, a link, a folder, a FIFO
-        return False
-    try:
-        found = os.fstat(descriptor)
-        if not stat.S_ISREG(found.st_mode) or found.st_nlink != 1:
-            return False
-        view = memoryview(content)
-        while view:
-            view = view[os.write(descriptor, view) :]
-        os.ftruncate(descriptor, len(content))
-        return True
-    finally:
-        os.close(descriptor)
-
-
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return False
@@ -324,14 +293,7 @@ class Staging:
     before anything is written; kept files are carried over; the marker lists what was written;
     the old site stays until the new one replaces it in one step; `abort` leaves it untouched."""
 
-    def __init__(
-        self,
-        out: Path,
-        keep: Sequence[str] = (),
-        input_folders: Sequence[Path] = (),
-        *,
-        reuse: bool = False,
-    ) -> None:
+    def __init__(self, out: Path, keep: Sequence[str] = (), input_folders: Sequence[Path] = ()) -> None:
         self.out = out.resolve()
         self.keep = keep
         check_output_folder(self.out, input_folders)
@@ -339,119 +301,53 @@ class Staging:
         clean_leftovers(self.out)
         files_to_keep(self.out, (), keep)  # refuse a user's unlisted file now, before any work
         self.folder = self.out.parent / f".{self.out.name}.building-{os.getpid()}"
-        self._root = os.fspath(self.folder) + os.sep
         self.retired = self.out.parent / f".{self.out.name}.previous-{os.getpid()}"
-        # With `reuse`, the site this build replaces is kept as the next build's staging folder:
-        # its folders are used again, a file already linked to the right blob stays, and a file
-        # of its own is written over where it is (`_overwrite`), where a fresh folder would mean
-        # creating every folder and file, and deleting the old site every file (both slow on a
-        # disk that has just freed thousands of files). Without it, a spare is deleted.
-        self.reuse = reuse
-        self.spare = self.out.parent / f".{self.out.name}.spare"
         shutil.rmtree(self.folder, ignore_errors=True)
-        self.reused = False
-        spare = self.spare.is_dir() and not self.spare.is_symlink()
-        if reuse and spare:
-            try:
-                os.rename(self.spare, self.folder)  # atomic: a build running beside takes it, or this
-                self.reused = True
-            except OSError:
-                pass
-        elif spare:
-            remove_in_background(self.spare)
-        if not self.reused:
-            self.folder.mkdir()
+        self.folder.mkdir()
         self.written: set[str] = set()
-        self._folders: set[str] = set()  # top-level folders made
-        self._links = True
+        self._folders: set[str] = set()  # folders made (a page's five files share one)
+        self._links = True  # whether hard links to the page cache work here
 
     def _target(self, relative: str) -> str:
+        """Where a new file of the site goes in the staging folder (its folder made)."""
         parts = relative.split("/")
-        if relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        if any(part in ("", ".", "..") for part in parts):  # an absolute path's first part is ""
             raise OutputError(f"refusing to write outside the output folder: {relative}")
         if relative in self.written:
             raise OutputError(f"{relative} is written twice")
-        target = self.path(relative)
-        if len(parts) > 1 and parts[0] not in self._folders:  # one level: pages are slug/file
-            self._folder_for(target)
-            if len(parts) == 2:
-                self._folders.add(parts[0])
         self.written.add(relative)
+        target = os.path.join(self.folder, *parts)
+        folder = os.path.dirname(target)
+        if folder not in self._folders:
+            os.makedirs(folder, exist_ok=True)
+            self._folders.add(folder)
         return target
 
-    def path(self, relative: str) -> str:
-        """Where a file of the site (relative POSIX path) is in the staging folder."""
-        return self._root + relative.replace("/", os.sep)
-
-    def _folder_for(self, target: str) -> None:
-        """The folder a file goes in; in a reused staging folder, what is in the way (a file, or
-        a link, where a folder goes) removed first: nothing is written through a link."""
-        if self.reused:
-            relative = os.path.relpath(os.path.dirname(target), self.folder)
-            here = os.fspath(self.folder)
-            for part in relative.split(os.sep) if relative != os.curdir else ():
-                here = os.path.join(here, part)
-                if os.path.islink(here) or (os.path.lexists(here) and not os.path.isdir(here)):
-                    os.unlink(here)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-
-    def _clear(self, target: str) -> None:
-        """In a reused staging folder: what is at `target` removed, so that a new file is made
-        (a file there may be a link to a cache blob: never written through)."""
-        if not self.reused or not os.path.lexists(target):
-            return
-        if os.path.isdir(target) and not os.path.islink(target):
-            shutil.rmtree(target)
-        else:
-            os.unlink(target)
-
     def write(self, relative: str, content: bytes) -> None:
-        target = self._target(relative)
-        if self.reused and _overwrite(target, content):
-            return
-        self._clear(target)
-        with open(target, "xb") as out:
+        with open(self._target(relative), "xb") as out:
             out.write(content)
 
     def link(self, relative: str, source: Path) -> None:
-        """The file as `source` holds it: hard-linked where the system allows, else copied."""
+        """The file as `source` (a page cache blob) holds it: hard-linked where the system allows
+        (no byte written again), else copied."""
         target = self._target(relative)
-        if self.reused:
-            try:
-                there, wanted = os.lstat(target), os.stat(source)
-            except OSError:
-                pass
-            else:
-                if (there.st_ino, there.st_dev) == (wanted.st_ino, wanted.st_dev):
-                    return  # the same file already: the spare's link to the same blob
-            self._clear(target)
         if self._links:
             try:
                 os.link(source, target)
                 return
-            except OSError:
+            except OSError:  # another file system, or links not allowed: copies from now on
                 self._links = False
         shutil.copyfile(source, target)
-
-    def rewrite(self, relative: str, change: Callable[[bytes], bytes]) -> None:
-        """A file written this build, changed: written anew beside it and moved over it, so a
-        file hard-linked from the build cache is replaced, never changed through the link."""
-        if relative in self.written:
-            rewrite_file(self.path(relative), change)
 
     def finish(self) -> None:
         """Carry kept files over, write the marker, swap the new site in."""
         try:
             kept = files_to_keep(self.out, self.written, self.keep)
-            if self.reused:  # what the spare holds that this build did not write
-                self._drop_all_but({*self.written, *kept})
             for relative in kept:
-                target = self.path(relative)
-                self._folder_for(target)
-                self._clear(target)
+                target = self.folder / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(self.out / relative, target, follow_symlinks=False)
             manifest = "\n".join([MANIFEST_HEADER, *sorted(self.written)])
-            self._clear(self.path(MARKER))
             (self.folder / MARKER).write_text(
                 f"Written by build-site; replaced on every build.\n{manifest}\n"
             )
@@ -467,24 +363,7 @@ class Staging:
             if self.retired.exists() and not self.out.exists():
                 self.retired.rename(self.out)
             raise
-        if self.reuse and self.retired.is_dir() and not self.spare.exists():
-            try:
-                os.rename(self.retired, self.spare)  # the next build's staging folder
-                return
-            except OSError:
-                pass
         remove_in_background(self.retired)
-
-    def _drop_all_but(self, wanted: set[str]) -> None:
-        """Remove every file and link of the reused staging folder that is not `wanted`, then
-        every folder left empty."""
-        for relative in _files_in(self.folder):
-            if relative not in wanted:
-                os.unlink(self.path(relative))
-        for here, _, _ in os.walk(self.folder, topdown=False):
-            if here != os.fspath(self.folder):
-                with contextlib.suppress(OSError):  # not empty: it holds a file of this site
-                    os.rmdir(here)
 
     def abort(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -506,3 +385,91 @@ def write_site(
         staging.abort()
         raise
     staging.finish()
+
+
+# -- sinks: where a run's files go as they are made (pipeline.run) --------------------------------
+
+
+class Sink(Protocol):
+    """Takes the site's files as they are made; `finish` makes them the site, `abort` drops them."""
+
+    def start(self, keep: list[str]) -> None: ...
+    def put(self, relative: str, content: bytes) -> None: ...
+    def put_file(self, relative: str, source: Path) -> None: ...
+    def finish(self) -> None: ...
+    def abort(self) -> None: ...
+
+
+class MemorySink:
+    """The site in memory (tests, small sites)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def start(self, keep: list[str]) -> None:
+        pass
+
+    def put(self, relative: str, content: bytes) -> None:
+        self.files[relative] = content
+
+    def put_file(self, relative: str, source: Path) -> None:
+        self.files[relative] = source.read_bytes()
+
+    def finish(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        self.files = {}
+
+    def site(self, claims: SiteFiles) -> SiteFiles:
+        """The files, each with its owner, in the order their owners claimed them."""
+        site = SiteFiles()
+        for relative, owner in claims.path_owners.items():
+            site.add(relative, self.files[relative], owner)
+        return site
+
+
+class NoSink:
+    """Nothing written and nothing kept: `check`."""
+
+    def start(self, keep: list[str]) -> None:
+        pass
+
+    def put(self, relative: str, content: bytes) -> None:
+        pass
+
+    def put_file(self, relative: str, source: Path) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
+class StagingSink:
+    """The output folder's staging copy (write.Staging), swapped in by `finish`."""
+
+    def __init__(self, out: Path, input_folders: tuple[Path, ...]) -> None:
+        self.out, self.input_folders = out, input_folders
+        self.staging: Staging | None = None
+
+    def start(self, keep: list[str]) -> None:
+        self.staging = Staging(self.out, keep, self.input_folders)
+
+    def put(self, relative: str, content: bytes) -> None:
+        assert self.staging is not None
+        self.staging.write(relative, content)
+
+    def put_file(self, relative: str, source: Path) -> None:
+        assert self.staging is not None
+        self.staging.link(relative, source)
+
+    def finish(self) -> None:
+        if self.staging is not None:
+            self.staging.finish()
+
+    def abort(self) -> None:
+        if self.staging is not None:
+            self.staging.abort()

@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from site_builder import compute
 from site_builder.catalog import AppliedConstants
 from site_builder.compute import ComputedSide
 from site_builder.engine import compare as engine
-from site_builder.engine.compare import Constants
-from site_builder.points import BenchmarkPoint, Configuration, Provenance
-from site_builder.present.result import sequence_result
+from site_builder.engine.compare import Constants, SidePoints
+from site_builder.present.result import ShownPoints, sequence_result, shown_side
 from site_builder.present.schema import SequenceResult
+from site_builder.read.table import PointTable
+
+Point = dict[str, Any]  # a point as a row of the point table (read/table.py)
 
 
 def point(
@@ -31,25 +35,36 @@ def point(
     date: str | None = "2026-01-01",
     output: float | None = None,
     record: str = "record 1",
-) -> BenchmarkPoint:
-    return BenchmarkPoint(
-        config=Configuration(
-            model=model,
-            hardware=hardware,
-            framework=framework,
-            precision=precision,
-            spec_method=spec_method,
-            tp=tp,
-            gpu_count=tp,
-        ),
-        isl=isl,
-        osl=osl,
-        concurrency=concurrency,
-        throughput_per_gpu=throughput,
-        output_throughput_per_gpu=output,
-        interactivity=interactivity,
-        provenance=Provenance(dataset="test", source_file="test.json", record=record, date=date),
-    )
+    gpu_count: int | None = -1,  # -1: as many GPUs as the tensor-parallel degree
+) -> Point:
+    return {
+        "model": model,
+        "hardware": hardware,
+        "framework": framework,
+        "precision": precision,
+        "spec_method": spec_method,
+        "tp": tp,
+        "gpu_count": tp if gpu_count == -1 else gpu_count,
+        "isl": isl,
+        "osl": osl,
+        "concurrency": concurrency,
+        "throughput_per_gpu": float(throughput),
+        "output_throughput_per_gpu": output,
+        "interactivity": float(interactivity),
+        "dataset": "test",
+        "source_file": "test.json",
+        "record": record,
+        "date": date,
+    }
+
+
+def table(points: Sequence[Point]) -> PointTable:
+    return PointTable.from_records(points)
+
+
+def side_points(points: Sequence[Point]) -> SidePoints:
+    """A side's points as the engine reads them."""
+    return compute.side_points(table(points))
 
 
 def constants(
@@ -75,7 +90,7 @@ class SideInput:
     pooling: str  # "best available", or "narrowed: key=value"
     hardware: str
     constants: AppliedConstants
-    points: Sequence[BenchmarkPoint]
+    points: Sequence[Point]
 
 
 def _narrowing(pooling: str) -> dict[str, str | bool | list[str]]:
@@ -94,10 +109,23 @@ def compare_sequence(
     pinned_targets: Sequence[float] | None = None,
 ) -> SequenceResult:
     """The engine's numbers for one workload, presented as comparison.json holds them."""
+    return sequence_and_points(isl, osl, sequence, sides, pinned_targets)[0]
+
+
+def sequence_and_points(
+    isl: int,
+    osl: int,
+    sequence: str,
+    sides: Sequence[SideInput],
+    pinned_targets: Sequence[float] | None = None,
+) -> tuple[SequenceResult, list[ShownPoints]]:
+    """`compare_sequence`, and each side's points as the page lists them (points.csv, the charts,
+    the page data)."""
+    rows = [table(s.points) for s in sides]
     numbers = engine.compare_sequence(
         isl,
         osl,
-        [s.points for s in sides],
+        [compute.side_points(r) for r in rows],
         [Constants(**s.constants.values()) for s in sides],
         pinned_targets,
     )
@@ -111,7 +139,8 @@ def compare_sequence(
         )
         for s in sides
     ]
-    return sequence_result(computed, numbers)
+    shown = [shown_side(side, r) for side, r in zip(numbers.sides, rows, strict=True)]
+    return sequence_result(computed, numbers, rows), shown
 
 
 SHARED_EDITS = ("catalog", "template", "guide", "site config")

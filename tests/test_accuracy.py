@@ -25,10 +25,10 @@ from site_builder.engine.accuracy import (
     pool,
     run_numbers,
 )
-from site_builder.loaders import load_results
-from site_builder.loaders.common import RecordContext
-from site_builder.loaders.evals import native_eval_values
 from site_builder.problems import ProblemLog, Severity
+from site_builder.read.evals import native_eval_values
+from site_builder.read.fields import RecordContext
+from site_builder.read.load import load_results
 from tests import outside
 from tests.conftest import SCORES_CSV
 

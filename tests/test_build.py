@@ -31,7 +31,7 @@ def read_tree(folder: Path) -> dict[str, bytes]:
 def test_builds_comparison_json(project: Path) -> None:
     assert build(project) == 0
     data = json.loads((project / "site" / "h200-fp4-vs-fp8" / "comparison.json").read_text())
-    assert data["schema_version"] == 1 and data["slug"] == "h200-fp4-vs-fp8" and data["kind"] == "precision"
+    assert data["schema_version"] == 2 and data["slug"] == "h200-fp4-vs-fp8" and data["kind"] == "precision"
     assert data["title"] == "H200: FP4 vs FP8 Precision Comparison"
     assert data["model_name"] == "DeepSeek-R1-0528" and data["default_sequence"] == "1k/1k"
     assert [s["sequence"] for s in data["sequences"]] == ["1k/1k", "1k/8k"]
@@ -48,7 +48,8 @@ def test_builds_comparison_json(project: Path) -> None:
         "concurrency",
         "brackets",
     }
-    assert first["brackets"][0]["configuration"] == "sglang TP8 (agg, 8 GPUs)"
+    knot = one_k["sides"][0]["frontier"][first["brackets"][0]]
+    assert knot["configuration"] == "sglang TP8 (agg, 8 GPUs)"
     assert data["constants"][0]["usd_per_gpu_hour"] == 1.41 and data["constants"][0]["watts_all_in"] == 1730
     eight_k = data["sequences"][1]
     assert not eight_k["band"]["overlap"] and eight_k["results"] == []
@@ -89,7 +90,7 @@ def test_failed_write_leaves_the_previous_site(project: Path, monkeypatch: pytes
         original(self, relative, content)
 
     monkeypatch.setattr(Staging, "write", failing)
-    assert build(project, "--no-cache") == 1  # cached, the page would be linked, not written
+    assert build(project, "--no-cache") == 1  # cached, the page would be copied from the cache
     monkeypatch.undo()
     assert read_tree(project / "site") == before
     assert [p.name for p in project.iterdir() if p.name.startswith(".site.")] == []
@@ -202,18 +203,20 @@ def test_import_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_import_round_trip_keeps_every_number(tmp_path: Path) -> None:
-    from site_builder.loaders import load_file
+    from site_builder.read.load import load_file
+    from site_builder.read.table import CONFIG_COLUMNS
 
     source = Path(__file__).parent / "fixtures" / "agg" / "agg_bmk.json"
     out = tmp_path / "native.json"
     assert main(["import", str(source), "-o", str(out), "--id", "x", "--title", "X", "--source", "s"]) == 0
-    before, after = load_file(source).points, load_file(out).points
+    before, after = load_file(source).table, load_file(out).table
     assert len(before) == len(after) == 2
-    for a, b in zip(before, after, strict=True):
-        assert a.config == b.config and (a.isl, a.osl, a.concurrency) == (b.isl, b.osl, b.concurrency)
-        assert a.throughput_per_gpu == b.throughput_per_gpu
-        assert b.interactivity == pytest.approx(a.interactivity, rel=1e-14)
-        assert a.power == b.power
+    configuration = [*CONFIG_COLUMNS, "isl", "osl", "concurrency", "throughput_per_gpu"]
+    power = ["avg_watts_per_gpu", "joules_per_total_token", "joules_per_output_token"]
+    for a, b in zip(before.records(), after.records(), strict=True):
+        assert [a[k] for k in configuration] == [b[k] for k in configuration]
+        assert b["interactivity"] == pytest.approx(a["interactivity"], rel=1e-14)
+        assert [a[k] for k in power] == [b[k] for k in power]
 
 
 def test_cli_help_and_default_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -348,49 +351,38 @@ def test_the_command_reports_and_exits_with_its_code_without_tearing_down(projec
     assert "broken.md" in done.stderr and done.stderr.rstrip().endswith("nothing was written")
 
 
-def test_a_reused_spare_is_written_over_where_its_own_files_are_and_never_through_a_link(
+def test_a_staged_file_is_the_cache_blob_linked_and_the_swap_leaves_the_old_site_whole_until_it_is_done(
     tmp_path: Path,
 ) -> None:
-    """The site the last build replaced is the next build's staging folder. A file of its own
-    (one link) is written over where it is: the same file, its old longer content cut to the new
-    one. A file linked from elsewhere (a cache blob), a symbolic link and a FIFO in the way are
-    replaced by a new file, and a link to a folder where a page's folder goes by a folder: the
-    blob and what the links point to are left as they were, and nothing waits on the FIFO."""
-    spare = tmp_path / ".site.spare"
-    (spare / "page").mkdir(parents=True)
-    own = spare / "page" / "index.html"
-    own.write_text("an older and much longer page than the one written now")
-    blob, elsewhere = tmp_path / "blob", tmp_path / "elsewhere.txt"
-    blob.write_text("a cache blob")
-    elsewhere.write_text("a file outside the site")
-    os.link(blob, spare / "page" / "points.csv")
-    os.symlink(elsewhere, spare / "page" / "table.csv")
-    os.mkfifo(spare / "page" / "comparison.json")
-    outside = tmp_path / "outside"  # a folder of someone's, linked where a page's folder goes
-    outside.mkdir()
-    (outside / "index.html").write_text("someone's page")
-    os.symlink(outside, spare / "linked")
-    inode = own.stat().st_ino
-    staging = Staging(tmp_path / "site", reuse=True)
-    assert staging.reused and not spare.exists()
-    page = staging.folder / "page"
-    for name in ("index.html", "points.csv", "table.csv", "comparison.json"):
-        staging.write(f"page/{name}", f"new {name}".encode())
-        assert (page / name).read_bytes() == f"new {name}".encode()
-        assert (page / name).is_file() and not (page / name).is_symlink()
-    assert (page / "index.html").stat().st_ino == inode  # written over, not made anew
-    assert (page / "points.csv").stat().st_ino != blob.stat().st_ino
-    assert blob.read_text() == "a cache blob" and elsewhere.read_text() == "a file outside the site"
-    staging.write("linked/index.html", b"a page of the site")
-    assert (outside / "index.html").read_text() == "someone's page"
-    assert not (staging.folder / "linked").is_symlink()
-    assert (staging.folder / "linked" / "index.html").read_bytes() == b"a page of the site"
-    staging.rewrite("page/index.html", lambda old: old + b" with its related links")
-    assert (page / "index.html").read_bytes() == b"new index.html with its related links"
-    assert (page / "index.html").stat().st_ino == inode  # this build's own file: changed in place
-    os.link(page / "index.html", tmp_path / "linked")  # as a cache blob would be
-    staging.rewrite("page/index.html", lambda old: b"changed")
-    assert (page / "index.html").read_bytes() == b"changed"
-    assert (tmp_path / "linked").read_bytes() == b"new index.html with its related links"
+    """A cache blob placed into the staging folder is hard-linked (no byte written again); the old
+    site is there, whole, until the new one replaces it in one step."""
+    write.write_site(tmp_path / "site", {"index.html": b"old"})
+    source = tmp_path / "blob"
+    source.write_bytes(b"a cache blob")
+    staging = Staging(tmp_path / "site")
+    staging.link("page/points.csv", source)
+    staging.write("index.html", b"new")
+    assert (tmp_path / "site" / "index.html").read_bytes() == b"old"
     staging.finish()
-    assert (tmp_path / "site" / "page" / "table.csv").read_bytes() == b"new table.csv"
+    placed = tmp_path / "site" / "page" / "points.csv"
+    assert placed.read_bytes() == b"a cache blob"
+    assert placed.stat().st_ino == source.stat().st_ino
+    assert (tmp_path / "site" / "index.html").read_bytes() == b"new"
+
+
+def test_a_blob_is_copied_where_links_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a file system without hard links the blob is copied: a file of its own."""
+    source = tmp_path / "blob"
+    source.write_bytes(b"a cache blob")
+
+    def no_links(*_: object) -> None:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    staging = Staging(tmp_path / "site")
+    staging.link("a/points.csv", source)
+    staging.link("b/points.csv", source)
+    staging.finish()
+    for name in ("a", "b"):
+        placed = tmp_path / "site" / name / "points.csv"
+        assert placed.read_bytes() == b"a cache blob" and placed.stat().st_ino != source.stat().st_ino

@@ -1,55 +1,142 @@
-"""The build cache's blobs (cache.py): content-addressed, never changed through a link, a blob
-whose content is not its name (a write cut short, an edit through the output folder) replaced."""
+"""The page cache (cache.py): a page put under a key comes back from a later run as it went in;
+its files are blobs named by their content; a missing or changed blob, a damaged manifest or a
+folder that is not the cache's is a miss; `save` keeps what the run used and drops the rest."""
 
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
+import hmac
+import json
+import pickle
 from pathlib import Path
 
-from site_builder.cache import BuildCache, blob_stamp, keep_blob
+from hypothesis import given
+from hypothesis import strategies as st
+
+from site_builder.cache import FOLDER, INPUTS, MANIFEST, TAG, PageCache, code_digest
+from site_builder.problems import Problem, Severity
+
+ENTRY = {"kind": "precision", "title": "A: x vs y", "sequences": ["1k/1k"], "auto": False}
+PROBLEMS = [Problem("content/a.md", "line 3", "sides", "a warning", Severity.WARNING)]
+FILES = {"a-page/index.html": b"<p>page</p>", "a-page/points.csv": b"a,b\n1,2\n"}
 
 
-def test_a_new_blob_is_named_by_its_content(tmp_path: Path) -> None:
-    cache = BuildCache(tmp_path / "cache")
-    path = cache._keep(b"<p>page</p>")
-    assert path.name == hashlib.sha256(b"<p>page</p>").hexdigest() and path.read_bytes() == b"<p>page</p>"
-    assert cache._keep(b"<p>page</p>") == path  # kept, not written again
-    assert [p.name for p in cache.blobs.iterdir()] == [path.name]  # nothing written aside
+def _saved(folder: Path, key: str = "k1") -> PageCache:
+    cache = PageCache.open(folder)
+    assert cache is not None
+    cache.put(key, FILES, ENTRY, PROBLEMS)
+    cache.save()
+    return cache
 
 
-def test_a_blob_cut_short_is_written_again_aside_of_what_links_it(tmp_path: Path) -> None:
-    cache = BuildCache(tmp_path / "cache")
-    content = b"<p>a whole page</p>" * 100
-    blob = cache.blobs / hashlib.sha256(content).hexdigest()
-    blob.write_bytes(content[:50])  # a killed build's partial blob
-    linked = tmp_path / "site-index.html"
-    os.link(blob, linked)  # the old site links it
-    path = cache._keep(content)
-    assert path == blob and path.read_bytes() == content
-    assert linked.read_bytes() == content[:50]  # the old site's file is not changed through its link
-    assert path.stat().st_ino != linked.stat().st_ino
+def test_a_page_comes_back_from_a_later_run_as_it_went_in(tmp_path: Path) -> None:
+    _saved(tmp_path / FOLDER)
+    again = PageCache.open(tmp_path / FOLDER)
+    assert again is not None and again.get("another key") is None
+    found = again.get("k1")
+    assert found is not None
+    assert (found.entry, found.problems) == (ENTRY, PROBLEMS)
+    assert {name: path.read_bytes() for name, path in found.files.items()} == FILES
+    assert all(path.name == hashlib.sha256(path.read_bytes()).hexdigest() for path in found.files.values())
+    assert (tmp_path / FOLDER / TAG).is_file()
 
 
-def _keep_in_a_worker(folder: str, content: bytes) -> list[object]:
-    return blob_stamp(keep_blob(Path(folder), content))
+@given(st.dictionaries(st.text(), st.text() | st.integers() | st.booleans(), max_size=4), st.text())
+def test_any_index_entry_and_problem_come_back_as_they_went_in(entry: dict[str, object], reason: str) -> None:
+    import tempfile
+
+    problems = [Problem("content/a.md", "", "", reason, Severity.NOTICE)]
+    with tempfile.TemporaryDirectory() as folder:
+        cache = PageCache.open(Path(folder) / FOLDER)
+        assert cache is not None
+        cache.put("k", {}, entry, problems)
+        cache.save()
+        again = PageCache.open(Path(folder) / FOLDER)
+        assert again is not None
+        found = again.get("k")
+        assert found is not None and (found.entry, found.problems) == (entry, problems)
 
 
-def test_workers_keeping_the_same_files_at_once_leave_whole_blobs(tmp_path: Path) -> None:
-    """A build's workers keep their pages' files themselves: the same content from several
-    processes at once gives one blob with exactly that content, and every stamp names it."""
-    cache = BuildCache(tmp_path / "cache")
-    contents = [bytes([n]) * 200_000 for n in range(3)]
-    jobs = [content for content in contents for _ in range(4)]
-    context = multiprocessing.get_context(
-        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    )
-    with context.Pool(4) as pool:
-        stamps = pool.starmap(_keep_in_a_worker, [(str(cache.blobs), content) for content in jobs])
-    assert sorted(p.name for p in cache.blobs.iterdir()) == sorted(
-        hashlib.sha256(c).hexdigest() for c in contents
-    )
-    for content, stamp in zip(jobs, stamps, strict=True):
-        assert stamp[0] == hashlib.sha256(content).hexdigest() and stamp[1] == len(content)
-        assert (cache.blobs / str(stamp[0])).read_bytes() == content
+def test_a_missing_or_cut_blob_is_a_miss(tmp_path: Path) -> None:
+    cache = _saved(tmp_path / FOLDER)
+    blob = cache.blobs / hashlib.sha256(FILES["a-page/index.html"]).hexdigest()
+    blob.write_bytes(b"<p>pa")  # what a write cut short would leave
+    assert PageCache(tmp_path / FOLDER).get("k1") is None
+    blob.unlink()
+    assert PageCache(tmp_path / FOLDER).get("k1") is None
+
+
+def test_a_damaged_manifest_is_a_miss(tmp_path: Path) -> None:
+    _saved(tmp_path / FOLDER)
+    manifest = tmp_path / FOLDER / MANIFEST
+    stored = json.loads(manifest.read_text())
+    for damaged in (
+        "{not json",
+        json.dumps([]),
+        json.dumps({**stored, "format": 1}),
+        json.dumps({**stored, "pages": "a string"}),
+        json.dumps({**stored, "pages": {"k1": "a string"}}),
+        json.dumps({**stored, "pages": {"k1": {**stored["pages"]["k1"], "entry": "a string"}}}),
+        json.dumps({**stored, "pages": {"k1": {**stored["pages"]["k1"], "problems": None}}}),
+    ):
+        manifest.write_text(damaged)
+        assert PageCache(tmp_path / FOLDER).get("k1") is None, damaged
+
+
+def test_save_keeps_what_the_run_used_and_drops_every_other_blob(tmp_path: Path) -> None:
+    _saved(tmp_path / FOLDER, "old")
+    cache = PageCache.open(tmp_path / FOLDER)
+    assert cache is not None
+    cache.put("new", {"b/index.html": b"<p>b</p>"}, ENTRY, [])
+    cache.save()
+    again = PageCache(tmp_path / FOLDER)
+    assert again.get("old") is None and again.get("new") is not None
+    assert [p.name for p in again.blobs.iterdir()] == [hashlib.sha256(b"<p>b</p>").hexdigest()]
+
+
+def test_clear_forgets_everything_and_the_folder_stays_ours(tmp_path: Path) -> None:
+    cache = _saved(tmp_path / FOLDER)
+    cache.clear()
+    assert cache.get("k1") is None and list(cache.blobs.iterdir()) == []
+    assert PageCache.open(tmp_path / FOLDER) is not None and PageCache(tmp_path / FOLDER).get("k1") is None
+
+
+def test_a_folder_of_that_name_without_the_tag_is_the_users(tmp_path: Path) -> None:
+    mine = tmp_path / FOLDER
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes")
+    assert PageCache.open(mine) is None
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "linked").symlink_to(tmp_path / "elsewhere")
+    assert PageCache.open(tmp_path / "linked") is None
+
+
+class _Planted:
+    """What a planted pickle would do if it were ever loaded: leave a file behind."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[Path, ...]]:
+        return (Path.touch, (self.marker,))
+
+
+def test_the_loaded_inputs_come_back_only_as_this_user_kept_them(tmp_path: Path) -> None:
+    """`keep_inputs` / `kept_inputs`: what a run loaded comes back to the next run of this user;
+    a pickle in the folder signed with any other key, or not at all (a cache folder from a cloned
+    repository), is never unpickled."""
+    cache = PageCache.open(tmp_path / FOLDER)
+    assert cache is not None and cache.kept_inputs() is None
+    cache.keep_inputs({"points": [1, 2, 3]})
+    again = PageCache.open(tmp_path / FOLDER)
+    assert again is not None and again.kept_inputs() == {"points": [1, 2, 3]}
+    marker = tmp_path / "unpickled"
+    payload = pickle.dumps(_Planted(marker))
+    for signature in (bytes(32), hmac.digest(b"k" * 32, code_digest().encode() + payload, "sha256")):
+        (tmp_path / FOLDER / INPUTS).write_bytes(signature + payload)
+        planted = PageCache.open(tmp_path / FOLDER)
+        assert planted is not None and planted.kept_inputs() is None
+    (tmp_path / FOLDER / INPUTS).write_bytes(b"short")
+    assert PageCache(tmp_path / FOLDER).kept_inputs() is None
+    assert not marker.exists()

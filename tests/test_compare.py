@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,15 +15,12 @@ from site_builder.engine.compare import (
     band_of,
     default_targets,
     metrics_at,
-    metrics_at_targets,
-    same_configuration,
 )
 from site_builder.engine.frontier import pareto_frontier
-from site_builder.points import BenchmarkPoint
-from tests.factories import SideInput, compare_sequence, constants, point
+from tests.factories import Point, SideInput, compare_sequence, constants, point, side_points
 
 
-def side(label: str, points: list[BenchmarkPoint], const: AppliedConstants | None = None) -> SideInput:
+def side(label: str, points: list[Point], const: AppliedConstants | None = None) -> SideInput:
     return SideInput(
         label=label,
         filters={"precision": label.lower()},
@@ -97,7 +95,7 @@ def test_metrics_at_a_knot_and_between() -> None:
         and at60.model_dump()["throughput_per_gpu"] == 600
         and at60.model_dump()["concurrency"] == 32
     )
-    assert [k.interactivity for k in at60.brackets] == [60]
+    assert [result.sides[0].frontier[k].interactivity for k in at60.brackets] == [60]
     assert at60.model_dump()["cost_per_million_tokens"] == pytest.approx(1.48e6 / (3600 * 600), rel=1e-12)
     assert at60.model_dump()["tokens_per_sec_per_mw"] == pytest.approx(600e6 / 2650, rel=1e-12)
     assert at60.model_dump()["joules_per_token"] == pytest.approx(2650 / 600, rel=1e-12)
@@ -106,7 +104,7 @@ def test_metrics_at_a_knot_and_between() -> None:
         550.0, rel=1e-12
     )  # two knots: the line
     assert fp8_at50.model_dump()["concurrency"] == 40  # 64 → 16 linearly: 40 at the midpoint
-    assert [k.interactivity for k in fp8_at50.brackets] == [30, 70]
+    assert [result.sides[1].frontier[k].interactivity for k in fp8_at50.brackets] == [30, 70]
     assert result.targets_pinned
 
 
@@ -158,10 +156,10 @@ def test_side_summary_names_engines_and_dates() -> None:
     assert summary.engines == ["atom", "sglang"]
     assert summary.spec_methods == ["mtp", "none"]
     assert summary.dates == ("2025-12-05", "2026-02-01")
-    assert [p.on_frontier for p in summary.points] == [True, False, True]
+    assert [p.interactivity for p in summary.frontier] == [40, 60] and summary.point_count == 3
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     st.lists(st.tuples(st.floats(5, 200), st.floats(10, 5000)), min_size=1, max_size=8),
     st.floats(0.5, 5.0),
@@ -172,8 +170,8 @@ def test_cost_times_throughput_is_the_hourly_rate(
 ) -> None:
     pts = [point(x, y) for x, y in pairs]
     a = side("A", pts, constants(usd=usd))
-    frontier = pareto_frontier(pts)
-    lo, hi = frontier[0].interactivity, frontier[-1].interactivity
+    frontier = pareto_frontier(np.array([x for x, _ in pairs]), np.array([y for _, y in pairs]))
+    lo, hi = pts[frontier[0]]["interactivity"], pts[frontier[-1]]["interactivity"]
     target = min(hi, lo + where * (hi - lo))
     result = compare_sequence(1024, 1024, "1k/1k", [a, a], pinned_targets=[target])
     m = result.results[0].sides[0]
@@ -191,8 +189,8 @@ def test_cost_times_throughput_is_the_hourly_rate(
 # -- concurrency only where a deployment ran it; users per GPU; sparse stretches ------------------
 
 
-def _at(points: list[BenchmarkPoint], target: float) -> AtTarget:
-    return metrics_at(SideCurves(points), target, Constants(1.0, 1000.0))
+def _at(points: list[Point], target: float) -> AtTarget:
+    return metrics_at(SideCurves(side_points(points)), [target], Constants(1.0, 1000.0))[0]
 
 
 def test_concurrency_interpolates_within_one_deployment_whose_load_falls() -> None:
@@ -215,8 +213,8 @@ def test_concurrency_between_two_deployments_is_none_with_the_reason() -> None:
 def test_targets_read_together_keep_each_targets_own_gaps() -> None:
     # knots 20 (TP8, c=64), 40 (TP8, c=16), 60 (TP4, c=8): 30 lies within TP8's falling load, 50
     # between TP8 and TP4, 70 outside; one call for the three (the gaps of 50 must not leak to 30)
-    curves = SideCurves([point(20, 2000, 64), point(40, 1000, 16), point(60, 500, 8, tp=4)])
-    within, between, outside = metrics_at_targets(curves, [30.0, 50.0, 70.0], Constants(None, 1000.0))
+    curves = SideCurves(side_points([point(20, 2000, 64), point(40, 1000, 16), point(60, 500, 8, tp=4)]))
+    within, between, outside = metrics_at(curves, [30.0, 50.0, 70.0], Constants(None, 1000.0))
     assert within.measured and within.values["concurrency"] is not None
     assert "concurrency" not in within.missing
     assert between.values["concurrency"] is None and between.missing["concurrency"] == ("deployment",)
@@ -227,23 +225,13 @@ def test_targets_read_together_keep_each_targets_own_gaps() -> None:
     assert within.missing is not between.missing  # each target's own mapping
 
 
-def test_configurations_compared_once_answer_as_equality_does() -> None:
-    tp8, same, tp4 = point(20, 1, tp=8).config, point(40, 1, tp=8).config, point(30, 1, tp=4).config
-    assert tp8 is not same
-    for _ in range(2):  # the second time from the memo
-        assert same_configuration(tp8, same) and same_configuration(tp8, tp8)
-        assert not same_configuration(tp8, tp4) and not same_configuration(tp4, tp8)
-
-
 def test_concurrency_that_would_rise_with_interactivity_is_none() -> None:
     at = _at([point(20, 2000, 16), point(40, 1000, 64)], 30.0)
     assert at.values["concurrency"] is None and at.missing["concurrency"] == ("deployment",)
 
 
 def test_users_per_gpu_needs_every_knots_gpu_count() -> None:
-    unknown = point(40, 1000, 16)
-    unknown = unknown.model_copy(update={"config": unknown.config.model_copy(update={"gpu_count": None})})
-    at = _at([point(20, 2000, 64), unknown], 30.0)
+    at = _at([point(20, 2000, 64), point(40, 1000, 16, gpu_count=None)], 30.0)
     assert at.values["users_per_gpu"] is None and at.missing["users_per_gpu"] == ("gpu_count",)
 
 

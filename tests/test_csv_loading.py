@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from site_builder.loaders import load_results
 from site_builder.problems import ProblemLog
+from site_builder.read.load import load_results
 from tests.conftest import LAB_CSV
 
 
@@ -14,7 +14,7 @@ def _load(tmp_path: Path, text: str) -> tuple[int, list[str]]:
     (tmp_path / "data" / "lab.csv").write_text(text)
     log = ProblemLog()
     result = load_results(tmp_path / "data", log)
-    return len(result.points), [str(p) for p in log.errors]
+    return len(result.table), [str(p) for p in log.errors]
 
 
 def test_every_row_becomes_a_point_and_blank_lines_keep_line_numbers(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,12 +26,16 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from site_builder.catalog import AppliedConstants
 from site_builder.engine.compare import TIE_TOLERANCE, Constants, SideCurves, metrics_at, winner
 from site_builder.engine.spline import MonotoneSpline, steffen_tangents
 from site_builder.formatting import fixed, round_half_up
 from site_builder.metrics import CONSTANTS, CURVE_QUANTITIES, METRICS, SHOWN, Expr, evaluate, page_table
-from site_builder.points import BenchmarkPoint, Configuration, Provenance
-from site_builder.present.result import range_reason
+from site_builder.present.schema import ComparisonResult, SideIdentity
+from site_builder.present.tables import target_cells
+from site_builder.render.pages import page_data
+from tests.factories import Point, SideInput, point, sequence_and_points
+from tests.factories import side_points as engine_points
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECK = ROOT / "tests" / "js" / "engine_check.cjs"
@@ -41,19 +46,28 @@ EXPORTS = sorted(
     [
         "CURVE_SAMPLES",
         "MonotoneSpline",
+        "SPARSE_RATIO",
         "SideCurves",
         "TIE_TOLERANCE",
+        "cells",
+        "columnSummary",
+        "measuredPoints",
         "curveSamples",
+        "deploymentText",
         "evaluate",
         "fixed",
+        "grouped",
         "isTie",
         "knownValues",
         "metricsAt",
         "notMeasuredText",
+        "reason",
         "roundHalfUp",
         "sampleXs",
         "steffenTangents",
+        "valueText",
         "winner",
+        "words",
     ]
 )
 Case = TypeVar("Case")
@@ -278,7 +292,7 @@ def spline_case(draw: st.DrawFn) -> dict[str, Any]:
 def python_spline(case: dict[str, Any]) -> dict[str, Any]:
     spline = MonotoneSpline(case["xs"], case["ys"])
     return {
-        "tangents": steffen_tangents(case["xs"], case["ys"]),
+        "tangents": steffen_tangents(case["xs"], case["ys"]).tolist(),
         "values": [spline.value(x) for x in case["at"]],
     }
 
@@ -454,89 +468,149 @@ def comparison_case(draw: st.DrawFn) -> ComparisonCase:
     return sides, [draw(constants), draw(constants)], [draw(labels), draw(labels)], targets
 
 
-def benchmark_points(knots: list[Knot]) -> list[BenchmarkPoint]:
+def benchmark_points(knots: list[Knot]) -> list[Point]:
+    """The knots as point rows: framework d is the deployment, g its GPUs."""
     return [
-        BenchmarkPoint(
-            config=Configuration(model="m", hardware="gpu", framework=f"f{d}", precision="p", gpu_count=g),
-            isl=1024,
-            osl=1024,
-            concurrency=c,
-            throughput_per_gpu=t,
-            output_throughput_per_gpu=o,
-            interactivity=x,
-            provenance=Provenance(dataset="d", source_file="f", record=str(i)),
+        point(
+            x,
+            t,
+            c,
+            framework=f"f{d}",
+            model="m",
+            hardware="gpu",
+            precision="p",
+            output=o,
+            gpu_count=g,
+            record=str(i),
         )
         for i, (x, t, c, o, d, g) in enumerate(knots)
     ]
 
 
-def page_side(curves: SideCurves, constants: Constants) -> dict[str, Any]:
-    """A side as the page data holds it (render.page_data): a column per curve quantity."""
+def _value(number: float) -> float | None:
+    return None if math.isnan(number) else number
+
+
+def page_side(curves: SideCurves) -> dict[str, Any]:
+    """A side's knots as the page data holds them: a column per curve quantity."""
     return {
         "knots": [
-            [p.interactivity, *(getattr(p, attribute) for attribute in CURVE_QUANTITIES.values())]
-            for p in curves.frontier
+            [float(x), *(_value(float(curves.knot_values[name][k])) for name in CURVE_QUANTITIES)]
+            for k, x in enumerate(curves.xs)
         ],
         "joins": list(curves.one_deployment),
-        "usd_per_gpu_hour": constants.usd_per_gpu_hour,
-        "watts_all_in": constants.watts_all_in,
     }
 
 
-def python_column(
-    curves: list[SideCurves], consts: list[Constants], names: list[str], target: float
-) -> dict[str, Any]:
-    """One target of the table as the build computes it (render.target_cells)."""
-    ats = [metrics_at(c, target, k) for c, k in zip(curves, consts, strict=True)]
-    both = all(at.measured for at in ats)
-    winners, texts = {}, {}
-    for metric in METRICS:
-        values = [at.values.get(metric.key) for at in ats]
-        winners[metric.key] = winner(values[0], values[1], metric.better) if both else None
-        texts[metric.key] = [
-            "not measured"
-            if not at.measured
-            else "n/a"
-            if v is None
-            else metric.prefix + fixed(v, metric.decimals)
-            for at, v in zip(ats, values, strict=True)
-        ]
-    return {
-        "sides": [
-            {
-                "measured": at.measured,
-                "range": at.measured_range,
-                "values": dict(at.values),
-                "missing": {key: list(lacking) for key, lacking in at.missing.items()},
-                "reason": None if at.measured else range_reason(label, at.measured_range),
-            }
-            for at, label in zip(ats, names, strict=True)
-        ],
-        "winners": winners,
-        "texts": texts,
-    }
+TIERS = st.sampled_from(["hyperscaler", "neocloud", "rental"])
+# GPU names as a catalog or the data writes them, with what a template or a replacement would
+# read as its own syntax
+GPU_NAMES = st.sampled_from(["B200", "MI355X", "H200 SXM", "{gpu}", "$&", "{tier} $1"]) | st.text(max_size=10)
+PageCase = tuple[list[list[Knot]], list[Constants], list[str], list[tuple[str, str]], list[float]]
 
 
-def python_comparison(case: ComparisonCase) -> dict[str, Any]:
-    sides, consts, names, targets = case
-    curves = [SideCurves(benchmark_points(side)) for side in sides]
-    sent = {
-        "labels": names,
-        "tie": TIE_TOLERANCE,
-        "metrics": page_table(METRICS),  # every metric: the shown ones and the download-only ones
-        "targets": targets,
-        "sides": [page_side(c, k) for c, k in zip(curves, consts, strict=True)],
-    }
-    return {"sent": sent, "answer": [python_column(curves, consts, names, t) for t in targets]}
+@st.composite
+def page_case(draw: st.DrawFn) -> PageCase:
+    sides, consts, names, targets = draw(comparison_case())
+    gpus = [(draw(GPU_NAMES), draw(TIERS)) for _ in sides]
+    return sides, consts, names, gpus, targets
 
 
-def test_metrics_at_targets(node: str) -> None:
-    _, computed = collect(
-        st.lists(comparison_case(), min_size=12, max_size=12), python_comparison, batches_drawn=10
+def python_page(case: PageCase) -> dict[str, Any]:
+    """A page of two sides at these targets, as the build makes it (the engine, the presentation's
+    words, render.page_data), and what the build's table says at each target: the engine's
+    numbers and, per shown metric, each side's cell (present/tables.py target_cells)."""
+    sides, consts, names, gpus, targets = case
+    applied = [
+        AppliedConstants(
+            hardware="gpu",
+            hardware_name=gpu,
+            cost_tier=tier,
+            usd_per_gpu_hour=k.usd_per_gpu_hour,
+            watts_all_in=k.watts_all_in,
+            source="test",
+            as_of="2026",
+        )
+        for (gpu, tier), k in zip(gpus, consts, strict=True)
+    ]
+    points = [benchmark_points(side) for side in sides]
+    inputs = [SideInput(n, {}, "", "gpu", a, p) for n, a, p in zip(names, applied, points, strict=True)]
+    sequence, shown_points = sequence_and_points(1024, 1024, "1k/1k", inputs, targets)
+    page = page_data(
+        ComparisonResult(
+            slug="a-vs-b",
+            kind="precision",
+            title="A vs B",
+            model="m",
+            model_name="M",
+            hardware=["gpu"],
+            default_sequence="1k/1k",
+            cost_tier="hyperscaler",
+            sides=[SideIdentity(label=n, filters={}) for n in names],
+            sequences=[sequence],
+            constants=applied,
+            data_sources=[],
+            notices=[],
+        ),
+        [shown_points],
     )
+    curves = [SideCurves(engine_points(p)) for p in points]
+    shown = {m.key for m in SHOWN}  # the page computes the metrics it shows
+    answers = []
+    for target, result in zip(targets, sequence.results, strict=True):
+        ats = [metrics_at(c, [target], k)[0] for c, k in zip(curves, consts, strict=True)]
+        cells = target_cells(SHOWN, result.sides, names, [s.frontier for s in sequence.sides])
+        answers.append(
+            {
+                "sides": [
+                    {
+                        "measured": at.measured,
+                        "range": at.measured_range,
+                        "values": {key: v for key, v in at.values.items() if key in shown},
+                        "missing": {key: list(lack) for key, lack in at.missing.items() if key in shown},
+                        "brackets": [float(c.xs[k]) for k in at.brackets],
+                        "sparse": at.sparse,
+                    }
+                    for at, c in zip(ats, curves, strict=True)
+                ],
+                "cells": [
+                    [{"text": c.text, "note": c.note, "win": c.win, "measured": c.measured} for c in row]
+                    for row in cells
+                ],
+            }
+        )
+    sent = {"page": json.loads(json.dumps(page)), "targets": targets}
+    return {"sent": sent, "answer": answers}
+
+
+def test_the_table_at_any_target_is_the_builds(node: str) -> None:
+    """At generated targets on generated pages, the page script's numbers (values, what a metric
+    lacks, the knots a target lies between, sparse stretches) and each table cell's text, note and
+    winner equal the build's, from the page data alone. The cases reach every rule of a cell."""
+    _, computed = collect(st.lists(page_case(), min_size=12, max_size=12), python_page, batches_drawn=10)
     sent = [c["sent"] for c in computed]
     expected = [c["answer"] for c in computed]
-    assert_same("metrics", sent, expected, run_engine(node, "metrics", sent))
+    assert_same("page", sent, expected, run_engine(node, "page", sent))
+    said = " | ".join(
+        cell["text"] + " :: " + cell["note"]
+        for answer in expected
+        for column in answer
+        for row in column["cells"]
+        for cell in row
+    )
+    for words in (
+        "(sparse data) :: interpolated",
+        "not measured :: not measured at this interactivity: ",
+        "has no measured points on this workload",
+        "cost per GPU-hour for",
+        "no all-in power per GPU for",
+        "has no GPU count",
+        "measured: ",
+        "between two deployments",
+        "between the same deployment, whose concurrency rises",
+        "GPU count not recorded",
+    ):
+        assert words in said, words
 
 
 # -- the chart's curves -------------------------------------------------------------------------------
@@ -549,8 +623,8 @@ def python_curve(case: tuple[list[Knot], Constants]) -> dict[str, Any]:
     interactivities across the knots' range (clamped into it) and at every knot, each once, the
     value of each shown metric there (metrics_at, the table's computation)."""
     knots, consts = case
-    curves = SideCurves(benchmark_points(knots))
-    knot_xs = [p.interactivity for p in curves.frontier]
+    curves = SideCurves(engine_points(benchmark_points(knots)))
+    knot_xs = curves.xs.tolist()
     if len(knot_xs) >= 2:
         lo, hi = knot_xs[0], knot_xs[-1]
         even = [min(hi, max(lo, lo + (hi - lo) * i / (CHART_SAMPLES - 1))) for i in range(CHART_SAMPLES)]
@@ -561,10 +635,11 @@ def python_curve(case: tuple[list[Knot], Constants]) -> dict[str, Any]:
     for metric in SHOWN:
         ys = []
         for x in xs:
-            at = metrics_at(curves, x, consts)
+            at = metrics_at(curves, [x], consts)[0]
             ys.append(at.values.get(metric.key) if at.measured else None)
         answers.append({"x": xs, "y": ys})
-    return {"sent": {"side": page_side(curves, consts), "metrics": page_table(SHOWN)}, "answer": answers}
+    sent = {"side": page_side(curves), "constants": asdict(consts), "metrics": page_table(SHOWN)}
+    return {"sent": sent, "answer": answers}
 
 
 def test_chart_curves_sample_the_python_engines_values(node: str) -> None:

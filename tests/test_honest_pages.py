@@ -182,10 +182,10 @@ def test_concurrency_never_describes_no_deployment(site: Path) -> None:
     for _, data in pages(site):
         for sequence in data["sequences"]:
             for result in sequence["results"]:
-                for m in result["sides"]:
+                for m, side in zip(result["sides"], sequence["sides"], strict=True):
                     if not m["measured"] or len(m["brackets"]) != 2:
                         continue
-                    low, high = m["brackets"]
+                    low, high = (side["frontier"][k] for k in m["brackets"])
                     same = deployment(low) == deployment(high)
                     if m["concurrency"] is not None:
                         # interpolated only within one deployment, never rising with interactivity

@@ -21,8 +21,9 @@ import pytest
 from site_builder.catalog import load_hardware
 from site_builder.cli import main
 from site_builder.content import load_site_config, read_stub
-from site_builder.loaders import load_results
+from site_builder.files import Refused, parse_yaml
 from site_builder.problems import ProblemLog
+from site_builder.read.load import load_results
 from tests.conftest import LAB_CSV, ROOT, STUB
 
 HEADER = LAB_CSV.splitlines()[0]
@@ -43,7 +44,7 @@ def load(tmp_path: Path, name: str, content: str | bytes) -> tuple[int, list[str
     path = data / name
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
     result = load_results(data)
-    return len(result.points), [str(p) for p in result.log.errors]
+    return len(result.table), [str(p) for p in result.log.errors]
 
 
 def csv_row(**changes: str) -> str:
@@ -200,13 +201,12 @@ def test_a_build_killed_at_any_moment_leaves_a_whole_site(project: Path) -> None
         assert now == expected, f"killed after {delay} s"
     subprocess.run(command, env=env, check=True, timeout=60)
 
-    # killed builds' staging folders are deleted by a process of its own (write.remove_in_background);
-    # the site the last build replaced stays as the next one's staging folder (a cached build)
+    # killed builds' staging folders, and the replaced site, are deleted by a process of its own
+    # (write.remove_in_background): then nothing is left beside the output
     def leftovers() -> list[str]:
         return sorted(p.name for p in project.iterdir() if p.name.startswith(".site."))
 
-    assert _gone_within(30, lambda: [name for name in leftovers() if name != ".site.spare"])
-    assert leftovers() == [".site.spare"]
+    assert _gone_within(30, leftovers)
 
 
 def _gone_within(seconds: float, left: Callable[[], list[str]]) -> bool:
@@ -216,25 +216,24 @@ def _gone_within(seconds: float, left: Callable[[], list[str]]) -> bool:
     return not left()
 
 
-def test_the_replaced_site_becomes_the_spare_and_a_stopped_deletion_is_finished_next_time(
+def test_nothing_is_left_beside_the_output_and_a_stopped_deletion_is_finished_next_time(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Every build, cached or not, keeps the site it replaced as the next build's staging folder
-    (`.site.spare`) and leaves nothing else beside the output; a deletion that was stopped (its
-    folder left, its process gone) is finished by the next build, which does not wait for it."""
+    """Every build, cached or not, leaves nothing beside the output once the replaced site is
+    deleted (a process of its own); a deletion that was stopped (its folder left, its process
+    gone) is finished by the next build, as is the spare staging folder older versions kept."""
 
     def others() -> list[str]:
-        return [p.name for p in project.iterdir() if p.name.startswith(".site.") and p.name != ".site.spare"]
+        return [p.name for p in project.iterdir() if p.name.startswith(".site.")]
 
-    for built, options in enumerate(((), ("--no-cache",), (), ("--no-cache",))):
+    for options in ((), ("--no-cache",), (), ("--no-cache",)):
         assert run(capsys, "build", "--root", str(project), "-q", *options)[0] == 0
         assert _gone_within(30, others)
-        assert (project / ".site.spare").is_dir() == (built > 0)  # the first build replaced nothing
-    stopped = project / f".site.previous-{_dead_pid()}"
-    shutil.copytree(project / "site", stopped)
+    shutil.copytree(project / "site", project / f".site.previous-{_dead_pid()}")
+    shutil.copytree(project / "site", project / ".site.spare")
     assert run(capsys, "build", "--root", str(project), "-q")[0] == 0
     assert _gone_within(30, others)
-    assert (project / "site" / "index.html").is_file() and (project / ".site.spare").is_dir()
+    assert (project / "site" / "index.html").is_file()
 
 
 # -- crashes --------------------------------------------------------------------------------------
@@ -295,6 +294,16 @@ def test_a_yaml_alias_bomb_in_a_stub_is_refused_at_once(tmp_path: Path) -> None:
     assert time.perf_counter() - started < 2
     (problem,) = log.errors
     assert problem.record == "line 5" and "alias" in problem.reason
+
+
+def test_yaml_keys_keep_the_lines_of_the_file() -> None:
+    """Front matter starts on the file's second line: a key's line is the file's, for messages."""
+    document = parse_yaml("kind: precision\nsides:\n  - {label: A}\n", 2)
+    assert document.data == {"kind": "precision", "sides": [{"label": "A"}]}
+    assert document.lines[("sides", 0, "label")] == 4
+    with pytest.raises(Refused) as refused:
+        parse_yaml("a: &x 1\nb: *x\n", 2)
+    assert refused.value.where == "line 3" and "alias" in refused.value.reason
 
 
 @pytest.mark.parametrize("value", [".inf", ".nan", "-1.0", "0", "1e308"])

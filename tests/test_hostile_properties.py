@@ -9,7 +9,6 @@ import csv
 import json
 import math
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +20,12 @@ from site_builder.content import load_site_config, read_stub
 from site_builder.engine.compare import Constants, compare_sequence
 from site_builder.files import LIMIT
 from site_builder.formatting import fixed
-from site_builder.loaders import load_results, native
-from site_builder.points import BenchmarkPoint
 from site_builder.problems import ProblemLog
+from site_builder.read import native
+from site_builder.read.load import load_results
+from site_builder.read.table import PointTable
 from tests.conftest import ROOT, STUB
-from tests.factories import point
+from tests.factories import point, side_points
 from tests.test_hostile import native_json
 
 SETTINGS = settings(
@@ -71,17 +71,17 @@ def _fresh(tmp_path: Path, name: str) -> Path:
     return folder / name
 
 
-def assert_points_sane(points: Sequence[BenchmarkPoint]) -> None:
-    for p in points:
-        for value in (
-            p.throughput_per_gpu,
-            p.interactivity,
-            p.output_throughput_per_gpu,
-            p.input_throughput_per_gpu,
+def assert_points_sane(table: PointTable) -> None:
+    for p in table.records():
+        for key in (
+            "throughput_per_gpu",
+            "interactivity",
+            "output_throughput_per_gpu",
+            "input_throughput_per_gpu",
         ):
-            assert value is None or (math.isfinite(value) and abs(value) <= LIMIT)
-        assert p.throughput_per_gpu > 0 and p.interactivity > 0 and p.concurrency > 0
-        assert all(c.isprintable() for c in p.config.model + p.config.hardware + p.config.precision)
+            assert p[key] is None or (math.isfinite(p[key]) and abs(p[key]) <= LIMIT)
+        assert p["throughput_per_gpu"] > 0 and p["interactivity"] > 0 and p["concurrency"] > 0
+        assert all(c.isprintable() for c in p["model"] + p["hardware"] + p["precision"])
 
 
 def assert_problems_clean(log: ProblemLog, file: str) -> None:
@@ -99,9 +99,9 @@ def test_native_json_records_never_raise_or_load_a_bad_number(
     path = _fresh(tmp_path, "points.json")
     path.write_text(_json_text([{**GOOD, **changes}]))
     result = load_results(path.parent)
-    assert_points_sane(result.points)
+    assert_points_sane(result.table)
     assert_problems_clean(result.log, "data/points.json")
-    assert len(result.points) + bool(result.log.errors) == 1
+    assert len(result.table) + bool(result.log.errors) == 1
 
 
 @SETTINGS
@@ -119,7 +119,7 @@ def test_native_csv_cells_never_raise(tmp_path: Path, columns: list[str], cells:
     path = _fresh(tmp_path, "lab.csv")
     path.write_bytes(text.encode("utf-8", errors="surrogatepass"))
     result = load_results(path.parent)
-    assert_points_sane(result.points)
+    assert_points_sane(result.table)
     assert_problems_clean(result.log, "data/lab.csv")
 
 
@@ -152,7 +152,7 @@ def test_inferencex_rows_never_raise(
     path = _fresh(tmp_path, "rows.json")
     path.write_text(_json_text([row]))
     result = load_results(path.parent)
-    assert_points_sane(result.points)
+    assert_points_sane(result.table)
     assert_problems_clean(result.log, "data/rows.json")
 
 
@@ -193,7 +193,7 @@ def test_vllm_and_sglang_results_and_their_metadata_never_raise(
     )
     (path.parent / meta_name).write_text(meta + "\n")
     result = load_results(path.parent)
-    assert_points_sane(result.points)
+    assert_points_sane(result.table)
     assert_problems_clean(result.log, "")
 
 
@@ -278,7 +278,7 @@ def test_the_engine_on_any_input_the_rules_admit_gives_finite_formattable_number
     side_b: list[tuple[float, float, int]],
     costs: tuple[float, float],
 ) -> None:
-    points = [[point(x, y, c) for x, y, c in side] for side in (side_a, side_b)]
+    points = [side_points([point(x, y, c) for x, y, c in side]) for side in (side_a, side_b)]
     constants = [Constants(usd_per_gpu_hour=costs[0], watts_all_in=costs[1])] * 2
     numbers = compare_sequence(1024, 1024, points, constants)
     for pair in numbers.results:

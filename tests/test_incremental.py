@@ -1,35 +1,30 @@
-"""The streaming, parallel and cached build (pipeline.py, cache.py): the same bytes serial or
+"""The parallel and cached build (pipeline.py, runner.py, cache.py): the same bytes serial or
 parallel, cached or clean; a change redoes exactly the pages that depend on it; pages stream
-through the pipeline; the cache folder is safe to delete and never takes over a user's folder."""
+through the pipeline; the cache folder is safe to delete, never takes over a user's folder, and a
+damaged manifest is a miss; an output file edited in place is never published again."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import itertools
 import json
-import multiprocessing
-import os
 import re
 import shutil
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jinja2 import Environment
 from markupsafe import Markup
 
-from site_builder import pipeline
+from site_builder import runner
 from site_builder.cache import FOLDER, TAG
-from site_builder.pipeline import Pipeline, SiteOutput, StagingSink, build, filled
+from site_builder.pipeline import SiteOutput, build, run
 from site_builder.problems import InputError
 from site_builder.project import Project
 from site_builder.render.environment import safe_markdown
-from site_builder.render.pages import RELATED_SLOT, PageHead
+from site_builder.write import StagingSink
 from tests.factories import SHARED_EDITS, edit_shared_input
 
 # a second model on another GPU: the build discovers its fp4-vs-fp8 page from the data
@@ -46,10 +41,6 @@ def tree(folder: Path) -> dict[str, bytes]:
     return {
         p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
     }
-
-
-def inodes(folder: Path) -> dict[str, int]:
-    return {p.relative_to(folder).as_posix(): p.stat().st_ino for p in folder.rglob("*") if p.is_file()}
 
 
 @pytest.fixture
@@ -76,28 +67,24 @@ def test_a_second_model_gives_a_generated_page(two_models: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("change", "recomputed", "rendered"),
+    ("change", "rendered"),
     [
-        ("nothing", 0, []),
-        ("stub body", 0, [STUB_PAGE]),  # the written stub's numbers are kept: its prose changed
-        ("other model's data", 1, ["other"]),
-        ("stub model's data", 1, [STUB_PAGE]),
-        # a page is computed and rendered in one step, keyed on the theme too (the spool between
-        # two steps cost more than computing again), so a theme edit redoes both, but for the
-        # written stub, whose numbers are kept
-        ("template", 1, ["both"]),
-        ("guide", 1, ["both"]),
-        ("catalog", 2, ["both"]),
-        ("site config", 2, ["both"]),
+        ("nothing", []),
+        ("stub body", [STUB_PAGE]),
+        ("other model's data", ["other"]),
+        ("stub model's data", [STUB_PAGE]),
+        ("template", ["both"]),
+        ("guide", ["both"]),
+        ("catalog", ["both"]),
+        ("site config", ["both"]),
     ],
 )
 def test_a_change_redoes_exactly_the_pages_that_depend_on_it(
-    two_models: Path, change: str, recomputed: int, rendered: list[str]
+    two_models: Path, change: str, rendered: list[str]
 ) -> None:
     first = _build(two_models, "site")
-    assert first.recomputed == 2 and len(first.rendered) == 2
+    assert len(first.rendered) == 2
     other = next(s for s in first.rendered if s != STUB_PAGE)
-    before = inodes(two_models / "site")
     stub = two_models / "content" / f"{STUB_PAGE}.md"
     if change == "stub body":
         stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
@@ -113,29 +100,22 @@ def test_a_change_redoes_exactly_the_pages_that_depend_on_it(
     expected = sorted(
         [STUB_PAGE, other] if rendered == ["both"] else [other if r == "other" else r for r in rendered]
     )
-    assert (second.recomputed, sorted(second.rendered)) == (recomputed, expected)
+    assert sorted(second.rendered) == expected
     assert tree(two_models / "site") == _clean(two_models)
-    after = inodes(two_models / "site")
-    for page in {STUB_PAGE, other} - set(expected):  # an untouched page's files are not rewritten
-        files = [f for f in after if f.startswith(f"{page}/")]
-        assert files and all(after[f] == before[f] for f in files)
 
 
 def test_serial_parallel_and_cached_builds_write_the_same_bytes(
     two_models: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pipeline, "PARALLEL_FROM", 0)  # a pool even for two pages
-    monkeypatch.setattr(pipeline, "SPAWN_FROM", 0)
+    monkeypatch.setattr(runner, "PARALLEL_FROM", 0)  # a pool even for two pages
+    monkeypatch.setattr(runner, "SPAWN_FROM", 0)
     _build(two_models, "serial", cache=False, workers=1)
     _build(two_models, "parallel", cache=False, workers=2)
-    first = tree(two_models / "parallel")
-    _build(two_models, "parallel", cache=False, workers=2)  # over its spare: written in place
-    assert tree(two_models / "parallel") == first
     _build(two_models, "cached", workers=2)
     _build(two_models, "cached", workers=2)  # every page from the cache
     serial = tree(two_models / "serial")
     assert serial == tree(two_models / "parallel") == tree(two_models / "cached")
-    default = Pipeline(Project.under(two_models)).run()  # into memory, as tests and serve use it
+    default = run(Project.under(two_models))  # into memory, as tests and serve use it
     assert {k: v for k, v in serial.items() if k != ".site-builder-output"} == dict(default.files)
 
 
@@ -143,7 +123,7 @@ def test_the_cache_folder_is_safe_to_delete(two_models: Path) -> None:
     _build(two_models, "site")
     shutil.rmtree(two_models / FOLDER)
     output = _build(two_models, "site")
-    assert output.recomputed == 2 and tree(two_models / "site") == _clean(two_models)
+    assert len(output.rendered) == 2 and tree(two_models / "site") == _clean(two_models)
 
 
 def test_a_folder_of_the_cache_name_that_is_not_ours_is_left_alone(two_models: Path) -> None:
@@ -152,35 +132,36 @@ def test_a_folder_of_the_cache_name_that_is_not_ours_is_left_alone(two_models: P
     (mine / "notes.txt").write_text("my notes")
     _build(two_models, "site")
     output = _build(two_models, "site")
-    assert output.recomputed == 2  # built uncached, every time
+    assert len(output.rendered) == 2  # built uncached, every time
     assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"] and not (mine / TAG).exists()
 
 
 def test_pages_stream_through_the_pipeline(two_models: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each page's files reach the staging folder before the next page is rendered, and the run
-    keeps none of them (its output holds no files): memory does not grow with the site."""
+    """Each page's files, its HTML with its related links among them, reach the staging folder
+    before the next page is rendered, and the run keeps none of them (its output holds no
+    files): memory does not grow with the pages' data."""
     events: list[str] = []
-    render_page = pipeline.render_page  # type: ignore[attr-defined]
+    from site_builder.render.pages import render_page
 
-    def rendering(renderer, page):  # type: ignore[no-untyped-def]
+    def rendering(renderer, page, related):  # type: ignore[no-untyped-def]
         events.append(f"render {page.comparison.slug}")
-        return render_page(renderer, page)
+        return render_page(renderer, page, related)
 
     class Recording(StagingSink):
         def put(self, relative: str, content: bytes) -> None:
-            events.append(f"write {relative.split('/')[0]}")
+            events.append(f"write {relative}")
             super().put(relative, content)
 
-    monkeypatch.setattr(pipeline, "render_page", rendering)
+    monkeypatch.setattr("site_builder.make.render_page", rendering)
     project = Project.under(two_models)
-    output = Pipeline(project, workers=1).run(sink=Recording(project.out, project.input_folders()))
+    output = run(project, Recording(project.out, project.input_folders()))
     pages = [e.split()[1] for e in events if e.startswith("render")]
     assert len(pages) == 2 and len(output.files) == 0 and output.pages == []
     for slug, following in zip(pages, [*pages[1:], None], strict=True):
         start = events.index(f"render {slug}")
         end = events.index(f"render {following}") if following else len(events)
-        assert {f"write {slug}"} <= set(events[start:end])  # written before the next one renders
-        assert f"write {slug}" not in events[end:]
+        assert f"write {slug}/comparison.json" in events[start:end]  # before the next one renders
+        assert f"write {slug}/index.html" in events[start:end]
 
 
 def test_check_and_serve_run_the_same_pipeline_without_writing(two_models: Path) -> None:
@@ -221,18 +202,18 @@ def related_hrefs(page: Path) -> list[str]:
     return re.findall(r'<li><a href="([^"]+)"', section[: section.index("</section>")])
 
 
-def test_a_new_page_reaches_its_neighbours_related_links_without_redoing_them(project: Path) -> None:
-    """Related links need every page, so they are filled in after the pages are made: adding a
-    page on the same model and GPU changes its neighbour's links, but the neighbour is not made
-    again, and the site is byte for byte what a clean build writes."""
+def test_a_new_page_reaches_its_neighbours_related_links(project: Path) -> None:
+    """The plan decides every page's related links before any page is made: adding a page on
+    the same model and GPU changes its neighbour's links, so the neighbour is made again (its
+    links are part of its key), and the site is byte for byte what a clean build writes."""
     first = _build(project, "site")
-    assert first.recomputed == 1
+    assert first.rendered == [STUB_PAGE]
     # the stub's page links only to itself at its other sequence (1k/8k)
     alone = related_hrefs(project / "site" / STUB_PAGE / "index.html")
     assert alone == ["index.html?seq=1k/8k"]
     (project / "content" / "h200-fp4-vs-fp8-sglang.md").write_text(SECOND_STUB)
     second = _build(project, "site")
-    assert (second.recomputed, second.rendered) == (1, ["h200-fp4-vs-fp8-sglang"])
+    assert sorted(second.rendered) == [STUB_PAGE, "h200-fp4-vs-fp8-sglang"]
     assert related_hrefs(project / "site" / STUB_PAGE / "index.html") == [
         *alone,
         "../h200-fp4-vs-fp8-sglang/index.html",
@@ -242,98 +223,8 @@ def test_a_new_page_reaches_its_neighbours_related_links_without_redoing_them(pr
         == f"../{STUB_PAGE}/index.html"
     )
     assert tree(project / "site") == _clean(project)
-    pages = (STUB_PAGE, "h200-fp4-vs-fp8-sglang")
-    before = {f: i for f, i in inodes(project / "site").items() if f.startswith(pages)}
-    third = _build(project, "site")  # nothing changed: every page file, the filled HTML too, a link
-    after = {f: i for f, i in inodes(project / "site").items() if f.startswith(pages)}
-    assert third.rendered == [] and third.recomputed == 0 and len(after) >= 8 and after == before
-
-
-def test_the_related_slot_filled_is_the_last_one() -> None:
-    """An author who writes the slot's text in a stub does not move the related section."""
-    page = f"<p>{RELATED_SLOT}</p><main></main>{RELATED_SLOT}<footer></footer>".encode()
-    assert filled(page, RELATED_SLOT, b"<section>R</section>") == (
-        f"<p>{RELATED_SLOT}</p><main></main><section>R</section><footer></footer>".encode()
-    )
-    assert filled(b"<p>no slot</p>", RELATED_SLOT, b"R") == b"<p>no slot</p>"
-
-
-def test_pages_in_flight_are_bounded() -> None:
-    """At most AHEAD pages (and one chunk) wait for the writer, however many pages the site has."""
-    in_flight: list[int] = []
-
-    class Counting(ThreadPoolExecutor):
-        submitted = 0
-        taken = 0
-
-        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
-            Counting.submitted += len(args[1])  # _chunk(fn, slugs)
-            in_flight.append(Counting.submitted - Counting.taken)
-            return super().submit(fn, *args, **kwargs)
-
-    slugs = [f"page-{n}" for n in range(pipeline.AHEAD * 5 + 3)]
-    chunks = pipeline._chunks(slugs, lambda slug: int(slug.split("-")[1]) // 10)  # groups of 10
-    made: list[str] = []
-    with Counting(2) as pool:
-        for n, done in enumerate(pipeline._in_order(pool, _fake_page, chunks), 1):
-            made.append(done.slug)
-            Counting.taken = n
-    assert made == slugs  # in order, every one
-    assert pipeline.AHEAD - 10 < max(in_flight) <= pipeline.AHEAD
-
-
-@given(st.lists(st.integers(0, 5), max_size=80))
-def test_a_groups_pages_go_to_one_worker_together(groups: list[int]) -> None:
-    """Chunks keep the pages' order; a group's consecutive pages share a chunk, up to CHUNK_MAX;
-    a chunk holds CHUNK pages at least unless it is the last."""
-    slugs = [f"{group}-{n}" for n, group in enumerate(groups)]
-    chunks = pipeline._chunks(slugs, lambda slug: slug.split("-")[0])
-    assert [slug for chunk in chunks for slug in chunk] == slugs
-    assert all(pipeline.CHUNK <= len(chunk) <= pipeline.CHUNK_MAX for chunk in chunks[:-1])
-    for before, after in itertools.pairwise(chunks):  # a cut inside a group only at CHUNK_MAX
-        if before[-1].split("-")[0] == after[0].split("-")[0]:
-            assert len(before) == pipeline.CHUNK_MAX
-
-
-def _fake_page(slug: str) -> pipeline._PageDone:
-    return pipeline._PageDone(slug, None, {}, None, [], None, 0.0, 0.0)
-
-
-def _models_loaded(monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
-    """The models whose points each load of the run validated (one set a load)."""
-    loads: list[set[str]] = []
-    validate = pipeline.validate_points  # type: ignore[attr-defined]
-
-    def recording(points, catalog, log):  # type: ignore[no-untyped-def]
-        loads.append({p.config.model for p in points})
-        return validate(points, catalog, log)
-
-    monkeypatch.setattr(pipeline, "validate_points", recording)
-    return loads
-
-
-def test_a_rebuild_loads_only_the_points_of_the_pages_it_makes(
-    two_models: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With the data unchanged, a build plans from the cache's summary of the data: nothing to
-    make loads no point; an edited stub loads its model's points only; the site is as clean."""
-    first = _build(two_models, "site")
-    loads = _models_loaded(monkeypatch)
-    again = _build(two_models, "site")
-    assert loads == [] and again.recomputed == 0  # no result file read
-    assert (again.point_count, again.problems) == (first.point_count, first.problems)
-    stub = two_models / "content" / f"{STUB_PAGE}.md"
-    stub.write_text(stub.read_text().replace("label: FP8", "label: FP8 (E4M3)"))  # its numbers change
-    loads.clear()
-    edited = _build(two_models, "site")
-    assert loads == [{"dsr1"}] and edited.rendered == [STUB_PAGE]
-    assert edited.point_count == first.point_count == 11
-    assert tree(two_models / "site") == _clean(two_models)
-    csv = two_models / "data" / "results" / "other.csv"
-    csv.write_text(csv.read_text().replace("1500.0", "1600.0"))
-    loads.clear()
-    _build(two_models, "site")  # the data changed: every point loaded, as a clean build does
-    assert loads == [{"dsr1", "llama70b"}]
+    third = _build(project, "site")  # nothing changed: every page from the cache
+    assert third.rendered == [] and tree(project / "site") == _clean(project)
 
 
 def test_a_rebuild_keeps_every_problem_loading_found(project: Path) -> None:
@@ -344,12 +235,11 @@ def test_a_rebuild_keeps_every_problem_loading_found(project: Path) -> None:
     first = _build(project, "site")
     assert any("h201" in p.reason for p in first.warnings)
     again = _build(project, "site")
-    assert again.recomputed == 0 and again.problems == first.problems
+    assert again.rendered == [] and again.problems == first.problems
 
 
 def test_a_failing_page_names_what_the_whole_data_holds_on_a_rebuild(two_models: Path) -> None:
-    """A side that selects nothing says what values exist; on a rebuild that loaded one model's
-    points, the message is the clean build's, found again with every point."""
+    """A side that selects nothing says what values exist; on a rebuild, as on a clean build."""
     _build(two_models, "site")
     stub = two_models / "content" / f"{STUB_PAGE}.md"
     stub.write_text(stub.read_text().replace("model: dsr1", "model: llama7b"))
@@ -362,89 +252,18 @@ def test_a_failing_page_names_what_the_whole_data_holds_on_a_rebuild(two_models:
     assert any("available: dsr1, llama70b" in r for r in reasons)
 
 
-def test_a_rebuild_that_computes_nothing_imports_neither_pandas_nor_scipy(two_models: Path) -> None:
-    """Start-up is most of a rebuild: with nothing to make, or only a stub's prose to render
-    again, the loaders (pandas) and the spline (scipy) are never imported."""
-    _build(two_models, "site")
-    assert _build_in_a_process(two_models) == ["0", "0", "False", "False"]
-    stub = two_models / "content" / f"{STUB_PAGE}.md"
-    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
-    assert _build_in_a_process(two_models) == ["1", "0", "False", "False"]
-
-
-def _build_in_a_process(project: Path) -> list[str]:
-    """A build into project/site in a process of its own: the pages rendered and computed, and
-    whether pandas and scipy were imported in that process."""
-    script = (
-        "import sys; from pathlib import Path; from site_builder.pipeline import build; "
-        "from site_builder.project import Project; "
-        f"out = build(Project.under(Path({str(project)!r}), Path({str(project / 'site')!r}))); "
-        "print(len(out.rendered), out.recomputed, 'pandas' in sys.modules, 'scipy' in sys.modules)"
-    )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
-    return done.stdout.split()
-
-
-def test_a_rebuild_computing_a_page_has_scipy_imported_by_a_worker_forked_before_loading(
-    two_models: Path,
-) -> None:
-    """A front-matter edit: the stub's model's points are loaded (pandas) while a worker forked
-    beforehand imports scipy, so the build process never does (where it can fork early)."""
+def test_a_stub_edit_remakes_its_page_as_a_clean_build_makes_it(two_models: Path) -> None:
+    """An edit to a written stub's prose, then to its front matter: that page alone is made
+    again, and the site is byte for byte a clean build's."""
     _build(two_models, "site")
     stub = two_models / "content" / f"{STUB_PAGE}.md"
-    stub.write_text(stub.read_text().replace("hardware: h200\n", "hardware: h200\nsequence: 1k/1k\n"))
-    # as the build's own process sees it (one thread): more than one core, and fork
-    early = (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
-    assert _build_in_a_process(two_models) == ["1", "1", "True", str(not early)]
-    assert tree(two_models / "site") == _clean(two_models)
-
-
-def test_a_stub_whose_prose_alone_changed_is_rendered_from_its_kept_numbers(
-    two_models: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Editing a written stub's prose loads no point and computes nothing: the numbers computed
-    from exactly the same front matter and data are kept; the site is as a clean build's. An edit
-    to the front matter computes them again, and a damaged kept copy is computed again too."""
-    _build(two_models, "site")
-    stub = two_models / "content" / f"{STUB_PAGE}.md"
-    computed: list[str] = []
-    compute = pipeline.compute_one
-
-    def counting(stub, inputs):  # type: ignore[no-untyped-def]
-        computed.append(stub.slug)
-        return compute(stub, inputs)
-
-    monkeypatch.setattr(pipeline, "compute_one", counting)
-    monkeypatch.setattr(pipeline, "_can_fork_early", lambda workers: False)  # computed here, counted
-    loads = _models_loaded(monkeypatch)
     stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited *prose*."))
-    edited = _build(two_models, "site")
-    assert (edited.rendered, computed, loads) == ([STUB_PAGE], [], [])
+    assert _build(two_models, "site").rendered == [STUB_PAGE]
     assert b"Edited <em>prose</em>." in (two_models / "site" / STUB_PAGE / "index.html").read_bytes()
     assert tree(two_models / "site") == _clean(two_models)
-
-    computed.clear()
     stub.write_text(stub.read_text().replace("label: FP4", "label: NVFP4"))  # the numbers' labels change
-    _build(two_models, "site")
-    assert (
-        computed == [STUB_PAGE]
-        and b"NVFP4" in (two_models / "site" / STUB_PAGE / "comparison.json").read_bytes()
-    )
-    assert tree(two_models / "site") == _clean(two_models)
-
-    cache = two_models / FOLDER
-    manifest = json.loads((cache / "manifest.json").read_text())
-    kept = cache / "blobs" / manifest["pages"][STUB_PAGE]["numbers"]["blob"][0]
-    generated = next(slug for slug in manifest["pages"] if slug != STUB_PAGE)
-    assert "numbers" not in manifest["pages"][generated]  # a generated page has no prose to edit
-    stamp = kept.stat()
-    kept.write_bytes(b"\x00" * stamp.st_size)  # damaged, with its size and time kept
-    os.utime(kept, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
-    computed.clear()
-    stub.write_text(stub.read_text().replace("Edited *prose*.", "Edited again."))
-    _build(two_models, "site")
-    assert computed == [STUB_PAGE]
+    assert _build(two_models, "site").rendered == [STUB_PAGE]
+    assert b"NVFP4" in (two_models / "site" / STUB_PAGE / "comparison.json").read_bytes()
     assert tree(two_models / "site") == _clean(two_models)
 
 
@@ -462,8 +281,7 @@ def test_a_rebuild_loads_the_theme_compiled_and_a_changed_template_anew(
         compiled.append(name)
         return compile_template(self, source, name, filename, raw, defer_init)
 
-    monkeypatch.setattr(Environment, "compile", counting)
-    monkeypatch.setattr(pipeline, "_can_fork_early", lambda workers: False)  # compiled here, counted
+    monkeypatch.setattr(Environment, "compile", counting)  # one page to make: made here, counted
     stub = project / "content" / f"{STUB_PAGE}.md"
     stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
     assert _build(project, "site").rendered == [STUB_PAGE] and compiled == []
@@ -473,24 +291,6 @@ def test_a_rebuild_loads_the_theme_compiled_and_a_changed_template_anew(
     assert compiled == ["sections/notes.html"]
     assert b"Theme edit." in (project / "site" / STUB_PAGE / "index.html").read_bytes()
     assert tree(project / "site") == _clean(project)
-
-
-@given(
-    st.text(),
-    st.text(),
-    st.text(),
-    st.lists(st.text(), max_size=3).map(tuple),
-    st.lists(st.text(), max_size=3).map(tuple),
-)
-def test_a_page_head_comes_back_from_the_cache_as_it_went_in(
-    slug: str, title: str, model: str, hardware: tuple[str, ...], sequences: tuple[str, ...]
-) -> None:
-    head = PageHead(slug, title, model, hardware, sequences)
-    stored = json.loads(json.dumps(pipeline._head_out(head)))  # the manifest is JSON
-    assert pipeline._head(stored) == head and stored == dataclasses.asdict(head) | {
-        "hardware": list(hardware),
-        "sequences": list(sequences),
-    }
 
 
 def test_a_guide_is_made_from_its_markdown_again_only_when_its_text_changes(
@@ -522,56 +322,139 @@ def test_a_guide_is_made_from_its_markdown_again_only_when_its_text_changes(
     assert tree(two_models / "site") == _clean(two_models)
 
 
-def test_a_cached_build_reuses_the_site_it_replaced_as_its_next_staging_folder(two_models: Path) -> None:
-    """The replaced site stays beside the output as `.site.spare` and the next cached build
-    builds in it: whatever the spare holds in the way (a file where a page's folder goes, a
-    folder where a file goes, a stray file, a link to a cache blob where a file is written) is
-    replaced, never written through, and the site is a clean build's."""
+def test_an_output_file_edited_in_place_is_never_published_again(two_models: Path) -> None:
+    """The site's files may be hard links to the cache's blobs: a deploy step that edits
+    site/x/index.html in place makes that page's blob a miss, so the next build makes those pages
+    again and writes them as a clean build does, the edit nowhere; the pages no edit touched come
+    from the cache."""
     _build(two_models, "site")
-    _build(two_models, "site")  # the first site is now the spare
-    spare = two_models / ".site.spare"
-    assert (spare / "index.html").is_file()
-    shutil.rmtree(spare / STUB_PAGE)
-    (spare / STUB_PAGE).write_text("a file where the page's folder goes")
-    (spare / "robots.txt").unlink()
-    (spare / "robots.txt").mkdir()
-    (spare / "robots.txt" / "inside").write_text("a folder where a file goes")
-    (spare / "stray" / "deep").mkdir(parents=True)
-    (spare / "stray" / "deep" / "file.txt").write_text("left by nobody")
-    blobs = two_models / FOLDER / "blobs"
-    other = next(p for p in (two_models / "site").glob("*/comparison.json") if p.parent.name != STUB_PAGE)
-    shared = next(b for b in blobs.iterdir() if b.stat().st_ino == other.stat().st_ino)  # a page kept
-    (spare / "404.html").unlink()
-    os.link(shared, spare / "404.html")  # the build writes 404.html: not through this link
-    stub = two_models / "content" / f"{STUB_PAGE}.md"
-    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
-    _build(two_models, "site")
+    edited = sorted((two_models / "site").glob("*/index.html"))[:1]
+    for page in edited:
+        with page.open("r+b") as handle:  # in place: the same file, its bytes changed
+            handle.write(b"<!-- deployed -->")
+    rebuilt = _build(two_models, "site")
+    assert sorted(rebuilt.rendered) == [page.parent.name for page in edited]
     assert tree(two_models / "site") == _clean(two_models)
-    assert all(hashlib.sha256(b.read_bytes()).hexdigest() == b.name for b in blobs.iterdir())
-    assert hashlib.sha256(shared.read_bytes()).hexdigest() == shared.name
+    assert not any(b"<!-- deployed -->" in p.read_bytes() for p in (two_models / FOLDER / "blobs").iterdir())
+    assert _build(two_models, "site").rendered == []
 
 
-def test_uncached_builds_write_over_the_spare_and_give_a_clean_builds_site(two_models: Path) -> None:
-    """An uncached build builds in the spare too: over a cached build's links it writes new files
-    (every blob keeps its content), over an uncached build's own files it writes in place (the
-    same files, cut to their new lengths); either way the site is a clean build's, and a stub
-    the last build had but this one has not leaves no page behind."""
+def test_an_output_file_replaced_leaves_the_cache_as_it_was(two_models: Path) -> None:
+    """A deploy step that replaces a file of the site (writes a new one in its place) touches no
+    blob: the next build makes no page and writes every page as a clean build does."""
     _build(two_models, "site")
-    _build(two_models, "site")  # the spare: links to the cache's blobs
-    _build(two_models, "site", cache=False)
-    blobs = two_models / FOLDER / "blobs"
-    assert all(hashlib.sha256(b.read_bytes()).hexdigest() == b.name for b in blobs.iterdir())
+    blobs = {p.name: p.read_bytes() for p in (two_models / FOLDER / "blobs").iterdir()}
+    (two_models / "site" / STUB_PAGE / "comparison.json").unlink()
+    (two_models / "site" / STUB_PAGE / "comparison.json").write_text("{}")
+    assert {p.name: p.read_bytes() for p in (two_models / FOLDER / "blobs").iterdir()} == blobs
+    assert _build(two_models, "site").rendered == []
     assert tree(two_models / "site") == _clean(two_models)
-    _build(two_models, "site", cache=False)  # the spare: the first uncached build's own files
-    page = two_models / ".site.spare" / STUB_PAGE / "index.html"
-    inode = page.stat().st_ino
-    page.write_bytes(page.read_bytes() * 2)  # longer than what is written over it
-    stub = two_models / "content" / f"{STUB_PAGE}.md"
-    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
-    _build(two_models, "site", cache=False)
-    assert (two_models / "site" / STUB_PAGE / "index.html").stat().st_ino == inode
+
+
+def _damaged(value: Any, path: list[int], replacement: Any) -> Any:
+    """`value` (a JSON document) with the node `path` leads to replaced (each step picks a child)."""
+    if not path or not isinstance(value, dict | list) or not value:
+        return replacement
+    keys = list(value) if isinstance(value, dict) else list(range(len(value)))
+    key = keys[path[0] % len(keys)]
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[key] = _damaged(value[key], path[1:], replacement)
+    return copy
+
+
+def _digest(files: dict[str, bytes]) -> str:
+    return hashlib.sha256(json.dumps({k: v.hex() for k, v in files.items()}).encode()).hexdigest()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.integers(0, 20), max_size=8),
+    st.one_of(st.text(max_size=5), st.integers(), st.none(), st.booleans(), st.just([]), st.just({})),
+)
+def test_a_damaged_manifest_is_a_miss_never_an_error(
+    built_twice: tuple[Path, str], path: list[int], replacement: Any
+) -> None:
+    """Any node of the manifest replaced by a value of another kind (a string where a dict
+    belongs, a number where a list does …): the build succeeds, and writes a clean build's site."""
+    project, clean = built_twice
+    manifest = project / FOLDER / "manifest.json"
+    original = manifest.read_text()
+    try:
+        manifest.write_text(json.dumps(_damaged(json.loads(original), path, replacement)))
+        _build(project, "site")
+        assert _digest(tree(project / "site")) == clean
+    finally:
+        manifest.write_text(original)
+
+
+@pytest.fixture(scope="module")
+def built_twice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A project built (cached) into site/, with what a clean build writes."""
+    from tests.conftest import LAB_CSV, STUB
+
+    project = tmp_path_factory.mktemp("damaged")
+    (project / "data" / "results").mkdir(parents=True)
+    (project / "data" / "results" / "lab.csv").write_text(LAB_CSV)
+    (project / "data" / "results" / "other.csv").write_text(OTHER_CSV)
+    (project / "content").mkdir()
+    (project / "content" / f"{STUB_PAGE}.md").write_text(STUB)
+    _build(project, "site")
+    return project, _digest(_clean(project))
+
+
+def test_a_manifest_naming_a_file_outside_the_cache_is_a_miss(two_models: Path) -> None:
+    """A manifest entry whose file is not one of the cache's blobs (another path) is not used,
+    even with its digest made to match: nothing outside the cache is copied into the site."""
+    from site_builder.cache import _check
+
+    _build(two_models, "site")
+    secret = two_models / "secret.txt"
+    secret.write_text("not for the site")
+    manifest_path = two_models / FOLDER / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for key, entry in manifest["pages"].items():
+        modified = secret.stat().st_mtime_ns
+        entry["files"] = {
+            name: ["../../secret.txt", len("not for the site"), modified] for name in entry["files"]
+        }
+        entry["check"] = _check(key, entry)
+    manifest_path.write_text(json.dumps(manifest))
+    assert len(_build(two_models, "site").rendered) == 2
     assert tree(two_models / "site") == _clean(two_models)
-    stub.unlink()
-    _build(two_models, "site", cache=False)
-    assert not (two_models / "site" / STUB_PAGE).exists()
-    assert tree(two_models / "site") == _clean(two_models)
+
+
+def test_a_build_leaves_nothing_beside_the_output_folder(two_models: Path) -> None:
+    """No staging folder, spare or replaced site stays beside the output once the replaced
+    site's removal (a process of its own) is done; a `.site.spare` older versions left is removed."""
+    import time
+
+    (two_models / ".site.spare" / "old").mkdir(parents=True)
+    for options in ({}, {"cache": False}, {}):
+        _build(two_models, "site", **options)
+    deadline = time.monotonic() + 30
+    while [p for p in two_models.iterdir() if p.name.startswith(".site.")] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [p.name for p in two_models.iterdir() if p.name.startswith(".site.")] == []
+
+
+def test_a_rebuild_over_unchanged_data_reads_no_result_file(
+    two_models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page cache keeps what a run loaded, with the stamp of its files: the next build over
+    the same files reads none of them (its problems are reported as before), one over a changed
+    file loads them all again."""
+    build(Project.under(two_models))
+    loads: list[Path] = []
+    from site_builder.read.load import load_results
+
+    def counting(root: Path, *args: object, **kwargs: object) -> object:
+        loads.append(root)
+        return load_results(root, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("site_builder.pipeline.load_results", counting)
+    again = build(Project.under(two_models))
+    assert loads == [] and again.point_count > 0 and again.rendered == []
+    data = next((two_models / "data").rglob("*.csv"))
+    data.write_text(data.read_text())  # the same bytes, written again: a new stamp
+    build(Project.under(two_models))
+    assert len(loads) == 1

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.loaders import detect_record, load_file, load_results
 from site_builder.problems import ProblemLog, Severity
+from site_builder.read.load import detect_record, load_file, load_results
 from site_builder.validate import drop_duplicates
 from tests import outside
 
@@ -30,34 +30,34 @@ def test_inferencex_api_rows_excerpt() -> None:
     result = load_file(API_EXCERPT)
     assert errors(result.log) == []
     raw = json.loads(API_EXCERPT.read_text())
-    assert len(raw) == 4 and len(result.points) == 4
-    single, tp8ep8, early, multinode = result.points
-    for point, row in zip(result.points, raw, strict=True):
-        assert (point.config.hardware, point.config.framework) == (row["hardware"], row["framework"])
-        assert (point.config.precision, point.config.spec_method) == (row["precision"], row["spec_method"])
-        assert (point.isl, point.osl, point.concurrency) == (row["isl"], row["osl"], row["conc"])
-        assert point.throughput_per_gpu == row["metrics"]["tput_per_gpu"]
-        assert point.interactivity == pytest.approx(row["metrics"]["median_intvty"], rel=1e-12)
-        assert point.ttft is not None and point.ttft.median == row["metrics"]["median_ttft"]
-        assert point.provenance.run_url == row["run_url"] and point.provenance.date == row["date"]
+    assert len(raw) == 4 and len(result.table) == 4
+    single, tp8ep8, early, multinode = result.table.records()
+    for point, row in zip(result.table.records(), raw, strict=True):
+        assert (point["hardware"], point["framework"]) == (row["hardware"], row["framework"])
+        assert (point["precision"], point["spec_method"]) == (row["precision"], row["spec_method"])
+        assert (point["isl"], point["osl"], point["concurrency"]) == (row["isl"], row["osl"], row["conc"])
+        assert point["throughput_per_gpu"] == row["metrics"]["tput_per_gpu"]
+        assert point["interactivity"] == pytest.approx(row["metrics"]["median_intvty"], rel=1e-12)
+        assert point["ttft_median"] == row["metrics"]["median_ttft"]
+        assert point["run_url"] == row["run_url"] and point["date"] == row["date"]
     # the first row of the full file: single node, TP4, with power
-    assert single.config.hardware == "mi355x" and single.config.framework == "sglang"
-    assert single.config.gpu_count == 4 and single.config.tp == 4
-    assert single.power is not None and single.power.avg_watts_per_gpu == 628.907
-    assert single.provenance.date == "2026-06-11"
+    assert single["hardware"] == "mi355x" and single["framework"] == "sglang"
+    assert single["gpu_count"] == 4 and single["tp"] == 4
+    assert single["avg_watts_per_gpu"] == 628.907
+    assert single["date"] == "2026-06-11"
     # single node: the GPU count is TP, never the tp×ep (64) the API puts in num_*_gpu
-    assert raw[1]["num_decode_gpu"] == 64 and not tp8ep8.config.disagg
-    assert (tp8ep8.config.tp, tp8ep8.config.ep, tp8ep8.config.gpu_count) == (8, 8, 8)
-    assert tp8ep8.power is None
+    assert raw[1]["num_decode_gpu"] == 64 and not tp8ep8["disagg"]
+    assert (tp8ep8["tp"], tp8ep8["ep"], tp8ep8["gpu_count"]) == (8, 8, 8)
+    assert tp8ep8["avg_watts_per_gpu"] is None
     # early disaggregated row without multinode topology: used as published, GPU count unknown
-    assert early.config.disagg and not early.config.multinode and early.config.gpu_count is None
+    assert early["disagg"] and not early["multinode"] and early["gpu_count"] is None
     (notice,) = result.log.notices
     assert notice.record == "record 3" and notice.field == "is_multinode"
     # multinode: prefill GPUs + decode GPUs
-    assert multinode.config.multinode and multinode.config.gpu_count == 4 + 32
-    assert multinode.config.prefill is not None and multinode.config.decode is not None
-    assert (multinode.config.prefill.gpus, multinode.config.decode.gpus) == (4, 32)
-    assert multinode.config.prefill.dp_attention is True and multinode.config.decode.dp_attention is False
+    assert multinode["multinode"] and multinode["gpu_count"] == 4 + 32
+    assert multinode["prefill_gpus"] is not None and multinode["decode_gpus"] is not None
+    assert (multinode["prefill_gpus"], multinode["decode_gpus"]) == (4, 32)
+    assert multinode["prefill_dp_attention"] is True and multinode["decode_dp_attention"] is False
 
 
 @outside.needs(*API_PARTS)
@@ -70,58 +70,55 @@ def test_inferencex_api_excerpt_rows_are_rows_of_the_real_file() -> None:
 def test_inferencex_api_rows_real_file() -> None:
     result = load_file(API_FILE)
     assert errors(result.log) == []
-    assert len(result.points) == 435
-    first = result.points[0]
+    assert len(result.table) == 435
+    first = result.table.records()[0]
     raw = json.loads(API_FILE.read_text())[0]
-    assert first.config.hardware == "mi355x" and first.config.framework == "sglang"
-    assert first.config.gpu_count == 4 and first.config.tp == 4
-    assert first.throughput_per_gpu == raw["metrics"]["tput_per_gpu"]
-    assert first.interactivity == pytest.approx(raw["metrics"]["median_intvty"], rel=1e-12)
-    assert first.ttft is not None and first.ttft.median == raw["metrics"]["median_ttft"]
-    assert first.power is not None and first.power.avg_watts_per_gpu == 628.907
-    assert first.provenance.run_url == raw["run_url"] and first.provenance.date == "2026-06-11"
-    multinode = [p for p in result.points if p.config.multinode]
+    assert first["hardware"] == "mi355x" and first["framework"] == "sglang"
+    assert first["gpu_count"] == 4 and first["tp"] == 4
+    assert first["throughput_per_gpu"] == raw["metrics"]["tput_per_gpu"]
+    assert first["interactivity"] == pytest.approx(raw["metrics"]["median_intvty"], rel=1e-12)
+    assert first["ttft_median"] == raw["metrics"]["median_ttft"]
+    assert first["avg_watts_per_gpu"] == 628.907
+    assert first["run_url"] == raw["run_url"] and first["date"] == "2026-06-11"
+    multinode = [p for p in result.table.records() if p["multinode"]]
     assert len(multinode) == 227
-    assert all(
-        p.config.gpu_count == (p.config.prefill.gpus or 0) + (p.config.decode.gpus or 0)  # type: ignore[union-attr]
-        for p in multinode
-    )
+    assert all(p["gpu_count"] == (p["prefill_gpus"] or 0) + (p["decode_gpus"] or 0) for p in multinode)
     # single-node rows: the GPU count is TP, never the tp×ep the API puts in num_*_gpu
-    tp8ep8 = [p for p in result.points if not p.config.disagg and p.config.tp == 8 and p.config.ep == 8]
-    assert tp8ep8 and all(p.config.gpu_count == 8 for p in tp8ep8)
+    tp8ep8 = [p for p in result.table.records() if not p["disagg"] and p["tp"] == 8 and p["ep"] == 8]
+    assert tp8ep8 and all(p["gpu_count"] == 8 for p in tp8ep8)
     # early disaggregated rows without multinode topology: used as published, GPU count unknown
-    early = [p for p in result.points if p.config.disagg and not p.config.multinode]
-    assert len(early) == 8 and all(p.config.gpu_count is None for p in early)
+    early = [p for p in result.table.records() if p["disagg"] and not p["multinode"]]
+    assert len(early) == 8 and all(p["gpu_count"] is None for p in early)
     assert len(result.log.notices) == 8
 
 
 def test_inferencex_agg_multinode_row() -> None:
     result = load_file(FIXTURES / "agg" / "agg_dsr1_fp4_b200_dynamo-sglang_mtp_8k1k_conc2048.json")
     assert errors(result.log) == []
-    (p,) = result.points
-    assert p.config.hardware == "b200"  # '-dgxc' stripped
-    assert p.config.model == "dsr1" and p.config.spec_method == "mtp" and p.config.disagg
-    assert p.config.gpu_count == 28  # 20 prefill + 8 decode
-    assert p.config.prefill is not None and p.config.prefill.dp_attention is True
-    assert p.config.decode is not None and p.config.decode.dp_attention is False
-    assert (p.isl, p.osl, p.concurrency) == (8192, 1024, 2048)
-    assert p.throughput_per_gpu == 8282.1 and p.output_throughput_per_gpu == 3223.4
-    assert p.interactivity == pytest.approx(37.75, rel=1e-12)
-    assert p.ttft is not None and p.ttft.median == 48.4
-    assert p.config.parallelism_label() == "P 5×TP4 EP4 DPA + D 1×TP8 EP8"
+    (p,) = result.table.records()
+    assert p["hardware"] == "b200"  # '-dgxc' stripped
+    assert p["model"] == "dsr1" and p["spec_method"] == "mtp" and p["disagg"]
+    assert p["gpu_count"] == 28  # 20 prefill + 8 decode
+    assert p["prefill_gpus"] is not None and p["prefill_dp_attention"] is True
+    assert p["decode_gpus"] is not None and p["decode_dp_attention"] is False
+    assert (p["isl"], p["osl"], p["concurrency"]) == (8192, 1024, 2048)
+    assert p["throughput_per_gpu"] == 8282.1 and p["output_throughput_per_gpu"] == 3223.4
+    assert p["interactivity"] == pytest.approx(37.75, rel=1e-12)
+    assert p["ttft_median"] == 48.4
+    assert p["parallelism"] == "P 5×TP4 EP4 DPA + D 1×TP8 EP8"
 
 
 def test_inferencex_agg_bmk_array() -> None:
     result = load_file(FIXTURES / "agg" / "agg_bmk.json")
     assert errors(result.log) == []
-    single, pp = result.points
-    assert single.config.model == "dsr1"  # '-fp8' suffix stripped from the prefix
-    assert single.config.disagg is False and single.config.gpu_count == 8
-    assert single.interactivity == pytest.approx(40.0) and single.ttft is not None
-    assert single.ttft.median == 0.1505
-    assert single.power is not None and single.power.joules_per_output_token == 9.6
+    single, pp = result.table.records()
+    assert single["model"] == "dsr1"  # '-fp8' suffix stripped from the prefix
+    assert single["disagg"] is False and single["gpu_count"] == 8
+    assert single["interactivity"] == pytest.approx(40.0) and single["ttft_median"] is not None
+    assert single["ttft_median"] == 0.1505
+    assert single["avg_watts_per_gpu"] is not None and single["joules_per_output_token"] == 9.6
     # TP4 × PP2 × PCP2 = 16 GPUs (DCP does not count); unversioned power is treated as absent
-    assert pp.config.gpu_count == 16 and pp.power is None
+    assert pp["gpu_count"] == 16 and pp["avg_watts_per_gpu"] is None
     assert [p.reason for p in result.log.notices] == [
         "agentic (AgentX) row skipped: not a fixed ISL/OSL point"
     ]
@@ -130,9 +127,9 @@ def test_inferencex_agg_bmk_array() -> None:
 def test_inferencex_v1_row_takes_sequence_from_file_name_and_legacy_mtp() -> None:
     result = load_file(FIXTURES / "agg" / "agg_dsr1_fp8_h200_trt_1k1k_v1.json")
     assert errors(result.log) == []
-    (p,) = result.points
-    assert p.config.hardware == "h200" and p.config.framework == "trt" and p.config.spec_method == "mtp"
-    assert (p.isl, p.osl) == (1024, 1024) and p.config.model == "dsr1"
+    (p,) = result.table.records()
+    assert p["hardware"] == "h200" and p["framework"] == "trt" and p["spec_method"] == "mtp"
+    assert (p["isl"], p["osl"]) == (1024, 1024) and p["model"] == "dsr1"
     assert any("taken from the file name" in n.reason for n in result.log.notices)
 
 
@@ -140,18 +137,18 @@ def test_vllm_raw_result_with_metadata() -> None:
     log = ProblemLog()
     root = FIXTURES / "vllm"
     result = load_results(root, log)
-    (p,) = result.points
-    assert p.config.precision == "fp4" and p.config.spec_method == "none" and p.config.model == "kimik2.5"
-    assert p.config.gpu_count == 8 and p.config.ep == 8
-    assert p.throughput_per_gpu == pytest.approx(447.59 / 8, rel=1e-12)
-    assert p.output_throughput_per_gpu == pytest.approx(186.48 / 8, rel=1e-12)
-    assert p.interactivity == pytest.approx(1000 / 81.25, rel=1e-12)
+    (p,) = result.table.records()
+    assert p["precision"] == "fp4" and p["spec_method"] == "none" and p["model"] == "kimik2.5"
+    assert p["gpu_count"] == 8 and p["ep"] == 8
+    assert p["throughput_per_gpu"] == pytest.approx(447.59 / 8, rel=1e-12)
+    assert p["output_throughput_per_gpu"] == pytest.approx(186.48 / 8, rel=1e-12)
+    assert p["interactivity"] == pytest.approx(1000 / 81.25, rel=1e-12)
     assert (
-        p.ttft is not None
-        and p.ttft.median == pytest.approx(0.1505)
-        and p.ttft.p99_9 == pytest.approx(0.6402)
+        p["ttft_median"] is not None
+        and p["ttft_median"] == pytest.approx(0.1505)
+        and p["ttft_p99_9"] == pytest.approx(0.6402)
     )
-    assert p.provenance.date == "2026-03-14" and p.provenance.run_url == "https://example.org/runs/1"
+    assert p["date"] == "2026-03-14" and p["run_url"] == "https://example.org/runs/1"
     # the failed run (604 of 640 completed, 36 failed) is an error, naming file and field
     failed = [e for e in log.errors if "kimi_fp4_b200_c64.json" in e.file]
     assert {e.field for e in failed} == {"completed", "failed"}
@@ -160,41 +157,41 @@ def test_vllm_raw_result_with_metadata() -> None:
 def test_sglang_jsonl_with_folder_metadata() -> None:
     result = load_results(FIXTURES / "sglang")
     assert errors(result.log) == []
-    c8, c16 = result.points
-    assert c8.config.precision == "fp4" and c8.config.spec_method == "mtp"
-    assert c8.config.tp == 8 and c8.config.gpu_count == 8
-    assert (c8.isl, c8.osl, c8.concurrency) == (32768, 1024, 8)
-    assert c8.throughput_per_gpu == pytest.approx(22266.1 / 8, rel=1e-12)
-    assert c8.interactivity == pytest.approx(1000 / 9.58, rel=1e-12)
-    assert c8.e2el is not None and c8.e2el.median == pytest.approx(10.75)
+    c8, c16 = result.table.records()
+    assert c8["precision"] == "fp4" and c8["spec_method"] == "mtp"
+    assert c8["tp"] == 8 and c8["gpu_count"] == 8
+    assert (c8["isl"], c8["osl"], c8["concurrency"]) == (32768, 1024, 8)
+    assert c8["throughput_per_gpu"] == pytest.approx(22266.1 / 8, rel=1e-12)
+    assert c8["interactivity"] == pytest.approx(1000 / 9.58, rel=1e-12)
+    assert c8["e2el_median"] == pytest.approx(10.75)
     # an older line without total_throughput: input + output
-    assert c16.throughput_per_gpu == pytest.approx((30000.0 + 950.0) / 8, rel=1e-12)
-    assert c16.provenance.record == "line 2"
+    assert c16["throughput_per_gpu"] == pytest.approx((30000.0 + 950.0) / 8, rel=1e-12)
+    assert c16["record"] == "line 2"
 
 
 def test_native_csv_typed_by_a_person() -> None:
     result = load_file(FIXTURES / "native" / "typed-in.csv")
     assert errors(result.log) == []
-    a, _b, c = result.points
-    assert a.config.hardware == "h100" and a.config.precision == "fp8" and a.config.spec_method == "none"
-    assert a.config.disagg is False
-    assert a.interactivity == pytest.approx(1000 / 22.5) and a.interactivity_source == "tpot"
-    assert a.ttft is not None and a.ttft.median == pytest.approx(0.18)
-    assert a.provenance.note == "from our lab notebook" and a.provenance.record == "line 2"
+    a, _b, c = result.table.records()
+    assert a["hardware"] == "h100" and a["precision"] == "fp8" and a["spec_method"] == "none"
+    assert a["disagg"] is False
+    assert a["interactivity"] == pytest.approx(1000 / 22.5) and a["interactivity_source"] == "tpot"
+    assert a["ttft_median"] == pytest.approx(0.18)
+    assert a["note"] == "from our lab notebook" and a["record"] == "line 2"
     # no TPOT: interactivity derived from output tok/s of the deployment ÷ concurrency, and marked
-    assert c.interactivity_source == "derived"
-    assert c.interactivity == pytest.approx(1300.0 * 8 / 128)
+    assert c["interactivity_source"] == "derived"
+    assert c["interactivity"] == pytest.approx(1300.0 * 8 / 128)
 
 
 def test_native_json_envelope() -> None:
     result = load_file(FIXTURES / "native" / "points.json")
     assert errors(result.log) == []
     assert result.datasets["lab-h200"].licence == "CC-BY-4.0"
-    stated, tpot = result.points
-    assert stated.interactivity == 48.0 and stated.interactivity_source == "stated"
-    assert stated.power is not None and stated.power.avg_watts_per_gpu == 650.0
-    assert tpot.interactivity == pytest.approx(80.0)
-    assert {p.provenance.dataset for p in result.points} == {"lab-h200"}
+    stated, tpot = result.table.records()
+    assert stated["interactivity"] == 48.0 and stated["interactivity_source"] == "stated"
+    assert stated["avg_watts_per_gpu"] == 650.0
+    assert tpot["interactivity"] == pytest.approx(80.0)
+    assert {p["dataset"] for p in result.table.records()} == {"lab-h200"}
 
 
 def test_detection_is_by_keys_not_names() -> None:
@@ -239,7 +236,7 @@ HEADER = "model,hardware,framework,precision,isl,osl,concurrency,throughput_per_
 def test_bad_values_name_file_record_and_field(tmp_path: Path, row: str, field: str, reason: str) -> None:
     path = write(tmp_path, "bad.csv", HEADER + row + "\n")
     result = load_file(path)
-    assert result.points == []
+    assert len(result.table) == 0
     (problem,) = result.log.errors
     assert problem.file.endswith("bad.csv") and problem.record == "line 2" and problem.field == field
     assert reason in problem.reason
@@ -331,7 +328,7 @@ def test_metadata_typo_is_named(tmp_path: Path) -> None:
 
 
 def test_booleans_written_as_strings() -> None:
-    from site_builder.loaders.common import parse_bool, parse_number
+    from site_builder.read.fields import parse_bool, parse_number
 
     assert [parse_bool(v) for v in (True, "true", "True", "1", 1)] == [True] * 5
     assert [parse_bool(v) for v in (False, "false", "False", "0", 0)] == [False] * 5
@@ -355,9 +352,8 @@ def test_duplicates_keep_the_newest_and_say_so(tmp_path: Path) -> None:
         HEADER.strip() + ",date\n" + "dsr1,h100,vllm,fp8,1024,1024,16,120,19,2026-03-01\n",
     )
     log = ProblemLog()
-    points = drop_duplicates(load_results(tmp_path, log).points, log)
-    (kept,) = points
-    assert kept.throughput_per_gpu == 120.0
+    (kept,) = drop_duplicates(load_results(tmp_path, log).table, log).records()
+    assert kept["throughput_per_gpu"] == 120.0
     (warning,) = log.warnings
     assert warning.severity is Severity.WARNING and warning.file.endswith("old.csv")
     assert "duplicate point" in warning.reason and "kept the newer one from" in warning.reason

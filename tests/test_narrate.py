@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from site_builder.points import BenchmarkPoint
 from site_builder.present.narrate import (
     PAIR_TEMPLATES,
     accuracy_line,
@@ -22,7 +21,7 @@ from site_builder.present.narrate import (
     throughput_comparison,
 )
 from site_builder.present.schema import ComparisonResult, SideIdentity
-from tests.factories import SideInput, compare_sequence, constants, point
+from tests.factories import Point, SideInput, compare_sequence, constants, point
 
 
 def test_throughput_comparatives() -> None:
@@ -58,8 +57,8 @@ def test_no_saving_of_100_percent_or_more(a: float, b: float, form: int) -> None
 def comparison(
     pinned: list[float] | None = None,
     slug: str = "x-fp4-vs-fp8",
-    fp4: list[BenchmarkPoint] | None = None,
-    fp8: list[BenchmarkPoint] | None = None,
+    fp4: list[Point] | None = None,
+    fp8: list[Point] | None = None,
 ) -> ComparisonResult:
     """An FP4-vs-FP8 page on MI355X at 1k/1k (these sides' points, or the ones here)."""
     a = SideInput(
@@ -238,8 +237,7 @@ def test_a_two_point_frontier_is_sparse_between_its_points() -> None:
 
 
 def test_pooled_precisions_unknown_gpu_counts_and_dates_are_named_beside_the_table() -> None:
-    early = point(60, 600, 32, precision="fp4", date="2025-03-01")
-    early = early.model_copy(update={"config": early.config.model_copy(update={"gpu_count": None})})
+    early = point(60, 600, 32, precision="fp4", date="2025-03-01", gpu_count=None)
     # a hardware page without a precision: the MI355X side pools FP8 and FP4
     a = SideInput(
         "MI355X",

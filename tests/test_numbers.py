@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
@@ -9,8 +8,6 @@ from hypothesis import strategies as st
 
 from site_builder.formatting import (
     fixed,
-    float_texts,
-    numbers_json,
     parse_sequence_label,
     round_half_up,
     round_half_up_int,
@@ -95,37 +92,9 @@ def test_grouped_separates_thousands_of_the_half_up_text() -> None:
     ]
 
 
-@given(st.lists(st.one_of(st.none(), st.floats(), st.floats(-1e6, 1e6), st.floats(1e-6, 1e-3))))
-def test_float_texts_are_repr_of_each_float(values: list[float | None]) -> None:
-    """The column writer's floats: repr, bit for bit, whatever the value (pydantic-core's text
-    where it is repr's, repr where not), and empty for None."""
-    assert float_texts(values) == ["" if v is None else repr(v) for v in values]
-
-
-def test_float_texts_at_the_edges_of_plain_notation() -> None:
-    edges = [1e-4, 9.99e-5, 1.5e-5, 1e-5, 1e15, 9.999999999999998e15, 1e16, -0.0, 0.0, 10.00001]
-    for value in edges:
-        assert float_texts([value, 2.5]) == [repr(value), "2.5"], value
-    assert float_texts([]) == []
-    assert float_texts([float("inf"), float("nan"), None]) == ["inf", "nan", ""]
-
-
 SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(), st.floats(-1e6, 1e6)
 )
-
-
-@given(st.one_of(st.lists(SCALARS), st.lists(st.lists(SCALARS))))
-def test_numbers_json_is_what_the_json_module_writes_or_none(values: list[object]) -> None:
-    """Where numbers_json answers, its text is the json module's, compact; it declines only
-    where the json module writes an exponent, a number below 1e-4, or refuses inf/nan (and for
-    a boolean, whose "e" reads as an exponent's)."""
-    text = numbers_json(values)
-    whole = json.dumps(values, separators=(",", ":"))
-    if text is not None:
-        assert text == whole
-    else:
-        assert any(mark in whole for mark in ("e", "Infinity", "NaN", "0.0000"))
 
 
 @given(

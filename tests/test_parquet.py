@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from site_builder import files
-from site_builder.loaders import load_results
 from site_builder.problems import ProblemLog
+from site_builder.read.load import load_results
 from tests.conftest import LAB_CSV
 
 pd = pytest.importorskip("pandas")
@@ -29,17 +29,13 @@ def test_a_parquet_table_loads_like_the_same_csv(tmp_path: Path) -> None:
     (tmp_path / "c" / "data").mkdir(parents=True)
     (tmp_path / "c" / "data" / "lab.csv").write_text(LAB_CSV)
     csv = load_results(tmp_path / "c" / "data")
-    assert not parquet.log.problems and len(parquet.points) == len(csv.points) == 7
-
-    def fields(point: object) -> dict[str, object]:
-        data: dict[str, object] = point.model_dump()  # type: ignore[attr-defined]
-        data.pop("provenance")
-        return data
-
-    assert [fields(p) for p in parquet.points] == [fields(p) for p in csv.points]
-    assert parquet.points[0].provenance.record == "row 1"
+    assert not parquet.log.problems and len(parquet.table) == len(csv.table) == 7
+    provenance = ["dataset", "source_file", "record", "client", "date", "run_url", "image", "note"]
+    assert parquet.table.frame.drop(columns=provenance).equals(csv.table.frame.drop(columns=provenance))
+    first = parquet.table.records()[0]
+    assert first["record"] == "row 1"
     # 1 / 10 ms = 100 tok/s/user, by hand
-    assert parquet.points[0].interactivity == 100.0 and parquet.points[0].isl == 1024
+    assert first["interactivity"] == 100.0 and first["isl"] == 1024
 
 
 def test_a_null_cell_is_a_missing_field_and_bad_rows_are_named(tmp_path: Path) -> None:
@@ -47,7 +43,7 @@ def test_a_null_cell_is_a_missing_field_and_bad_rows_are_named(tmp_path: Path) -
     frame.loc[1, "median_tpot_ms"] = None  # no TPOT and no other way to interactivity: an error
     frame.loc[2, "throughput_per_gpu"] = -1.0
     result = load_results(_write(tmp_path, frame), ProblemLog())
-    assert len(result.points) == 5
+    assert len(result.table) == 5
     assert [(p.record, p.field) for p in result.log.errors] == [
         ("row 2", "median_tpot_s"),
         ("row 3", "throughput_per_gpu"),
@@ -58,7 +54,7 @@ def test_a_parquet_file_is_held_to_the_input_rules(tmp_path: Path, monkeypatch: 
     folder = _write(tmp_path, pd.read_csv(io.StringIO(LAB_CSV)))
     monkeypatch.setattr(files, "MAX_FILE_BYTES", 100)
     result = load_results(folder)
-    assert not result.points and "larger than" in str(result.log.errors[0])
+    assert len(result.table) == 0 and "larger than" in str(result.log.errors[0])
     (folder / "lab.parquet").write_bytes(b"PAR1 not really")
     monkeypatch.undo()
     result = load_results(folder)

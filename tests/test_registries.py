@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections import defaultdict
+from collections.abc import Iterator
+from itertools import combinations
 from pathlib import Path
 
 import pytest
 
 from site_builder import metrics
 from site_builder.content import StubSpec
-from site_builder.kinds import KINDS, Words
-from site_builder.loaders.formats import FORMATS, detect
+from site_builder.kinds import KINDS, Found, PageKind, Words, Workload, slugify
 from site_builder.metrics import METRICS, Metric, check_registry, evaluate
+from site_builder.plan import PlanFacts
+from site_builder.read.formats import FORMATS, detect
 from site_builder.sections import SECTIONS
-from tests.conftest import ROOT
+from tests.conftest import LAB_CSV, ROOT
 
 
 def test_every_metric_formula_is_well_formed() -> None:
@@ -92,6 +96,50 @@ def test_every_kind_titles_slugs_and_labels() -> None:
     assert KINDS["spec-decoding"].slug("dsr1", "mi355x", "fp4", "mtp", "none") == "mi355x-fp4-mtp-vs-off-dsr1"
 
 
+def _gpu_pairs(facts: PlanFacts) -> Iterator[Found]:
+    """A test kind's discovery: every two GPUs measured on one model and precision without
+    speculative decoding, sharing a workload."""
+    by_model: dict[tuple[str, str], dict[str, set[Workload]]] = defaultdict(lambda: defaultdict(set))
+    for (model, hardware, precision, method), workloads in facts.workloads.items():
+        if method == "none":
+            by_model[(model, precision)][hardware] |= workloads
+    for (model, precision), gpus in sorted(by_model.items()):
+        for a, b in combinations(sorted(gpus), 2):
+            shared = gpus[a] & gpus[b]
+            if shared:
+                yield Found(model, None, precision, (a, b), shared, facts.datasets(model, a, b))
+
+
+def test_a_new_generated_kind_is_one_entry(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
+    """A kind whose entry says which pages the data implies has them generated, worded and listed
+    in the index by that entry alone; a kind without `discover` comes only from stubs."""
+    from site_builder.cli import main
+
+    kind = PageKind(
+        key="gpu-pair",
+        name="GPU Pairs",
+        varies="hardware",
+        title=lambda w: f"{w.model} {w.precision}: {w.a} against {w.b}",
+        lede=lambda w: f"{w.a} and {w.b} serving {w.model}",
+        closers=("One closer.", "Another closer.", "A third closer.", "A fourth closer."),
+        slug=lambda model, gpu, precision, a, b: slugify(a, "and", b, precision, model),
+        needs_gpu=False,
+        discover=_gpu_pairs,
+    )
+    monkeypatch.setitem(KINDS, kind.key, kind)
+    b200 = [line.replace(",h200,", ",b200,") for line in LAB_CSV.splitlines() if ",h200,sglang,fp8," in line]
+    (project / "data" / "results" / "lab.csv").write_text(LAB_CSV + "\n".join(b200) + "\n")
+    assert main(["build", "--root", str(project), "-q"]) == 0
+    site = project / "site"
+    generated = sorted(p.parent.name for p in site.glob("*/comparison.json"))
+    assert generated == ["b200-and-h200-fp8-dsr1", "h200-fp4-vs-fp8"]  # the stub's page, and the new kind's
+    document = json.loads((site / "b200-and-h200-fp8-dsr1" / "comparison.json").read_text())
+    assert document["kind"] == "gpu-pair"
+    assert document["title"] == f"{document['model_name']} FP8: B200 against H200"
+    assert [side["label"] for side in document["sides"]] == ["B200", "H200"]
+    assert "GPU Pairs" in (site / "index.html").read_text()
+
+
 def test_an_unknown_kind_is_refused_with_a_suggestion() -> None:
     with pytest.raises(ValueError, match="did you mean 'precision'"):
         StubSpec.model_validate(
@@ -118,3 +166,34 @@ def test_every_section_has_its_partial_in_the_theme() -> None:
     assert len(keys) == len(set(keys))
     for section in SECTIONS:
         assert (ROOT / "templates" / section.template).is_file(), section.template
+
+
+def test_every_constant_is_a_field_where_authors_give_it_and_pages_read_it() -> None:
+    """A per-GPU constant is one registry entry (catalog.CONSTANTS) plus its field in the models
+    an author's catalog and overrides are validated by, the page's applied constants and the
+    engine's: a missing field would silently drop the constant."""
+    from dataclasses import fields
+
+    from site_builder.catalog import CONSTANTS, AppliedConstants, ConstantOverride, HardwareSpec
+    from site_builder.engine.compare import Constants
+
+    for key, constant in CONSTANTS.items():
+        assert constant.key == key
+        for model in (HardwareSpec, ConstantOverride, AppliedConstants):
+            assert key in model.model_fields, (model.__name__, key)
+        assert key in {f.name for f in fields(Constants)}, key
+        assert "{gpu}" in constant.missing  # the reason names the GPU
+
+
+def test_a_constants_words_come_from_its_entry() -> None:
+    """The registry words a missing constant, the warnings' short names and the provenance's
+    constants table (as they were written before the registry)."""
+    from site_builder.catalog import CONSTANTS
+    from tests.factories import constants
+
+    cost, power = CONSTANTS["usd_per_gpu_hour"], CONSTANTS["watts_all_in"]
+    assert cost.reason("neocloud", "B200") == "no neocloud cost per GPU-hour for B200"
+    assert power.reason("rental", "B200") == "no all-in power per GPU for B200"
+    assert constants(usd=1.95, watts=2170.0).texts() == ["$1.95", "2170 W"]
+    assert constants(usd=None, watts=None).texts() == ["unknown", "unknown"]
+    assert constants(usd=None, watts=1400.4).missing() == ["cost"]

@@ -8,20 +8,23 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Sequence
 from html.parser import HTMLParser
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from site_builder.cli import main
 from site_builder.linkcheck import broken_links
-from site_builder.render.downloads import _csv
+from site_builder.present.result import ShownPoints
+from site_builder.read.table import PointTable
+from site_builder.render.downloads import POINT_COLUMNS, csv_bytes, points_csv
 from site_builder.render.environment import json_for_script, safe_markdown, safe_url
 from site_builder.render.site import PLOTLY_FOLDER
 from tests.conftest import SCORES_CSV
+from tests.factories import point as measured_point
 from tests.htmlcheck import parse_strict
+from tests.test_narrate import comparison as fp4_vs_fp8
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).parent / "golden" / "small-site"
@@ -138,34 +141,17 @@ def test_golden_output_of_a_small_site(project: Path) -> None:
     assert re.search(r"FP4 delivers [\d.]+× the tok/s/GPU of FP8", page)
 
 
-CELLS = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-(10**6), 10**6),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.text(alphabet=st.sampled_from(list("ab ,\"\r\n\t=+-@'é")), max_size=6),
-)
-
-
-@given(st.integers(2, 5).flatmap(lambda width: st.lists(st.lists(CELLS, min_size=width, max_size=width))))
-def test_csv_files_are_what_the_csv_module_writes(rows: list[list[object]]) -> None:
-    """render._csv builds CSV column by column; the bytes must be csv.writer's, with the formula
-    guard (a text starting = + - @ tab or CR gets a leading apostrophe) on text cells only."""
-    guarded = [
-        ["'" + v if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r") else v for v in row]
-        for row in rows
-    ]
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(guarded)
-    assert _csv(rows) == buffer.getvalue().encode()
-
-
-def test_csv_columns_of_one_value_and_of_equal_values_written_apart() -> None:
-    """A column holding one value throughout is written once and repeated; values a set takes
-    for one (1 and True, 0.0 and -0.0) keep their own text, as the csv module writes them."""
-    rows = [["=x", 1, 0.0, None, "a,b"], ["=x", True, -0.0, None, "a,b"], ["=x", 1, 0.0, None, "a,b"]]
-    assert _csv(rows) == b'\'=x,1,0.0,,"a,b"\n\'=x,True,-0.0,,"a,b"\n\'=x,1,0.0,,"a,b"\n'
-    assert _csv([[], []]) == b"\n\n" and _csv([[""], ["=y"]]) == b'""\n\'=y\n'
+def test_csv_cells_a_spreadsheet_would_run_are_guarded() -> None:
+    """A text starting = + - @ tab or CR gets a leading apostrophe; numbers never do (a negative
+    one included); the csv module quotes what needs it and writes None empty, a float by repr."""
+    rows: list[list[object]] = [["=SUM(A1)", "+1", "-x", "@a", "\tb", "a,b", 'say "hi"', "", None]]
+    rows.append([-2, -0.5, 1e-7, True, "ok", "é", "2026-01-01", "x=y", 0])
+    assert csv_bytes(rows) == (
+        b'\'=SUM(A1),\'+1,\'-x,\'@a,\'\tb,"a,b","say ""hi""",,\n'
+        + "-2,-0.5,1e-07,True,ok,é,2026-01-01,x=y,0\n".encode()
+    )
+    assert csv_bytes([["\rc", 1]]).startswith(b"'\rc")
+    assert csv_bytes([[""], ["=y"]]) == b'""\n\'=y\n'  # a lone empty field quoted
 
 
 HOSTILE_LABELS_STUB = """---
@@ -182,31 +168,33 @@ sides:
 
 
 def test_points_csv_is_every_point_as_the_csv_module_writes_it(project: Path) -> None:
-    """points.csv, whose rows a process writes once for the same points and prefixes with each
-    page's sequence and label: per page, byte for byte csv.writer over the points comparison.json
-    lists (formula guard on text), also where two pages label the same points differently."""
-    from site_builder.pipeline import Pipeline
+    """points.csv: per page, csv.writer's lines (formula guard on text) of every measured point,
+    the frontier's knots among them as comparison.json lists them, also where two pages label
+    the same points differently."""
+    from site_builder.pipeline import run
     from site_builder.project import Project
-    from site_builder.render.downloads import POINT_COLUMNS
 
     (project / "content" / "h200-labels.md").write_text(HOSTILE_LABELS_STUB)
-    site = Pipeline(Project.under(project)).run().files
+    site = run(Project.under(project)).files
     pages = [name.split("/")[0] for name in site if name.endswith("/points.csv")]
     assert sorted(pages) == ["h200-fp4-vs-fp8", "h200-labels"]
     for page in pages:
         comparison = json.loads(site[f"{page}/comparison.json"])
-        rows = [["sequence", "side", "on_frontier", *POINT_COLUMNS]]
+        lines = site[f"{page}/points.csv"].decode().splitlines(keepends=True)
+        assert lines[0] == ",".join(["sequence", "side", "on_frontier", *POINT_COLUMNS]) + "\n"
+        written = list(csv.reader(lines[1:]))
         for sequence in comparison["sequences"]:
             for side in sequence["sides"]:
-                for point in side["points"]:
-                    values = [sequence["sequence"], side["label"], point["on_frontier"]]
-                    rows.append([*values, *(point[c] for c in POINT_COLUMNS)])
-        guarded = [
-            ["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in r] for r in rows
-        ]
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerows(guarded)
-        assert site[f"{page}/points.csv"] == buffer.getvalue().encode(), page
+                label = "'" + side["label"] if side["label"][:1] in "=+-@\t\r" else side["label"]
+                mine = [r for r in written if r[:2] == [sequence["sequence"], label]]
+                assert len(mine) == side["point_count"]
+                knots = [r for r in mine if r[2] == "True"]
+                for row, knot in zip(knots, side["frontier"], strict=True):
+                    buffer = io.StringIO()
+                    values = [knot[c] for c in POINT_COLUMNS]
+                    guarded = ["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" else v for v in values]
+                    csv.writer(buffer, lineterminator="\n").writerow([*row[:3], *guarded])
+                    assert buffer.getvalue() in "".join(lines), page
     assert b'"\'=FP4, ""four""",True' in site["h200-labels/points.csv"]
 
 
@@ -214,11 +202,11 @@ def test_table_csv_is_every_target_as_the_csv_module_writes_it(project: Path) ->
     """table.csv, its header made once and its rows from each target's flat values: per page,
     byte for byte csv.writer over what comparison.json lists (a whole-number metric rounded)."""
     from site_builder import metrics
-    from site_builder.pipeline import Pipeline
+    from site_builder.pipeline import run
     from site_builder.project import Project
 
     (project / "content" / "h200-labels.md").write_text(HOSTILE_LABELS_STUB)
-    site = Pipeline(Project.under(project)).run().files
+    site = run(Project.under(project)).files
     attributes = [m.attribute for m in metrics.METRICS]
     for page in ("h200-fp4-vs-fp8", "h200-labels"):
         comparison = json.loads(site[f"{page}/comparison.json"])
@@ -249,50 +237,12 @@ def test_table_csv_is_every_target_as_the_csv_module_writes_it(project: Path) ->
         assert len(rows) > 5
 
 
-@given(
-    st.integers(2, 5).flatmap(
-        lambda width: st.lists(st.lists(CELLS, min_size=width, max_size=width), min_size=1)
-    ),
-    st.data(),
-)
-def test_a_csv_line_depends_on_its_row_alone(rows: list[list[object]], data: st.DataObject) -> None:
-    """points.csv keeps each point's line and makes the missing ones in a batch: the lines of any
-    subset of rows, made together, are those rows' lines made with all the others."""
-    from site_builder.render.downloads import _csv_lines
-
-    text = data.draw(st.sets(st.integers(0, len(rows[0]) - 1)).map(sorted))
-    whole = _csv_lines(rows, text)
-    chosen = data.draw(st.lists(st.integers(0, len(rows) - 1), unique=True))
-    assert _csv_lines([rows[i] for i in chosen], text) == [whole[i] for i in chosen]
-
-
-def test_many_memo_makes_only_what_it_lacks_and_keeps_identity() -> None:
-    from site_builder.memo import IdentityMemo
-
-    made: list[list[str]] = []
-
-    def make(items: Sequence[str]) -> list[str]:
-        batch = list(items)
-        made.append(batch)
-        return [s.upper() for s in batch]
-
-    memo: IdentityMemo[str, str] = IdentityMemo(3)
-    a, b, c = "a" * 300, "b" * 300, "c" * 300  # long strings: distinct objects, not interned
-    a2 = "".join(["a" * 150, "a" * 150])  # equal to a, another object
-    assert memo.get_many([a, b, a], make) == [a.upper(), b.upper(), a.upper()]
-    assert memo.get_many([b, c, a], make) == [b.upper(), c.upper(), a.upper()]
-    assert memo.get_many([a2], make) == [a.upper()]
-    assert [len(batch) for batch in made] == [2, 1, 1]  # a and b; then c alone; a2 by identity
-    assert made[2][0] is a2
-    assert memo.get_many([c, b], make) == [c.upper(), b.upper()]  # cleared when a2 came: made again
-    assert [len(batch) for batch in made] == [2, 1, 1, 2]
-
-
 HOSTILE_TEXTS = st.text(alphabet=st.sampled_from(list('ab ,"=+-@é')), min_size=1, max_size=5).filter(
     str.strip
 )
 
 
+@settings(max_examples=25, deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -300,30 +250,43 @@ HOSTILE_TEXTS = st.text(alphabet=st.sampled_from(list('ab ,"=+-@é')), min_size=
             st.floats(1.0, 1e5),
             HOSTILE_TEXTS,
             HOSTILE_TEXTS,
-            HOSTILE_TEXTS,
             st.booleans(),
         ),
         min_size=1,
-        max_size=8,
+        max_size=6,
     )
 )
-def test_point_lines_are_the_csv_modules_whatever_the_configurations_hold(
-    rows: list[tuple[float, float, str, str, str, bool]],
+def test_points_csv_is_the_csv_modules_whatever_the_configurations_hold(
+    rows: list[tuple[float, float, str, str, bool]],
 ) -> None:
-    """A point's line is written in parts (its own values, its configuration's once for every
-    point of that configuration, its provenance's): together, csv.writer's line for the point,
-    with the formula guard on text, however the configurations' texts repeat and quote."""
-    from site_builder.present.result import summarize
-    from site_builder.render.downloads import POINT_COLUMNS, _new_point_lines
-    from tests.factories import point
-
-    summaries = [
-        summarize(point(x, y, framework=framework, precision=precision, record=record), on_frontier)
-        for x, y, framework, precision, record, on_frontier in rows
+    """points.csv lists every point of a side, as csv.writer writes it with the formula guard on
+    text, however the points' engines and records quote."""
+    points = [
+        measured_point(x, y, 8 if even else 16, framework=framework, record=record)
+        for x, y, framework, record, even in rows
     ]
-    for summary, lines in zip(summaries, _new_point_lines(summaries), strict=True):
-        values = [summary.on_frontier, *(getattr(summary, c) for c in POINT_COLUMNS)]
-        guarded = ["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in values]
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerow(guarded)
-        assert lines == buffer.getvalue()[:-1].encode()
+    page = fp4_vs_fp8(fp4=[measured_point(20, 1000), measured_point(40, 500)])
+    on_frontier = [n % 2 == 0 for n in range(len(points))]
+    table = PointTable.from_records(points)
+    shown = [[ShownPoints(table, on_frontier), ShownPoints(table.rows([]), [])] for _ in page.sequences]
+    expected: list[list[object]] = [["sequence", "side", "on_frontier", *POINT_COLUMNS]]
+    for sequence in page.sequences:
+        for p, on in zip(points, on_frontier, strict=True):
+            summary = {
+                **p,
+                "interactivity_source": "tpot",
+                "users_per_gpu": p["concurrency"] / p["gpu_count"],
+                "disagg": False,
+                "parallelism": "TP8",
+                "run_url": None,
+                "client": None,
+            }
+            expected.append(
+                [sequence.sequence, page.sides[0].label, on, *(summary[c] for c in POINT_COLUMNS)]
+            )
+    guarded = [
+        ["'" + v if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v for v in r] for r in expected
+    ]
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(guarded)
+    assert points_csv(page, shown) == buffer.getvalue().encode()

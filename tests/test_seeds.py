@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from site_builder.formatting import fixed
-from site_builder.pipeline import Pipeline
+from site_builder.pipeline import run
 from site_builder.present.schema import ComparisonResult
 from site_builder.project import Project
 from tests import outside
@@ -57,7 +57,7 @@ def seed_table(text: str) -> dict[str, list[dict[str, float]]]:
 
 @pytest.fixture(scope="module")
 def comparisons() -> dict[str, ComparisonResult]:
-    return {p.comparison.slug: p.comparison for p in Pipeline(Project.under(ROOT)).run().pages}
+    return {p.comparison.slug: p.comparison for p in run(Project.under(ROOT)).pages}
 
 
 @pytest.mark.parametrize(

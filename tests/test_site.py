@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import re
@@ -106,7 +108,7 @@ class _TableReader(HTMLParser):
             self.cell.append(data)
 
 
-def _expected(m: dict[str, object], key: str) -> str:
+def _expected(m: dict[str, object], key: str, frontier: list[dict[str, object]]) -> str:
     if not m["measured"]:
         return "not measured"
     attribute, decimals, prefix = {
@@ -116,7 +118,8 @@ def _expected(m: dict[str, object], key: str) -> str:
         "concurrency": ("concurrency", 0, "~"),
     }[key]
     value = m[attribute]
-    brackets: list[dict[str, object]] = m["brackets"]  # type: ignore[assignment]
+    # brackets as comparison.json writes them (positions in the frontier) or as the knots themselves
+    brackets = [k if isinstance(k, dict) else frontier[k] for k in m["brackets"]]  # type: ignore[attr-defined]
     if value is None and key == "concurrency" and len(brackets) == 2:
         # between two deployments: the two measured concurrencies and their GPU counts
         return "measured: " + ", ".join(
@@ -144,9 +147,46 @@ def test_page_numbers_equal_comparison_json(site: Path) -> None:
             table = reader.tables[sequence["sequence"]]
             for key in ("throughput", "cost", "per_mw", "concurrency"):
                 shown = table[key]
-                expected = [[_expected(m, key) for m in r["sides"]] for r in sequence["results"]]
+                expected = [
+                    [
+                        _expected(m, key, s["frontier"])
+                        for m, s in zip(r["sides"], sequence["sides"], strict=True)
+                    ]
+                    for r in sequence["results"]
+                ]
                 assert shown == expected, (folder.name, sequence["sequence"], key)
                 checked += 1
+    assert checked > 100
+
+
+def test_comparison_json_lists_each_sides_frontier_and_points_csv_every_point(site: Path) -> None:
+    """Schema 2: a side's frontier knots in comparison.json, every measured point in points.csv
+    (the knots among them, marked), and each target's brackets as positions in the frontier."""
+    checked = 0
+    for folder in sorted(p for p in site.iterdir() if (p / "comparison.json").is_file()):
+        data = json.loads((folder / "comparison.json").read_text())
+        assert data["schema_version"] == 2
+        rows = list(csv.DictReader(io.StringIO((folder / "points.csv").read_text())))
+        for sequence in data["sequences"]:
+            for side in sequence["sides"]:
+                mine = [
+                    r for r in rows if (r["sequence"], r["side"]) == (sequence["sequence"], side["label"])
+                ]
+                assert len(mine) == side["point_count"]
+                knots = [r for r in mine if r["on_frontier"] == "True"]
+                assert [float(r["interactivity"]) for r in knots] == [
+                    k["interactivity"] for k in side["frontier"]
+                ]
+                assert [r["record"] for r in knots] == [k["record"] for k in side["frontier"]]
+            for result in sequence["results"]:
+                for m, side in zip(result["sides"], sequence["sides"], strict=True):
+                    xs = [side["frontier"][k]["interactivity"] for k in m["brackets"]]
+                    assert xs == sorted(xs) and all(0 <= k < len(side["frontier"]) for k in m["brackets"])
+                    if len(xs) == 2:
+                        assert xs[0] < result["interactivity"] < xs[1]
+                    elif xs:
+                        assert xs == [result["interactivity"]]
+                    checked += 1
     assert checked > 100
 
 
@@ -207,7 +247,7 @@ def test_downloads(site: Path) -> None:
     data = json.loads((folder / "comparison.json").read_text())
     assert len(table) - 1 == sum(len(s["results"]) * 2 for s in data["sequences"])
     points = (folder / "points.csv").read_text().splitlines()
-    assert len(points) - 1 == sum(len(side["points"]) for s in data["sequences"] for side in s["sides"])
+    assert len(points) - 1 == sum(side["point_count"] for s in data["sequences"] for side in s["sides"])
 
 
 def test_two_builds_are_byte_identical(site: Path, tmp_path: Path) -> None:

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from site_builder.engine.sweep import Measure, Sla, analyse_workload, meets_sla, merge, peak
-from site_builder.loaders import load_file
-from site_builder.pipeline import Pipeline
+from site_builder.pipeline import run
 from site_builder.present.result import sweep_ratio_text
 from site_builder.project import Project
+from site_builder.read.load import load_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "sweeps" / "small-sweep.csv"
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,14 +27,15 @@ def test_rows_load_with_only_latency_or_only_throughput() -> None:
     latency_only = [r for r in loaded.sweeps if r.output_throughput is None]
     assert [(r.hardware, r.concurrency, r.median_tpot_ms) for r in latency_only] == [("h200", 128, 40.0)]
     # a per-GPU point on an output basis for every row with throughput and a GPU count
-    assert len(loaded.points) == 8
-    point = next(p for p in loaded.points if p.config.hardware == "b200" and p.concurrency == 32)
-    assert point.throughput_basis == "output"
-    assert point.throughput_per_gpu == 4800 / 8
-    assert point.interactivity == 1000 / 6
-    derived = next(p for p in loaded.points if p.config.hardware == "b200" and p.concurrency == 128)
-    assert derived.interactivity_source == "derived"
-    assert derived.interactivity == 9600 / 128
+    points = loaded.table.records()
+    assert len(points) == 8
+    point = next(p for p in points if p["hardware"] == "b200" and p["concurrency"] == 32)
+    assert point["throughput_basis"] == "output"
+    assert point["throughput_per_gpu"] == 4800 / 8
+    assert point["interactivity"] == 1000 / 6
+    derived = next(p for p in points if p["hardware"] == "b200" and p["concurrency"] == 128)
+    assert derived["interactivity_source"] == "derived"
+    assert derived["interactivity"] == 9600 / 128
 
 
 def test_bad_cells_are_named(tmp_path: Path) -> None:
@@ -146,7 +147,7 @@ def test_properties(a: list[Measure], b: list[Measure], limit: float) -> None:
 def test_example_page_builds_with_hand_checked_figures(tmp_path: Path) -> None:
     """The default site's example page: its figures equal hand calculations from the example rows."""
     project = Project.under(ROOT, tmp_path / "site")
-    output = Pipeline(project).run()
+    output = run(project)
     data = json.loads(output.files.files["example-b200-fp4-vs-h200-fp8-sweep/comparison.json"])
     sweep = data["sweep"]
     w = next(x for x in sweep["workloads"] if x["sequence"] == "2k/2k")
@@ -183,7 +184,7 @@ def test_the_authors_body_shows_without_the_matched_interactivity_sections(tmp_p
     stub = stub.replace(", matched-interactivity]", "]")
     assert "matched-interactivity" not in stub.split("---")[1]
     (project / "content" / "sweep.md").write_text(stub)
-    output = Pipeline(Project.under(project, project / "site")).run()
+    output = run(Project.under(project, project / "site"))
     html = output.files.files["sweep/index.html"].decode()
     assert html.count("Every number on this page comes from an invented sweep") == 1
     assert 'id="findings-heading"' not in html

@@ -27,6 +27,7 @@ the pooled figure and reported as such.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -121,30 +122,31 @@ def run_numbers(run: RunScore) -> RunNumbers:
 
 
 def _sd(values: Sequence[float]) -> float:
+    """The sample standard deviation (n − 1) of at least two values (every caller has two or more)."""
     n = len(values)
-    if n < 2:
-        return 0.0
     mean = math.fsum(values) / n
     return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
 
 
 def _per_question_means(runs: Sequence[RunScore]) -> dict[str, float] | None:
-    logs = [r.per_question for r in runs]
-    if not logs or any(log is None for log in logs):
+    """Each question's mean over the runs, when every run has per-question scores on the same questions."""
+    logs = [r.per_question for r in runs if r.per_question is not None]
+    question_sets = {frozenset(log) for log in logs}
+    if len(logs) < len(runs) or len(question_sets) != 1:
         return None
-    first = set(logs[0] or {})
-    if any(set(log or {}) != first for log in logs):
-        return None
-    return {q: math.fsum((log or {})[q] for log in logs) / len(logs) for q in sorted(first)}
+    (questions,) = question_sets
+    return {q: math.fsum(log[q] for log in logs) / len(logs) for q in sorted(questions)}
 
 
 def pool(runs: Sequence[RunScore]) -> Pooled | None:
     """The side's pooled score from its usable runs (failed and error-less runs left out)."""
-    usable = [(r, n) for r in runs if (n := run_numbers(r)).excluded is None and n.estimate is not None]
+    usable = [
+        (r, n.estimate) for r in runs if (n := run_numbers(r)).excluded is None and n.estimate is not None
+    ]
     if not usable:
         return None
     scores = [r.score for r, _ in usable]
-    errors = [n.estimate.stderr for _, n in usable if n.estimate is not None]
+    errors = [estimate.stderr for _, estimate in usable]
     value = math.fsum(scores) / len(scores)
     means = _per_question_means([r for r, _ in usable])
     method: PoolMethod
@@ -155,9 +157,10 @@ def pool(runs: Sequence[RunScore]) -> Pooled | None:
     else:
         stderr, method = math.sqrt(math.fsum(e * e for e in errors) / len(errors)), "conservative"
     consistent = all(
-        abs(scores[i] - scores[j]) <= Z95 * math.hypot(errors[i], errors[j])
-        for i in range(len(scores))
-        for j in range(i + 1, len(scores))
+        abs(score_a - score_b) <= Z95 * math.hypot(error_a, error_b)
+        for (score_a, error_a), (score_b, error_b) in itertools.combinations(
+            zip(scores, errors, strict=True), 2
+        )
     )
     return Pooled(
         estimate=interval(value, stderr, bounded=True),
@@ -178,9 +181,10 @@ def verdict(estimate: Estimate, higher_is_better: bool) -> Verdict:
 
 def difference(a: Pooled, b: Pooled, higher_is_better: bool = True) -> Difference:
     """a − b: paired on the questions both answered where both have per-question results."""
-    common = sorted(set(a.per_question or {}) & set(b.per_question or {}))
-    if a.per_question is not None and b.per_question is not None and len(common) >= MIN_PAIRED_QUESTIONS:
-        diffs = [a.per_question[q] - b.per_question[q] for q in common]
+    questions_a, questions_b = a.per_question or {}, b.per_question or {}
+    common = sorted(set(questions_a) & set(questions_b))
+    if len(common) >= MIN_PAIRED_QUESTIONS:
+        diffs = [questions_a[q] - questions_b[q] for q in common]
         value = math.fsum(diffs) / len(diffs)
         estimate = interval(value, _sd(diffs) / math.sqrt(len(diffs)), bounded=False)
         return Difference(estimate, "paired", len(common), verdict(estimate, higher_is_better))

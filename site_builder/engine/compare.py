@@ -1,23 +1,26 @@
 """Two sides compared at matched interactivity: band, targets, metrics and the knots behind them.
 
-Pure: points and constants in, numbers out. No wording and no output schema here; a value that
-cannot be given comes with a structured reason (the side's measured range, or the constants a
-metric lacks) that the presentation side words.
+Pure: a side's points as columns and its constants in, numbers out. No wording and no output
+schema here; a value that cannot be given comes with a structured reason (the side's measured
+range, or the constants a metric lacks) that the presentation side words.
 """
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
+
 from site_builder import metrics
-from site_builder.engine.frontier import frontier_of_ordered
+from site_builder.engine.frontier import listing_order, pareto_frontier
 from site_builder.engine.spline import MonotoneCurves
 from site_builder.formatting import round_half_up_int
-from site_builder.memo import SequenceMemo
-from site_builder.points import BenchmarkPoint, Configuration
+
+Floats = npt.NDArray[np.float64]
+Positions = npt.NDArray[np.intp]
 
 TARGET_FRACTIONS = (0.25, 0.50, 0.75)
 TIE_TOLERANCE = 0.01  # within 1% is "essentially tied" (DESIGN.md)
@@ -34,9 +37,7 @@ def winner(a: float | None, b: float | None, better: str) -> int | None:
     """0 or 1 for the side whose value is better (higher or lower wins), None for a tie or no rule."""
     if not better or a is None or b is None or is_tie(a, b):
         return None
-    if better == "higher":
-        return 0 if a > b else 1
-    return 0 if a < b else 1
+    return int(a < b) if better == "higher" else int(a > b)
 
 
 @dataclass(frozen=True)
@@ -50,128 +51,76 @@ class Constants:
         return {name: getattr(self, name) for name in metrics.CONSTANTS}
 
 
+@dataclass(frozen=True)
+class SidePoints:
+    """One side's measured points on one workload, a column each: interactivity, every curve
+    quantity (metrics.CURVE_QUANTITIES; NaN where a point lacks it) and a number per deployment
+    (equal numbers: the same configuration)."""
+
+    interactivity: Floats
+    quantities: Mapping[str, Floats]
+    deployment: npt.NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return len(self.interactivity)
+
+
 class SideCurves:
-    """A side's frontier and a spline per curve quantity its knots all have, on those knots
-    (read together: MonotoneCurves).
+    """A side's frontier and a spline per curve quantity its knots all have, on those knots.
 
     Concurrency is the whole deployment's, so it is interpolated only between two knots of the
-    same deployment (configuration) where it falls as interactivity rises; between different
-    deployments, or where it would rise, no number describes a deployment and there is none.
+    same deployment where it falls as interactivity rises; between different deployments, or
+    where it would rise, no number describes a deployment and there is none.
     """
 
-    def __init__(self, points: Sequence[BenchmarkPoint]) -> None:
-        # every point by rising interactivity (the order the table and the chart list them in)
-        # (the index keeps points that tie in input order, as a stable sort does)
-        order = [(p.interactivity, -p.throughput_per_gpu, p.concurrency, i) for i, p in enumerate(points)]
-        order.sort()
-        self.points = tuple([points[key[-1]] for key in order])
-        self.frontier = frontier_of_ordered(points, order)  # pareto_frontier(points), from the order
-        self.knots = tuple(self.frontier)  # the frontier as every page using these curves holds it
-        self._xs = [p.interactivity for p in self.frontier]
-        # the quantities every knot has are splined (all in one MonotoneCurves); the others have
-        # no curve
-        columns: dict[str, list[float]] = {}
-        for name, attribute in metrics.CURVE_QUANTITIES.items():
-            ys = [getattr(p, attribute) for p in self.frontier]
-            if ys and None not in ys:
-                columns[name] = [float(y) for y in ys]
-        self.splined = tuple(columns)
-        self.curves = MonotoneCurves(self._xs, list(columns.values()))
+    def __init__(self, side: SidePoints) -> None:
+        throughput = side.quantities["throughput"]
+        concurrency = side.quantities["concurrency"]
+        self.order = listing_order(side.interactivity, throughput, concurrency)
+        self.frontier = pareto_frontier(side.interactivity, throughput)  # positions, rising x
+        self.xs = side.interactivity[self.frontier]
+        self.knot_values = {name: values[self.frontier] for name, values in side.quantities.items()}
+        # the quantities every knot has are splined; the others have no curve
+        self.splined = tuple(
+            name for name, ys in self.knot_values.items() if len(ys) and not np.isnan(ys).any()
+        )
+        self.curves = MonotoneCurves(self.xs, [self.knot_values[name] for name in self.splined])
+        knot_concurrency = concurrency[self.frontier]
+        self.knot_deployment = knot_deployment = side.deployment[self.frontier]
         # per stretch between knot i and i+1: whether one deployment's concurrency falls across it
-        self.one_deployment = [
-            a.concurrency >= b.concurrency and same_configuration(a.config, b.config)
-            for a, b in zip(self.frontier, self.frontier[1:], strict=False)
-        ]
-        self._range = (self._xs[0], self._xs[-1]) if self._xs else None
+        self.one_deployment = tuple(
+            bool(c)
+            for c in (knot_concurrency[:-1] >= knot_concurrency[1:])
+            & (knot_deployment[:-1] == knot_deployment[1:])
+        )
+        self.range = (float(self.xs[0]), float(self.xs[-1])) if len(self.xs) else None
 
-    @property
-    def range(self) -> tuple[float, float] | None:
-        """The frontier's interactivity span (None without a knot)."""
-        return self._range
-
-    def quantities(self, x: float) -> dict[str, float | None] | None:
-        """Every curve quantity at x, or None outside the measured range."""
-        if "throughput" not in self.splined:
+    def stretch(self, x: float) -> int | None:
+        """i where knot i < x < knot i+1; None at a knot or outside the frontier."""
+        i = int(np.searchsorted(self.xs, x, side="left"))  # the first knot at or above x
+        if i == len(self.xs) or self.xs[i] == x or i == 0:
             return None
-        values = self.curves.at(x)
-        if values is None:
-            return None
-        return self._quantities(values, self._gaps(self.stretch(x)))
+        return i - 1
 
-    def _quantities(self, values: list[float], gaps: Mapping[str, str]) -> dict[str, float | None]:
-        found = dict(zip(self.splined, values, strict=True))
-        return {name: None if name in gaps else found.get(name) for name in metrics.CURVE_QUANTITIES}
-
-    def prepare(self, targets: Sequence[float]) -> None:
-        """Evaluate every curve at the targets in one vectorised call (the values are the ones
-        `quantities` then reads, bit for bit: the curves remember them)."""
-        self.curves.prepare(targets)
-
-    def gaps(self, x: float) -> dict[str, str]:
-        """Why a curve quantity has no value at x inside the measured range (metrics.QUANTITY_GAPS):
-        a knot lacks it, or x lies between two deployments' concurrencies."""
-        return self._gaps(self.stretch(x))
-
-    def _gaps(self, stretch: int | None) -> dict[str, str]:
+    def gaps(self, stretch: int | None) -> dict[str, str]:
+        """Why a curve quantity has no value inside the measured range (metrics.QUANTITY_GAPS):
+        a knot lacks it, or the stretch lies between two deployments' concurrencies."""
         found = {"users_per_gpu": "gpu_count"} if "users_per_gpu" not in self.splined else {}
         if stretch is not None and not self.one_deployment[stretch]:
             found["concurrency"] = "deployment"
         return found
 
-    def stretch(self, x: float) -> int | None:
-        """i where knot i < x < knot i+1; None at a knot or outside the frontier."""
-        xs = self._xs
-        i = bisect.bisect_left(xs, x)  # the first knot at or above x (knots rise strictly)
-        if i == len(xs) or xs[i] == x or i == 0:
-            return None
-        return i - 1
-
-    def sparse(self, x: float) -> bool:
-        """Whether the value at x is interpolated over a sparse stretch (SPARSE_RATIO)."""
-        return self._sparse(self._brackets(x, self.stretch(x)))
-
-    def _sparse(self, brackets: Sequence[BenchmarkPoint]) -> bool:
-        if len(brackets) != 2:
-            return False
-        low, high = sorted(k.throughput_per_gpu for k in brackets)
-        return len(self.frontier) == 2 or high / low > SPARSE_RATIO
-
-    def brackets(self, target: float) -> list[BenchmarkPoint]:
-        """The knots on either side of the target, or the one knot it sits on."""
-        return self._brackets(target, self.stretch(target))
-
-    def _brackets(self, target: float, stretch: int | None) -> list[BenchmarkPoint]:
-        if stretch is not None:
-            return [self.frontier[stretch], self.frontier[stretch + 1]]
-        knot = self.curves.knot(target)
-        return [] if knot is None else [self.frontier[knot]]
-
-
-# Pairs of configurations compared by SideCurves, and whether they are equal: a frontier crosses
-# between the same deployments on many sides, and comparing two models field by field is slow
-CONFIGURATION_PAIRS_KEPT = 4096
-_SAME_CONFIGURATION: SequenceMemo[Configuration, bool] = SequenceMemo(CONFIGURATION_PAIRS_KEPT)
-
-
-def same_configuration(a: Configuration, b: Configuration) -> bool:
-    """`a == b`, remembered for the very same pair (memo.py: the entry holds both)."""
-    return a is b or _SAME_CONFIGURATION.get((a, b), _equal)
-
-
-def _equal(pair: tuple[Configuration, ...]) -> bool:
-    return pair[0] == pair[1]
-
-
-# Sides of the pages one process builds (a side's points are on several pages: the same points,
-# the same curves); bounded, as a side's curves hold its points (memo.py)
-SIDES_KEPT = 256
-_SIDE_CURVES: SequenceMemo[BenchmarkPoint, SideCurves] = SequenceMemo(SIDES_KEPT)
-
-
-def side_curves(points: Sequence[BenchmarkPoint]) -> SideCurves:
-    """The side's curves, built once a process for the very same points in the same order:
-    what a SideCurves computes depends on nothing else, and nothing changes it once built."""
-    return _SIDE_CURVES.get(points, SideCurves)
+    def brackets(self, x: float, stretch: int | None) -> tuple[tuple[int, ...], bool, bool]:
+        """The knots (positions on the frontier) on either side of x, or the one it sits on; and,
+        for a value between two knots, whether it rests on sparse data (SPARSE_RATIO) and whether
+        the two were measured on one deployment (configuration)."""
+        if stretch is None:
+            knot = self.curves.knot(x)
+            return (() if knot is None else (knot,)), False, False
+        a, b = stretch, stretch + 1
+        low, high = sorted(self.knot_values["throughput"][[a, b]].tolist())
+        sparse = len(self.xs) == 2 or high / low > SPARSE_RATIO
+        return (a, b), sparse, bool(self.knot_deployment[a] == self.knot_deployment[b])
 
 
 @dataclass(frozen=True)
@@ -185,19 +134,20 @@ class Band:
     hi: float | None
 
     @property
+    def bounds(self) -> tuple[float, float] | None:
+        """(lo, hi) where the band is a matched range, else None."""
+        if self.lo is None or self.hi is None or not self.lo < self.hi:
+            return None
+        return (self.lo, self.hi) if math.ceil(self.lo) <= math.floor(self.hi) else None
+
+    @property
     def overlap(self) -> bool:
-        return (
-            self.lo is not None
-            and self.hi is not None
-            and self.lo < self.hi
-            and math.ceil(self.lo) <= math.floor(self.hi)
-        )
+        return self.bounds is not None
 
     @property
     def display(self) -> tuple[int, int] | None:
-        if not self.overlap or self.lo is None or self.hi is None:
-            return None
-        return math.ceil(self.lo), math.floor(self.hi)
+        bounds = self.bounds
+        return None if bounds is None else (math.ceil(bounds[0]), math.floor(bounds[1]))
 
 
 def band_of(range_a: tuple[float, float] | None, range_b: tuple[float, float] | None) -> Band:
@@ -211,10 +161,10 @@ def band_of(range_a: tuple[float, float] | None, range_b: tuple[float, float] | 
 def default_targets(band: Band) -> list[float]:
     """lo + 25/50/75% of the band width, rounded half-up to whole tok/s/user; a narrow band whose
     fractions round alike gives fewer targets, never one twice."""
-    if not band.overlap or band.lo is None or band.hi is None:
+    if band.bounds is None:
         return []
-    width = band.hi - band.lo
-    rounded = [float(round_half_up_int(band.lo + f * width)) for f in TARGET_FRACTIONS]
+    lo, hi = band.bounds
+    rounded = [float(round_half_up_int(lo + f * (hi - lo))) for f in TARGET_FRACTIONS]
     return list(dict.fromkeys(rounded))
 
 
@@ -226,54 +176,45 @@ class AtTarget:
     values: Mapping[str, float | None] = field(default_factory=dict)  # metric key -> value
     missing: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # metric key -> constants
     measured_range: tuple[float, float] | None = None  # the side's frontier span
-    brackets: tuple[BenchmarkPoint, ...] = ()
+    brackets: tuple[int, ...] = ()  # the knots (positions on the frontier) the value lies between
     sparse: bool = False  # interpolated over a sparse stretch of frontier (SideCurves.sparse)
+    same_deployment: bool = False  # the two knots it lies between are one deployment
 
 
-def metrics_at(curves: SideCurves, target: float, constants: Constants) -> AtTarget:
-    """Every registered metric at the target, derived from the interpolated curve quantities."""
-    return metrics_at_targets(curves, [target], constants)[0]
-
-
-def metrics_at_targets(curves: SideCurves, targets: Sequence[float], constants: Constants) -> list[AtTarget]:
-    """`metrics_at` at each target: what the targets share (the constants, the metrics, the
-    side's range, which names a metric lacks for a set of gaps) found once."""
-    measured_range = curves.range
+def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constants) -> list[AtTarget]:
+    """Every registered metric at each target, derived from the interpolated curve quantities."""
     if "throughput" not in curves.splined:
-        return [AtTarget(measured=False, measured_range=measured_range) for _ in targets]
+        return [AtTarget(measured=False, measured_range=curves.range) for _ in targets]
     constant_values = constants.as_values()
-    unknown_constants = {name for name in metrics.CONSTANTS if constant_values[name] is None}
-    compiled = metrics.compiled()
-    missing_for: dict[tuple[tuple[str, str], ...], dict[str, tuple[str, ...]]] = {}
+    unknown_constants = {name for name, value in constant_values.items() if value is None}
+    formulas = [(m, metrics.variables(m.formula)) for m in metrics.METRICS]
     found: list[AtTarget] = []
-    for target in targets:
-        values_there = curves.curves.at(target)
+    for target, values_there in zip(targets, curves.curves.at(targets), strict=True):
         if values_there is None:
-            found.append(AtTarget(measured=False, measured_range=measured_range))
+            found.append(AtTarget(measured=False, measured_range=curves.range))
             continue
         stretch = curves.stretch(target)
-        gaps = curves._gaps(stretch)
-        known = {**curves._quantities(values_there, gaps), **constant_values}
-        values = {metric.key: formula(known) for metric, formula, _ in compiled}
-        gaps_key = tuple(gaps.items())
-        missing = missing_for.get(gaps_key)
-        if missing is None:
-            # the names a metric can lack here: a quantity with a gap, a constant without a value
-            unknown = gaps.keys() | unknown_constants
-            missing = missing_for[gaps_key] = {
-                metric.key: tuple(gaps.get(name, name) for name in names if name in unknown)
-                for metric, _, names in compiled
-                if not unknown.isdisjoint(names)
-            }
-        brackets = curves._brackets(target, stretch)
+        gaps = curves.gaps(stretch)
+        # a quantity with a gap has no value (evaluate reads an absent name as None)
+        known = dict(zip(curves.splined, values_there, strict=True)) | dict.fromkeys(gaps) | constant_values
+        values = {m.key: metrics.evaluate(m.formula, known) for m, _ in formulas}
+        # the names a metric lacks here: a quantity with a gap, a constant without a value
+        unknown = gaps.keys() | unknown_constants
+        missing = {
+            m.key: tuple(gaps.get(name, name) for name in names if name in unknown)
+            for m, names in formulas
+            if not unknown.isdisjoint(names)
+        }
+        brackets, sparse, same_deployment = curves.brackets(target, stretch)
         found.append(
             AtTarget(
                 measured=True,
                 values=values,
-                missing=dict(missing),
-                measured_range=measured_range,
-                brackets=tuple(brackets),
-                sparse=curves._sparse(brackets),
+                missing=missing,
+                measured_range=curves.range,
+                brackets=brackets,
+                sparse=sparse,
+                same_deployment=same_deployment,
             )
         )
     return found
@@ -281,12 +222,14 @@ def metrics_at_targets(curves: SideCurves, targets: Sequence[float], constants: 
 
 @dataclass(frozen=True)
 class SideNumbers:
-    """A side on one workload: all its points (sorted by interactivity) and its frontier."""
+    """A side on one workload: its points in listing order and its frontier (positions among
+    the side's points), its measured range and, per stretch between knots, whether concurrency
+    interpolates there."""
 
-    points: tuple[BenchmarkPoint, ...]
-    frontier: tuple[BenchmarkPoint, ...]
+    order: tuple[int, ...]
+    frontier: tuple[int, ...]
     range: tuple[float, float] | None
-    one_deployment: tuple[bool, ...] = ()  # per stretch between knots: concurrency interpolates
+    one_deployment: tuple[bool, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -305,31 +248,29 @@ class SequenceNumbers:
 def compare_sequence(
     isl: int,
     osl: int,
-    points: Sequence[Sequence[BenchmarkPoint]],
+    sides: Sequence[SidePoints],
     constants: Sequence[Constants],
     pinned_targets: Sequence[float] | None = None,
 ) -> SequenceNumbers:
     """Both sides of one workload at the pinned targets, or at 25/50/75% of the band."""
-    if len(points) != 2 or len(constants) != 2:
+    if len(sides) != 2 or len(constants) != 2:
         raise ValueError("a comparison has exactly two sides")
-    curves = [side_curves(side) for side in points]
+    curves = [SideCurves(side) for side in sides]
     band = band_of(curves[0].range, curves[1].range)
     targets = [float(t) for t in pinned_targets] if pinned_targets else default_targets(band)
-    for c in curves:
-        c.prepare(targets)
     results = tuple(
         zip(
-            metrics_at_targets(curves[0], targets, constants[0]),
-            metrics_at_targets(curves[1], targets, constants[1]),
+            metrics_at(curves[0], targets, constants[0]),
+            metrics_at(curves[1], targets, constants[1]),
             strict=True,
         )
     )
-    sides = tuple(
+    numbers = tuple(
         SideNumbers(
-            points=c.points,
-            frontier=c.knots,
+            order=tuple(c.order.tolist()),
+            frontier=tuple(c.frontier.tolist()),
             range=c.range,
-            one_deployment=tuple(c.one_deployment),
+            one_deployment=c.one_deployment,
         )
         for c in curves
     )
@@ -339,6 +280,6 @@ def compare_sequence(
         band=band,
         targets=tuple(targets),
         targets_pinned=bool(pinned_targets),
-        sides=(sides[0], sides[1]),
+        sides=(numbers[0], numbers[1]),
         results=results,
     )

@@ -65,11 +65,17 @@ def merge(measures: Iterable[Measure]) -> dict[int, Measure]:
             concurrency=concurrency,
             output_throughput=best.output_throughput,
             gpu_count=best.gpu_count,
-            tpot_ms=next((r.tpot_ms for r in ranked if r.tpot_ms is not None), None),
-            ttft_ms=next((r.ttft_ms for r in ranked if r.ttft_ms is not None), None),
+            tpot_ms=_first_measured(ranked, "tpot_ms"),
+            ttft_ms=_first_measured(ranked, "ttft_ms"),
             power_w=best.power_w,
         )
     return merged
+
+
+def _first_measured(ranked: Sequence[Measure], latency: str) -> float | None:
+    """The first of the ranked rows' values of a latency that was measured."""
+    found: float | None = next((v for r in ranked if (v := getattr(r, latency)) is not None), None)
+    return found
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
@@ -112,12 +118,11 @@ class Peak:
 
 def peak(measures: dict[int, Measure]) -> Peak | None:
     """The highest throughput (the lowest concurrency on a tie); None when no throughput."""
-    having = [m for m in measures.values() if m.output_throughput is not None]
+    having = [(m.output_throughput, m) for m in measures.values() if m.output_throughput is not None]
     if not having:
         return None
-    best = max(having, key=lambda m: (m.output_throughput, -m.concurrency))
-    assert best.output_throughput is not None
-    return Peak(best.output_throughput, best.concurrency, best.per_gpu)
+    value, best = max(having, key=lambda h: (h[0], -h[1].concurrency))
+    return Peak(value, best.concurrency, best.per_gpu)
 
 
 @dataclass(frozen=True)
@@ -143,23 +148,28 @@ def tpot_for(m: Measure, basis: SlaBasis) -> float | None:
     return m.tpot_ms if basis == "measured" else m.derived_tpot_ms
 
 
+def _within(value: float | None, limit: float | None) -> bool | None:
+    """Whether a latency meets its limit (always, without a limit); None when the limit needs
+    a latency that was not measured."""
+    if limit is None:
+        return True
+    if value is None:
+        return None
+    return value <= limit
+
+
 def meets_sla(measures: dict[int, Measure], sla: Sla) -> SlaResult:
     """Judge each tested concurrency against the limits; a concurrency lacking a latency a limit
     needs is not judged (never assumed to pass)."""
     meeting: list[Measure] = []
     judged = 0
     for m in measures.values():
-        tpot = tpot_for(m, sla.basis)
-        if sla.tpot_ms is not None and tpot is None:
-            continue
-        if sla.ttft_ms is not None and m.ttft_ms is None:
+        verdicts = (_within(tpot_for(m, sla.basis), sla.tpot_ms), _within(m.ttft_ms, sla.ttft_ms))
+        if None in verdicts:
             continue
         judged += 1
-        if sla.tpot_ms is not None and tpot is not None and tpot > sla.tpot_ms:
-            continue
-        if sla.ttft_ms is not None and m.ttft_ms is not None and m.ttft_ms > sla.ttft_ms:
-            continue
-        meeting.append(m)
+        if all(verdicts):
+            meeting.append(m)
     if not meeting:
         return SlaResult(None, None, None, None, judged)
     best = max(meeting, key=lambda m: m.concurrency)
@@ -224,9 +234,7 @@ def analyse_workload(
         tpot=paired(a_tpot, b_tpot, "tpot_ms"),
         tpot_derived=(a_derived, b_derived),
         sla=sla_results,
-        sla_ratio=ratio(*(float(r.concurrency) if r.concurrency else None for r in sla_results))
-        if sla_results
-        else None,
+        sla_ratio=ratio(*(r.concurrency for r in sla_results)) if sla_results else None,
         sla_throughput_ratio=ratio(*(r.output_throughput for r in sla_results)) if sla_results else None,
         power=paired(a, b, "tokens_per_watt"),
     )

@@ -11,19 +11,23 @@ The accuracy and sweep charts are small and drawn as built (figures below).
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from html import escape
-from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any
 
 from site_builder import metrics
-from site_builder.formatting import fixed, grouped, numbers_json
-from site_builder.memo import IdentityMemo
+from site_builder.formatting import fixed, grouped
 from site_builder.metrics import Metric
-from site_builder.present.schema import ComparisonResult, PointSummary, SequenceResult
+from site_builder.present.narrate import plural, side_labels
+from site_builder.present.result import ShownPoints
+from site_builder.present.schema import (
+    AccuracyRun,
+    AccuracySide,
+    AccuracyTask,
+    ComparisonResult,
+    SweepWorkload,
+)
 
 INTERACTIVITY_HOVER = "%{x:,.1f} tok/s/user"  # d3-format, digits grouped
 AXIS_TITLE = "Interactivity (tok/s/user)"
@@ -65,34 +69,15 @@ MARKER_DIGITS = 6  # significant digits of a marker's position: a millionth of t
 
 def marker_value(value: float | int | None) -> float | int | None:
     """A measured value as a marker needs it: 6 significant digits (the full 17 of a float add
-    bytes to every page and nothing to the picture; the curves come from the full knots)."""
-    if isinstance(value, float):
-        return float(f"{value:.{MARKER_DIGITS}g}")
-    return value
+    bytes to every page and nothing to the picture; the curves come from the full knots), a
+    whole float written as an integer (the page script reads both alike)."""
+    if not isinstance(value, float):
+        return value
+    rounded = float(f"{value:.{MARKER_DIGITS}g}")
+    return int(rounded) if rounded.is_integer() and abs(rounded) < 1e15 else rounded
 
 
 QUANTITY_ATTRIBUTES = {"interactivity": "interactivity", "gpus": "gpu_count"}  # a point's other columns
-
-
-def marker_column(values: Sequence[float | int | None]) -> list[float | int | None]:
-    """Marker values (marker_value) as short as JSON allows: a whole float written as an integer
-    (the page script reads both alike). One column at a time: this runs for every point, so a
-    column of floats alone (the common one) or of no floats is done without a loop of checks."""
-    digits = f".{MARKER_DIGITS}g"
-    kinds = set(map(type, values))
-    if kinds <= {float}:
-        rounded = [float(format(value, digits)) for value in values]
-        return [int(value) if value.is_integer() and -1e15 < value < 1e15 else value for value in rounded]
-    if not any(issubclass(kind, float) for kind in kinds):
-        return list(values)
-    column: list[float | int | None] = []
-    for value in values:
-        if isinstance(value, float):
-            value = float(format(value, digits))
-            if value.is_integer() and abs(value) < 1e15:
-                value = int(value)
-        column.append(value)
-    return column
 
 
 def point_columns(quantities: list[str]) -> list[str]:
@@ -105,137 +90,29 @@ def point_columns(quantities: list[str]) -> list[str]:
     return ["interactivity", *quantities]
 
 
-class EncodedJSON(dict[str, Any]):
-    """A JSON object whose text is already known (`text`, as `script_json_text` writes the
-    dict): the page script's data is built from fragments made once a process for the sides
-    that pages share, and written without encoding them again. Still a dict, for templates."""
-
-    text: str
-
-    def __init__(self, items: Sequence[tuple[str, Any, str | None]]) -> None:
-        """From (key, value, that value's JSON text or None: made here)."""
-        super().__init__((key, value) for key, value, _ in items)
-        self.text = (
-            "{"
-            + ",".join(
-                _key_text(key) + (_dumps(value) if text is None else text) for key, value, text in items
-            )
-            + "}"
-        )
-
-
 def script_json_text(value: Any) -> str:
     """Compact JSON as the page's scripts receive it (before `render.json_for_script` makes it
-    safe inside <script>): an EncodedJSON's known text used, at the top level or as a value of
-    a top-level dict (where the fragments are)."""
-    if isinstance(value, EncodedJSON):
-        return value.text
-    if type(value) is dict and any(isinstance(v, EncodedJSON) for v in value.values()):
-        return "{" + ",".join(_dumps(k) + ":" + script_json_text(v) for k, v in value.items()) + "}"
-    return _dumps(value)
+    safe inside <script>)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-@functools.lru_cache(maxsize=4096)
-def _key_text(key: str) -> str:
-    return _dumps(key) + ":"
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False, allow_nan=False)
-
-
-def _numbers_json(values: Sequence[Any]) -> str:
-    """`_dumps` of a list of numbers (or of lists of them), fast where it can (numbers_json)."""
-    text = numbers_json(values)
-    return _dumps(values) if text is None else text
-
-
-@dataclass(frozen=True, slots=True)
-class SideMarkers:
-    """What a side's chart points are, whatever page shows them: the on-frontier flags and the
-    off-frontier values (side_points), and their JSON."""
-
-    frontier: list[int]
-    off: list[list[float | int | None]]
-    frontier_json: str
-    off_json: str
-
-
-def side_markers(points: Sequence[PointSummary], columns: Sequence[str]) -> SideMarkers:
-    values = attrgetter(*(QUANTITY_ATTRIBUTES.get(c) or metrics.CURVE_QUANTITIES[c] for c in columns))
-    off = [values(p) for p in points if not p.on_frontier]
-    frontier = [1 if p.on_frontier else 0 for p in points]
-    off_columns = [marker_column(column) for column in zip(*off, strict=True)] if off else []
-    return SideMarkers(frontier, off_columns, _numbers_json(frontier), _numbers_json(off_columns))
-
-
-# A side's markers and its points' texts, once a process for the very same list of points (pages
-# showing a side share it, and nothing changes it: comparison_json.side_result), with the columns
-# they were made for; ≈ 10 KB an entry
-_SIDE_MARKERS: IdentityMemo[list[PointSummary], tuple[tuple[str, ...], SideMarkers]] = IdentityMemo(512)
-
-
-@dataclass(frozen=True, slots=True)
-class SideTexts:
-    """A side's configurations and dates: each distinct text once (in order of first showing)
-    and per point the position of its own among them."""
-
-    configurations: list[str]
-    configuration_of: list[int]
-    dates: list[str | None]
-    date_of: list[int]
-
-
-Text = TypeVar("Text", str, str | None)
-
-
-def side_texts(points: Sequence[PointSummary]) -> SideTexts:
-    return SideTexts(*_distinct(list(map(CONFIGURATION, points))), *_distinct(list(map(DATE, points))))
-
-
-def _distinct(texts: list[Text]) -> tuple[list[Text], list[int]]:
-    """Each distinct text once, in order of first showing, and each text's position among them."""
-    distinct = list(dict.fromkeys(texts))
-    at = {text: n for n, text in enumerate(distinct)}
-    return distinct, list(map(at.__getitem__, texts))
-
-
-_SIDE_TEXTS: IdentityMemo[list[PointSummary], SideTexts] = IdentityMemo(512)
-
-
-def _page_indices(strings: StringTable, distinct: Sequence[str | None], of: list[int]) -> list[int | None]:
-    """A side's texts as indices into the page's table: its distinct texts looked up once each."""
-    at = [strings.index(text) for text in distinct]
-    return list(map(at.__getitem__, of))
-
-
-def side_points(points: list[PointSummary], columns: list[str], strings: StringTable) -> EncodedJSON:
+def side_points(shown: ShownPoints, columns: list[str], strings: StringTable) -> dict[str, Any]:
     """One side's measured points, column by column (a column of similar numbers packs better):
     per point in the side's order, on the frontier 0/1 and its configuration and date as indices
     into the page's string table; the values (`columns`) only for the points off the frontier,
     since those on it are the frontier's knots, in the same order (both sorted by
     interactivity), which the page data already carries in full."""
-    made_for, markers = _SIDE_MARKERS.get(points, lambda _: (tuple(columns), side_markers(points, columns)))
-    if made_for != tuple(columns):  # the shown metrics changed (a test replacing the registry)
-        markers = side_markers(points, columns)
-    texts = _SIDE_TEXTS.get(points, side_texts)
-    configurations = _page_indices(strings, texts.configurations, texts.configuration_of)
-    dates = _page_indices(strings, texts.dates, texts.date_of)
-    return EncodedJSON(
-        [
-            ("frontier", markers.frontier, markers.frontier_json),
-            ("configuration", configurations, _numbers_json(configurations)),
-            ("date", dates, _numbers_json(dates)),
-            ("off", markers.off, markers.off_json),
-        ]
-    )
-
-
-CONFIGURATION, DATE = attrgetter("configuration"), attrgetter("date")
-
-
-def sequence_points(sequence: SequenceResult, columns: list[str], strings: StringTable) -> list[EncodedJSON]:
-    return [side_points(side.points, columns, strings) for side in sequence.sides]
+    rows = shown.rows
+    off = [n for n, on in enumerate(shown.on_frontier) if not on]
+    attribute_of = {**metrics.CURVE_QUANTITIES, **QUANTITY_ATTRIBUTES}
+    attributes = [attribute_of[c] for c in columns]
+    off_rows = rows.records(off, attributes)
+    return {
+        "frontier": [int(on) for on in shown.on_frontier],
+        "configuration": strings.indices(rows.column("configuration").tolist()),
+        "date": strings.indices(rows.column("date").tolist()),
+        "off": [[marker_value(row[a]) for row in off_rows] for a in attributes] if off else [],
+    }
 
 
 def trace_names(label: str) -> dict[str, str]:
@@ -274,6 +151,64 @@ def _errors(value: float, lo: float | None, hi: float | None) -> dict[str, Any]:
 
 RUN_BAND = 0.42  # how far below its side's row a side's runs spread (rows are 1 apart)
 
+# A run's marker: pooled into its side's score, or left out
+RUN_STYLES = {
+    True: {"symbol": "circle-open", "opacity": 0.6, "note": ""},
+    False: {"symbol": "x-thin-open", "opacity": 0.35, "note": "<br>left out of the pooled score"},
+}
+
+
+def _run_marker(label: str, run: AccuracyRun, side: int, y: float) -> dict[str, Any]:
+    """One evaluation run of a side, with its own interval, as a small marker at `y`."""
+    style = RUN_STYLES[run.pooled]
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "x": [_percent(run.score)],
+        "y": [round(y, 4)],
+        "error_x": {**_errors(run.score, run.ci_lo, run.ci_hi), "thickness": 1, "width": 2},
+        "marker": {"size": 6, "symbol": style["symbol"]},
+        "opacity": style["opacity"],
+        "hovertext": [
+            f"{escape(label)} run: {fixed(run.score * 100, 1)}%{_hover_interval(run.ci_lo, run.ci_hi)}<br>"
+            f"{escape(run.setup or 'setup not recorded')}<br>"
+            f"{escape(run.date or 'date not recorded')}{style['note']}"
+        ],
+        "hoverinfo": "text",
+        "showlegend": False,
+        "meta": {"role": "run", "side": side},
+    }
+
+
+def _hover_interval(lo: float | None, hi: float | None) -> str:
+    """' (95% CI 94.1–96.0)' in a hover, or nothing where there is no interval."""
+    if lo is None or hi is None:
+        return ""
+    return f" (95% CI {fixed(lo * 100, 1)}–{fixed(hi * 100, 1)})"
+
+
+def _pooled_marker(
+    task: AccuracyTask, side: AccuracySide, score: float, index: int, row: int
+) -> dict[str, Any]:
+    """A side's pooled score on a task, with its interval, as the row's large marker."""
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": side.label,
+        "x": [_percent(score)],
+        "y": [row],
+        "error_x": _errors(score, side.ci_lo, side.ci_hi),
+        "marker": {"size": 13, "symbol": "diamond"},
+        "hovertext": [
+            f"{escape(side.label)}, {escape(task.task_name)}: {fixed(score * 100, 1)}%"
+            f"{_hover_interval(side.ci_lo, side.ci_hi)}, "
+            f"{side.pooled_runs} {plural(side.pooled_runs, 'run', 'runs')}"
+        ],
+        "hoverinfo": "text",
+        "showlegend": False,
+        "meta": {"role": "pooled", "side": index},
+    }
+
 
 def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
     """Scores with their 95% intervals: a row per task and side with the pooled score, and the
@@ -287,51 +222,12 @@ def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
         for index, side in enumerate(task.sides):
             row = len(labels)
             labels.append(f"{task.task_name} · {side.label}")
-            for number, run in enumerate(side.runs, 1):
-                ci = ""
-                if run.ci_lo is not None and run.ci_hi is not None:
-                    ci = f" (95% CI {fixed(run.ci_lo * 100, 1)}–{fixed(run.ci_hi * 100, 1)})"
-                data.append(
-                    {
-                        "type": "scatter",
-                        "mode": "markers",
-                        "x": [_percent(run.score)],
-                        "y": [round(row + RUN_BAND * number / (len(side.runs) + 1), 4)],
-                        "error_x": {**_errors(run.score, run.ci_lo, run.ci_hi), "thickness": 1, "width": 2},
-                        "marker": {"size": 6, "symbol": "circle-open" if run.pooled else "x-thin-open"},
-                        "opacity": 0.6 if run.pooled else 0.35,
-                        "hovertext": [
-                            f"{escape(side.label)} run: {fixed(run.score * 100, 1)}%{ci}<br>"
-                            f"{escape(run.setup or 'setup not recorded')}<br>"
-                            f"{escape(run.date or 'date not recorded')}"
-                            + ("" if run.pooled else "<br>left out of the pooled score")
-                        ],
-                        "hoverinfo": "text",
-                        "showlegend": False,
-                        "meta": {"role": "run", "side": index},
-                    }
-                )
+            data.extend(
+                _run_marker(side.label, run, index, row + RUN_BAND * number / (len(side.runs) + 1))
+                for number, run in enumerate(side.runs, 1)
+            )
             if side.score is not None:
-                data.append(
-                    {
-                        "type": "scatter",
-                        "mode": "markers",
-                        "name": side.label,
-                        "x": [_percent(side.score)],
-                        "y": [row],
-                        "error_x": _errors(side.score, side.ci_lo, side.ci_hi),
-                        "marker": {"size": 13, "symbol": "diamond"},
-                        "hovertext": [
-                            f"{escape(side.label)}, {escape(task.task_name)}: {fixed(side.score * 100, 1)}% "
-                            f"(95% CI {fixed((side.ci_lo or 0) * 100, 1)}–"
-                            f"{fixed((side.ci_hi or 0) * 100, 1)}), "
-                            f"{side.pooled_runs} run{'s' if side.pooled_runs != 1 else ''}"
-                        ],
-                        "hoverinfo": "text",
-                        "showlegend": False,
-                        "meta": {"role": "pooled", "side": index},
-                    }
-                )
+                data.append(_pooled_marker(task, side, side.score, index, row))
     layout = {
         "xaxis": {"title": {"text": "Score (%), 95% confidence interval"}, "zeroline": False},
         "yaxis": {
@@ -349,6 +245,42 @@ def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
     return {"data": data, "layout": layout}
 
 
+def _sweep_curve(w: SweepWorkload, index: int, label: str) -> dict[str, Any]:
+    """One side's output tok/s at each concurrency it tested on a workload, the points joined."""
+    x, y, hover = [], [], []
+    for p in w.output_throughput:
+        value = p.values[index]
+        if value is not None:  # nothing drawn where the side did not test
+            x.append(p.concurrency)
+            y.append(value)
+            hover.append(f"{escape(label)}: {grouped(fixed(value, 0))} tok/s at concurrency {p.concurrency}")
+    return {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": label,
+        "x": x,
+        "y": y,
+        "hovertext": hover,
+        "hoverinfo": "text",
+        "meta": {"role": "curve", "side": index},
+    }
+
+
+def _sla_line(index: int, concurrency: int) -> dict[str, Any]:
+    """A side's largest concurrency within the SLA limits, as a dashed line."""
+    return {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": concurrency,
+        "x1": concurrency,
+        "y0": 0,
+        "y1": 1,
+        "line": {"dash": "dash", "width": 2},
+        "meta": {"side": index},
+    }
+
+
 def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
     """Per workload: each side's output tok/s against concurrency (log₂ axis, tested points joined,
     nothing between them claimed), and where the SLA section is on, each side's largest
@@ -356,48 +288,16 @@ def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
     sweep = comparison.sweep
     if sweep is None:
         return []
-    labels = [s.label for s in comparison.sides]
+    labels = side_labels(comparison)
     figures = []
     for w in sweep.workloads:
-        data: list[dict[str, Any]] = []
-        concurrencies: set[int] = set()
-        for index, label in enumerate(labels):
-            pairs = [p for p in w.output_throughput if p.values[index] is not None]
-            concurrencies |= {p.concurrency for p in pairs}
-            data.append(
-                {
-                    "type": "scatter",
-                    "mode": "lines+markers",
-                    "name": label,
-                    "x": [p.concurrency for p in pairs],
-                    "y": [p.values[index] for p in pairs],
-                    "hovertext": [
-                        f"{escape(label)}: {grouped(fixed(p.values[index] or 0, 0))} tok/s "
-                        f"at concurrency {p.concurrency}"
-                        for p in pairs
-                    ],
-                    "hoverinfo": "text",
-                    "meta": {"role": "curve", "side": index},
-                }
-            )
-        shapes = []
-        if w.sla is not None:
-            for index, result in enumerate(w.sla):
-                if result.concurrency is not None:
-                    shapes.append(
-                        {
-                            "type": "line",
-                            "xref": "x",
-                            "yref": "paper",
-                            "x0": result.concurrency,
-                            "x1": result.concurrency,
-                            "y0": 0,
-                            "y1": 1,
-                            "line": {"dash": "dash", "width": 2},
-                            "meta": {"side": index},
-                        }
-                    )
-        ticks = sorted(concurrencies)
+        data = [_sweep_curve(w, index, label) for index, label in enumerate(labels)]
+        ticks = sorted({concurrency for curve in data for concurrency in curve["x"]})
+        shapes = [
+            _sla_line(index, result.concurrency)
+            for index, result in enumerate(w.sla or ())
+            if result.concurrency is not None
+        ]
         layout = {
             "xaxis": {
                 "title": {"text": "Concurrent requests (log₂ scale)"},
@@ -416,17 +316,14 @@ def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
     return figures
 
 
-def chart_data(comparison: ComparisonResult) -> dict[str, Any]:
+def chart_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints]]) -> dict[str, Any]:
     """Everything the page's charts need beyond the page data (knots, constants, targets, band)."""
     columns = point_columns(metrics.shown_quantities())
     strings = StringTable()
-    points = EncodedJSON(
-        [
-            (s.sequence, sides, "[" + ",".join(side.text for side in sides) + "]")
-            for s in comparison.sequences
-            for sides in [sequence_points(s, columns, strings)]
-        ]
-    )
+    points = {
+        s.sequence: [side_points(side, columns, strings) for side in sides]
+        for s, sides in zip(comparison.sequences, shown, strict=True)
+    }
     return {
         "metrics": [
             {"key": m.key, "label": m.label, "axis": axis_title(m), "hover": value_hover(m)}

@@ -7,14 +7,18 @@ of the page identity so a rebuild gives the same words, and no template twice on
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
-from site_builder.engine.compare import SPARSE_RATIO, is_tie
+from site_builder.catalog import AppliedConstants
+from site_builder.engine.compare import SPARSE_RATIO, is_tie, winner
 from site_builder.formatting import fixed, grouped
 from site_builder.kinds import KINDS, Words
 from site_builder.present.schema import (
+    AccuracyDifference,
     AccuracySide,
     AccuracyTask,
     ComparisonResult,
@@ -23,6 +27,7 @@ from site_builder.present.schema import (
     SideResult,
     SweepExtreme,
     SweepResult,
+    SweepSla,
 )
 
 
@@ -71,6 +76,26 @@ def percent_text(fraction: float) -> str:
     return grouped(fixed(fraction * 100, 0)) + "%"
 
 
+def target_text(interactivity: float) -> str:
+    """A target as the prose names it: '45', or '42.5' where it is not whole."""
+    return fixed(interactivity, 0) if interactivity == int(interactivity) else fixed(interactivity, 1)
+
+
+def plural(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
+
+
+def side_labels(comparison: ComparisonResult) -> list[str]:
+    return [s.label for s in comparison.sides]
+
+
+def throughput(m: MetricsAtTarget) -> float:
+    """A measured side's throughput at a target (every measured side has one)."""
+    value = m.value("throughput")
+    assert value is not None
+    return value
+
+
 SPARSE_MARK = "sparse data"
 
 
@@ -110,14 +135,15 @@ def band_phrase(sequence: SequenceResult, target: float) -> str:
     if not band.overlap or band.lo is None or band.hi is None:
         return "Where the two frontiers do not overlap"
     span = f"{band.display_lo}–{band.display_hi} tok/s/user band"
-    if target < band.lo or target > band.hi:
+    if not band.lo <= target <= band.hi:
         return f"Outside the {span}"
-    position = (target - band.lo) / (band.hi - band.lo) if band.hi > band.lo else 0.5
-    if position < 0.375:
-        return f"Near the low end of the {span}"
-    if position < 0.625:
-        return f"Around the middle of the {span}"
-    return f"Toward the upper edge of the {span}"
+    position = (target - band.lo) / (band.hi - band.lo)  # an overlap has width (engine Band)
+    return f"{BAND_PLACES[bisect.bisect_right(BAND_PLACE_LIMITS, position)]} {span}"
+
+
+# Where a target lies in the band, by its position there (0: the low end, 1: the high end)
+BAND_PLACE_LIMITS = (0.375, 0.625)
+BAND_PLACES = ("Near the low end of the", "Around the middle of the", "Toward the upper edge of the")
 
 
 # Each template gets: band, t (target), where (model and GPU), A/B labels, a/b throughput and
@@ -142,13 +168,7 @@ NO_COST_TEMPLATE = (
 )
 
 
-def _metric_texts(m: MetricsAtTarget) -> tuple[str, str | None]:
-    throughput, cost = m.value("throughput"), m.value("cost")
-    assert throughput is not None
-    return tput_text(throughput), (cost_text(cost) if cost is not None else None)
-
-
-def _no_cost_text(labels: Sequence[str], costs: Sequence[str | None]) -> str:
+def _no_cost_text(labels: Sequence[str], costs: Sequence[float | None]) -> str:
     lacking = [label for label, cost in zip(labels, costs, strict=True) if cost is None]
     return f"no cost per token for {_join(lacking)} (no cost constant for its GPU)"
 
@@ -156,18 +176,20 @@ def _no_cost_text(labels: Sequence[str], costs: Sequence[str | None]) -> str:
 def _one_side_paragraph(
     sequence: SequenceResult, labels: Sequence[str], sides: Sequence[MetricsAtTarget], t: str, where: str
 ) -> str:
-    measured = [(label, m) for label, m in zip(labels, sides, strict=True) if m.measured]
-    missing = [
-        (label, s) for label, s, m in zip(labels, sequence.sides, sides, strict=True) if not m.measured
-    ]
-    gaps = "; ".join(_range_text(label, s) for label, s in missing)
+    measured, missing = [], []
+    for label, side, m in zip(labels, sequence.sides, sides, strict=True):
+        if m.measured:
+            measured.append((label, m))
+        else:
+            missing.append(_range_text(label, side))
+    gaps = "; ".join(missing)
     if not measured:
         return (
             f"At {t} tok/s/user on {where} neither side was measured ({gaps}), so there is no matched number."
         )
     label, m = measured[0]
-    tput, cost = _metric_texts(m)
-    priced = f" at {cost} per million tokens" if cost is not None else ""
+    tput, cost = tput_text(throughput(m)), m.value("cost")
+    priced = f" at {cost_text(cost)} per million tokens" if cost is not None else ""
     return (
         f"At {t} tok/s/user on {where} only {label} was measured: {tput} tok/s/GPU{priced}. "
         f"{gaps[0].upper() + gaps[1:]}, so there is no matched number for it here."
@@ -190,7 +212,7 @@ def no_matched_range(labels: Sequence[str], sequence: SequenceResult) -> str:
 
 
 def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: str) -> list[str]:
-    labels = [s.label for s in comparison.sides]
+    labels = side_labels(comparison)
     key = f"{comparison.slug}|{sequence.sequence}"
     templates = stable_choice(key, len(PAIR_TEMPLATES), min(len(sequence.results), len(PAIR_TEMPLATES)))
     forms = stable_choice(key + "|form", 2, 1)
@@ -198,29 +220,22 @@ def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: st
     closer_order = stable_choice(key + "|closer", len(closers), min(len(sequence.results), len(closers)))
     result = []
     for i, target in enumerate(sequence.results):
-        t = (
-            fixed(target.interactivity, 0)
-            if target.interactivity == int(target.interactivity)
-            else (fixed(target.interactivity, 1))
-        )
+        t = target_text(target.interactivity)
         a, b = target.sides
         if not (a.measured and b.measured):
             result.append(_one_side_paragraph(sequence, labels, target.sides, t, where))
             continue
-        a_tput, a_cost = _metric_texts(a)
-        b_tput, b_cost = _metric_texts(b)
-        a_value, b_value = a.value("throughput"), b.value("throughput")
-        assert a_value is not None and b_value is not None
-        compare = throughput_comparison(labels, a_value, b_value, sparse_sides(labels, target.sides))
+        sparse = sparse_sides(labels, target.sides)
+        compare = throughput_comparison(labels, throughput(a), throughput(b), sparse)
         a_money, b_money = a.value("cost"), b.value("cost")
         if a_money is not None and b_money is not None:
-            form = forms[0] + i
-            cost = cost_comparison(labels, a_money, b_money, form)
-            compare = f"{cost}; {compare}"
-        band = band_phrase(sequence, target.interactivity)
-        template = PAIR_TEMPLATES[templates[i % len(templates)]]
-        if a_cost is None or b_cost is None:
+            compare = f"{cost_comparison(labels, a_money, b_money, forms[0] + i)}; {compare}"
+            template = PAIR_TEMPLATES[templates[i % len(templates)]]
+            prices = {"a_cost": cost_text(a_money), "b_cost": cost_text(b_money)}
+        else:
             template = NO_COST_TEMPLATE
+            prices = {"no_cost": _no_cost_text(labels, (a_money, b_money))}
+        band = band_phrase(sequence, target.interactivity)
         text = template.format(
             band=band,
             band_lower=band[0].lower() + band[1:],
@@ -228,12 +243,10 @@ def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: st
             where=where,
             A=labels[0],
             B=labels[1],
-            a_tput=a_tput,
-            b_tput=b_tput,
-            a_cost=a_cost,
-            b_cost=b_cost,
-            no_cost=_no_cost_text(labels, (a_cost, b_cost)),
+            a_tput=tput_text(throughput(a)),
+            b_tput=tput_text(throughput(b)),
             compare=compare,
+            **prices,
         )
         if i < len(closer_order):
             text += " " + closers[closer_order[i]]
@@ -248,9 +261,13 @@ def _join(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _method_text(methods: Sequence[str]) -> str:
-    named = [("no speculative decoding" if m == "none" else m.upper()) for m in methods]
-    return _join(named)
+def method_name(method: str) -> str:
+    """'MTP', or 'no speculative decoding' for none."""
+    return METHOD_NAMES.get(method, method.upper())
+
+
+METHOD_NAMES = {"none": "no speculative decoding"}
+MODE_NAMES = {"agg": "aggregated", "disagg": "disaggregated"}
 
 
 def where_text(comparison: ComparisonResult, hardware_names: Sequence[str]) -> str:
@@ -264,7 +281,7 @@ def eyebrow(comparison: ComparisonResult, hardware_names: Sequence[str]) -> str:
 
 
 def lede(comparison: ComparisonResult, hardware_names: Sequence[str], architectures: Sequence[str]) -> str:
-    a, b = (s.label for s in comparison.sides)
+    a, b = side_labels(comparison)
     gpu = " and ".join(
         f"{name} ({arch})" if arch else name
         for name, arch in dict.fromkeys(zip(hardware_names, architectures, strict=True))
@@ -279,7 +296,7 @@ def lede(comparison: ComparisonResult, hardware_names: Sequence[str], architectu
 
 def no_match_panel(comparison: ComparisonResult, sequence: SequenceResult) -> str:
     """The table's words where a workload has no matched range (the headline's are shorter)."""
-    labels = [s.label for s in comparison.sides]
+    labels = side_labels(comparison)
     ranges = "; ".join(_range_text(label, side) for label, side in zip(labels, sequence.sides, strict=True))
     return (
         f"{ranges[0].upper()}{ranges[1:]}. There is no stretch of interactivity where both have a "
@@ -288,7 +305,7 @@ def no_match_panel(comparison: ComparisonResult, sequence: SequenceResult) -> st
 
 
 def _targets_text(targets: Sequence[float]) -> str:
-    return _join([fixed(t, 0) if t == int(t) else fixed(t, 1) for t in targets]) + " tok/s/user"
+    return _join([target_text(t) for t in targets]) + " tok/s/user"
 
 
 def _count_text(count: int, total: int) -> str:
@@ -310,66 +327,78 @@ class TargetOutcome:
     leader: int | None  # side index; None: essentially tied
     ratio: float  # the leader's throughput ÷ the other's (≥ 1)
     sparse: bool
+    values: tuple[float, float]  # each side's throughput
+    sides: list[MetricsAtTarget]
 
 
 def outcomes(sequence: SequenceResult) -> list[TargetOutcome]:
     found = []
     for result in sequence.results:
-        if not all(m.measured for m in result.sides):
-            continue
-        a, b = (m.value("throughput") for m in result.sides)
-        assert a is not None and b is not None
-        leader = None if is_tie(a, b) else (0 if a > b else 1)
-        ratio = max(a, b) / min(a, b)
-        found.append(TargetOutcome(result.interactivity, leader, ratio, any(m.sparse for m in result.sides)))
+        if all(m.measured for m in result.sides):
+            a, b = (throughput(m) for m in result.sides)
+            leader = winner(a, b, "higher")  # None: essentially tied
+            sparse = any(m.sparse for m in result.sides)
+            ratio = max(a, b) / min(a, b)
+            found.append(TargetOutcome(result.interactivity, leader, ratio, sparse, (a, b), result.sides))
     return found
 
 
 def _ratios_text(found: Sequence[TargetOutcome]) -> tuple[str, str]:
-    """('1.41× to 2.34×' or one ratio, a note naming the ratios that rest on sparse data)."""
+    """('1.41× to 2.34×' or one ratio, and ', … resting on sparse data' naming the ratios that do,
+    or '' where none does)."""
     ordered = sorted(found, key=lambda o: o.ratio)
     low, high = ratio_text(ordered[0].ratio), ratio_text(ordered[-1].ratio)
-    text = low if low == high else f"{low} to {high}"
-    if low == high and len(ordered) > 1:
-        text += " at each"
+    # one ratio at one target, the same ratio at each of several, or a range
+    text, every = low, ""
+    if low != high:
+        text, every = f"{low} to {high}", "all "
+    elif len(ordered) > 1:
+        text, every = f"{low} at each", "all "
     sparse = [o for o in ordered if o.sparse]
     if not sparse:
         return text, ""
     if len(sparse) == len(ordered):
-        return text, ("all " if len(ordered) > 1 else "") + f"resting on {SPARSE_MARK}"
+        return text, f", {every}resting on {SPARSE_MARK}"
     named = _join(list(dict.fromkeys(ratio_text(o.ratio) for o in sparse)))
-    return text, f"{named} resting on {SPARSE_MARK}"
+    return text, f", {named} resting on {SPARSE_MARK}"
 
 
 def summary(comparison: ComparisonResult, sequence: SequenceResult) -> str:
     """The one-line result over every target: one leader with its range of ratios, or a mixed
     result said as mixed, naming where each side leads; ratios on sparse data marked."""
-    labels = [s.label for s in comparison.sides]
+    labels = side_labels(comparison)
     if not sequence.band.overlap and not sequence.targets_pinned:
         return no_matched_range(labels, sequence)
     found = outcomes(sequence)
     if not found:
         return f"No target at {sequence.sequence} where both sides were measured."
-    total = len(found)
     leaders = {o.leader for o in found}
-    where = f"({sequence.sequence}, {_targets_text([o.target for o in found])})"
     if len(found) == 1:
-        sides = _result_at(sequence, found[0].target)
-        a, b = (m.value("throughput") for m in sides)
-        assert a is not None and b is not None
-        compared = throughput_comparison(labels, a, b, sparse_sides(labels, sides))
+        a, b = found[0].values
+        compared = throughput_comparison(labels, a, b, sparse_sides(labels, found[0].sides))
         return f"{compared} at {_targets_text([found[0].target])} ({sequence.sequence})."
-    if leaders == {None}:
+    if len(leaders) == 1:
+        return _one_leader(labels, sequence, found)
+    return _mixed(labels, sequence, found)
+
+
+def _one_leader(labels: Sequence[str], sequence: SequenceResult, found: Sequence[TargetOutcome]) -> str:
+    """The headline where one side leads (or the sides tie) at every target."""
+    total = len(found)
+    where = f"({sequence.sequence}, {_targets_text([o.target for o in found])})"
+    leader = found[0].leader
+    if leader is None:
         tied = f"{labels[0]} and {labels[1]} are essentially tied on tok/s/GPU"
         return f"{tied} at {_count_text(total, total)} {where}."
-    if len(leaders) == 1:
-        (leader,) = leaders
-        assert leader is not None
-        ratios, sparse = _ratios_text(found)
-        return (
-            f"{labels[leader]} ahead at {_count_text(total, total)} {where}: "
-            f"{ratios} the tok/s/GPU of {labels[1 - leader]}" + (f", {sparse}." if sparse else ".")
-        )
+    ratios, sparse = _ratios_text(found)
+    return (
+        f"{labels[leader]} ahead at {_count_text(total, total)} {where}: "
+        f"{ratios} the tok/s/GPU of {labels[1 - leader]}{sparse}."
+    )
+
+
+def _mixed(labels: Sequence[str], sequence: SequenceResult, found: Sequence[TargetOutcome]) -> str:
+    """The headline where the lead changes between targets: where each side leads, and where they tie."""
     parts = []
     for leader in (0, 1, None):
         mine = [o for o in found if o.leader == leader]
@@ -380,27 +409,24 @@ def summary(comparison: ComparisonResult, sequence: SequenceResult) -> str:
             parts.append(f"essentially tied at {at}")
         else:
             ratios, sparse = _ratios_text(mine)
-            note = f", {sparse}" if sparse else ""
             parts.append(
-                f"{labels[leader]} ahead at {at} ({ratios} the tok/s/GPU of {labels[1 - leader]}{note})"
+                f"{labels[leader]} ahead at {at} ({ratios} the tok/s/GPU of {labels[1 - leader]}{sparse})"
             )
     return f"Mixed result at {sequence.sequence}: " + "; ".join(parts) + "."
 
 
-def _result_at(sequence: SequenceResult, target: float) -> list[MetricsAtTarget]:
-    return next(r.sides for r in sequence.results if r.interactivity == target)
-
-
-def pooled_text(side: SideResult, methods: str, modes: str, engines: str) -> str:
+def pooled_text(side: SideResult) -> str:
     """What one side's frontier pools: engines (methods; modes), and precisions, GPU counts and dates
     where they mix."""
-    text = f"{engines} ({methods}; {modes})"
+    methods = _join([method_name(m) for m in side.spec_methods])
+    modes = _join([MODE_NAMES[m] for m in side.modes])
+    text = f"{_join(side.engines)} ({methods}; {modes})"
     if len(side.precisions) > 1:
         text += f", pooling precisions {_join([p.upper() for p in side.precisions])}"
     if side.unknown_gpu_counts:
         count = side.unknown_gpu_counts
         text += (
-            f", {count} point{'s' if count > 1 else ''} of which {'have' if count > 1 else 'has'} "
+            f", {count} {plural(count, 'point', 'points')} of which {plural(count, 'has', 'have')} "
             "no recorded GPU count (per GPU as the source gives it; users per GPU unknown)"
         )
     if side.dates and side.dates[0] != side.dates[1]:
@@ -408,89 +434,119 @@ def pooled_text(side: SideResult, methods: str, modes: str, engines: str) -> str
     return text
 
 
+def _side_pools(sequence: SequenceResult, unknown: str, known: str) -> list[str]:
+    """Per side with a frontier, what it pools: `known` with the side's {label}, {how} it pools
+    and what it {uses}, or `unknown` ({label}) where its published values name no configuration."""
+    return [
+        (unknown if side.engines == ["unknown"] else known).format(
+            label=side.label,
+            how=f"is {side.pooling}" if side.narrowed else "pools the best available configurations",
+            uses=pooled_text(side),
+        )
+        for side in sequence.sides
+        if side.frontier
+    ]
+
+
 def pooling_line(comparison: ComparisonResult, sequence: SequenceResult) -> str:
     """Beside the table: what each side pools at this workload (precisions, engines, modes, GPU
     counts, dates), so a pooled number never stands without it."""
-    parts = []
-    for side in sequence.sides:
-        if not side.frontier:
-            continue
-        if side.engines == ["unknown"]:
-            parts.append(f"{side.label}: published values, configuration not given")
-            continue
-        engines = _join(side.engines)
-        modes = _join(["aggregated" if m == "agg" else "disaggregated" for m in side.modes])
-        parts.append(f"{side.label}: {pooled_text(side, _method_text(side.spec_methods), modes, engines)}")
+    parts = _side_pools(sequence, "{label}: published values, configuration not given", "{label}: {uses}")
     return (f"At {sequence.sequence} each side's frontier pools " + "; ".join(parts) + ".") if parts else ""
 
 
 def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
     """The notes that apply to this page's data, naming the engines and methods involved."""
-    notes: list[str] = []
-    pooled = []
-    for side in sequence.sides:
-        if not side.frontier:
-            continue
-        engines = _join(side.engines)
-        methods = _method_text(side.spec_methods)
-        modes = _join(["aggregated" if m == "agg" else "disaggregated" for m in side.modes])
-        how = "pools the best available configurations" if not side.narrowed else (f"is {side.pooling}")
-        if side.engines == ["unknown"]:
-            pooled.append(f"{side.label}: the published values do not say which engine or configuration")
-        else:
-            pooled.append(
-                f"{side.label} {how}: its frontier uses {pooled_text(side, methods, modes, engines)}"
-            )
-    if pooled:
-        notes.append(
-            "Each side's curve is the frontier of every configuration it selects, so it may mix engines, "
-            "speculative decoding and deployment modes. " + "; ".join(pooled) + "."
-        )
-    spec_sides = [s for s in sequence.sides if any(m != "none" for m in s.spec_methods)]
-    engines_with_spec = sorted({e for s in spec_sides for e in s.engines} - {"unknown"})
-    if KINDS[comparison.kind].engine_caveat or (spec_sides and len(engines_with_spec) > 1):
-        notes.append(
-            "Speculative-decoding acceptance rates differ between inference engines"
-            + (f" (here: {_join(engines_with_spec)})" if engines_with_spec else "")
-            + ", so points from different engines are not directly comparable: part of a gap at matched "
-            "interactivity can come from the engine rather than the method."
-        )
-    if any("disagg" in s.modes for s in sequence.sides):
-        notes.append(
-            "Disaggregated deployments (separate prefill and decode workers) are counted per GPU over all "
-            "their GPUs, prefill and decode together; their concurrency is that of the whole deployment."
-        )
-    for constants in comparison.constants:
-        parts = []
-        if constants.usd_per_gpu_hour is not None:
-            parts.append(
-                f"${fixed(constants.usd_per_gpu_hour, 3).rstrip('0').rstrip('.')} per GPU-hour "
-                f"({constants.cost_tier})"
-            )
-        if constants.watts_all_in is not None:
-            parts.append(f"{fixed(constants.watts_all_in / 1000, 2)} kW all-in per GPU")
-        if parts:
-            notes.append(
-                f"Cost and energy for {constants.hardware_name} use {_join(parts)}, from {constants.source} "
-                f"(as of {constants.as_of}). Cost is derived from the interpolated throughput."
-            )
-        missing = constants.missing()
-        if missing:
-            notes.append(
-                f"No {' or '.join(missing)} constant is known for {constants.hardware_name}: "
-                "those metrics are shown as unavailable."
-            )
-    dates = [s.dates for s in sequence.sides if s.dates]
-    if dates:
-        first, last = min(d[0] for d in dates), max(d[1] for d in dates)
-        if first != last:
-            notes.append(
-                f"Points come from runs on different dates ({first} to {last}); one curve can "
-                "join points from different runs."
-            )
+    notes = [
+        *_pooling_note(sequence),
+        *_acceptance_note(comparison, sequence),
+        *_disaggregated_note(sequence),
+        *(note for constants in comparison.constants for note in _constants_notes(constants)),
+        *_dates_note(sequence),
+    ]
     notes.extend(sparse_gaps(comparison, sequence))
     notes.extend(comparison.notices)
     return notes
+
+
+def _pooling_note(sequence: SequenceResult) -> list[str]:
+    """What each side's frontier pools, where either has one."""
+    pooled = _side_pools(
+        sequence,
+        "{label}: the published values do not say which engine or configuration",
+        "{label} {how}: its frontier uses {uses}",
+    )
+    if not pooled:
+        return []
+    return [
+        "Each side's curve is the frontier of every configuration it selects, so it may mix engines, "
+        "speculative decoding and deployment modes. " + "; ".join(pooled) + "."
+    ]
+
+
+def _acceptance_note(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
+    """Speculative decoding compared across engines, or by a kind that always warns of it."""
+    engines_with_spec = sorted(
+        {e for s in sequence.sides if set(s.spec_methods) - {"none"} for e in s.engines} - {"unknown"}
+    )
+    if not (KINDS[comparison.kind].engine_caveat or len(engines_with_spec) > 1):
+        return []
+    return [
+        "Speculative-decoding acceptance rates differ between inference engines"
+        + (f" (here: {_join(engines_with_spec)})" if engines_with_spec else "")
+        + ", so points from different engines are not directly comparable: part of a gap at matched "
+        "interactivity can come from the engine rather than the method."
+    ]
+
+
+def _disaggregated_note(sequence: SequenceResult) -> list[str]:
+    if not any("disagg" in s.modes for s in sequence.sides):
+        return []
+    return [
+        "Disaggregated deployments (separate prefill and decode workers) are counted per GPU over all "
+        "their GPUs, prefill and decode together; their concurrency is that of the whole deployment."
+    ]
+
+
+def _constants_notes(constants: AppliedConstants) -> list[str]:
+    """Where a GPU's cost and energy constants come from, and which it lacks."""
+    notes = []
+    parts = []
+    if constants.usd_per_gpu_hour is not None:
+        parts.append(
+            f"${fixed(constants.usd_per_gpu_hour, 3).rstrip('0').rstrip('.')} per GPU-hour "
+            f"({constants.cost_tier})"
+        )
+    if constants.watts_all_in is not None:
+        parts.append(f"{fixed(constants.watts_all_in / 1000, 2)} kW all-in per GPU")
+    if parts:
+        notes.append(
+            f"Cost and energy for {constants.hardware_name} use {_join(parts)}, from {constants.source} "
+            f"(as of {constants.as_of}). Cost is derived from the interpolated throughput."
+        )
+    missing = constants.missing()
+    if missing:
+        notes.append(
+            f"No {' or '.join(missing)} constant is known for {constants.hardware_name}: "
+            "those metrics are shown as unavailable."
+        )
+    return notes
+
+
+def run_dates(sequences: Sequence[SequenceResult]) -> list[str]:
+    """Each side's first and last run date on these workloads, sorted."""
+    return sorted(date for sequence in sequences for s in sequence.sides if s.dates for date in s.dates)
+
+
+def _dates_note(sequence: SequenceResult) -> list[str]:
+    dates = run_dates([sequence])
+    if len(set(dates)) < 2:
+        return []
+    first, last = dates[0], dates[-1]
+    return [
+        f"Points come from runs on different dates ({first} to {last}); one curve can "
+        "join points from different runs."
+    ]
 
 
 def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
@@ -499,10 +555,10 @@ def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[
     flagged: dict[str, list[str]] = {}
     worst = 1.0
     for target in sequence.results:
-        for side, m in zip(comparison.sides, target.sides, strict=True):
+        for side, m, result in zip(comparison.sides, target.sides, sequence.sides, strict=True):
             if not m.sparse:
                 continue
-            values = [k.throughput_per_gpu for k in m.brackets]
+            values = [result.frontier[k].throughput_per_gpu for k in m.brackets]
             flagged.setdefault(side.label, []).append(fixed(target.interactivity, 0))
             worst = max(worst, max(values) / min(values))
     if not flagged:
@@ -519,8 +575,10 @@ def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[
 # -- accuracy ---------------------------------------------------------------------------------------
 
 
-def score_text(score: float) -> str:
-    """0.9545 → '95.5%'."""
+def score_text(score: float | None) -> str:
+    """0.9545 → '95.5%' (None: a side without a usable score)."""
+    if score is None:
+        return "no usable result"
     return f"{fixed(score * 100, 1)}%"
 
 
@@ -538,13 +596,21 @@ def interval_text(lo: float, hi: float, signed: bool) -> str:
     return f"{score_text(lo)} to {score_text(hi)}"
 
 
+def score_interval(lo: float | None, hi: float | None) -> str:
+    """A score's 95% interval, '94.8% to 96.1%', or '—' where a run or side has none."""
+    if lo is None or hi is None:
+        return "—"
+    return interval_text(lo, hi, False)
+
+
 def _side_detail(side: AccuracySide, page_hardware: str) -> list[str]:
     details = []
     if side.other_hardware:
         details.append(
             f"{side.label} has no results on {page_hardware}; its runs on {_join(side.hardware)} stand in"
         )
-    if side.pooled_runs > 1 and side.spread is not None:
+    if side.pooled_runs > 1:
+        assert side.spread is not None  # pooled runs have a spread
         lo, hi = side.spread
         spread = f"{score_text(lo)} to {score_text(hi)}"
         text = f"{side.label}'s score is the mean of {side.pooled_runs} runs ({spread})"
@@ -553,9 +619,9 @@ def _side_detail(side: AccuracySide, page_hardware: str) -> list[str]:
                 ", which differ by more than their noise: serving configuration or harness settings matter"
             )
         details.append(text)
-    excluded = sum(1 for r in side.runs if not r.pooled)
+    excluded = sum(not r.pooled for r in side.runs)
     if excluded:
-        details.append(f"{excluded} {side.label} run{'s' if excluded > 1 else ''} left out (see the runs)")
+        details.append(f"{excluded} {side.label} {plural(excluded, 'run', 'runs')} left out (see the runs)")
     return details
 
 
@@ -564,23 +630,11 @@ SAME_OUTPUTS = "Speculative decoding should not change the answers under greedy 
 
 def accuracy_paragraph(comparison: ComparisonResult, task: AccuracyTask, page_hardware: Sequence[str]) -> str:
     """One task: both scores, the difference with its interval and a verdict that respects noise."""
+    d = task.difference
+    if d is None:  # the engine compares two sides that both have a score, and only those
+        return _one_score(task)
     a, b = task.sides
     name = task.task_name
-    measured = [s for s in task.sides if s.score is not None]
-    if len(measured) < 2:
-        missing = [s.label for s in task.sides if s.score is None]
-        if not measured:
-            return f"No usable {name} result for either side: every run lacks an interval or failed."
-        one = measured[0]
-        assert one.score is not None and one.ci_lo is not None and one.ci_hi is not None
-        text = (
-            f"{one.label} scores {score_text(one.score)} on {name} "
-            f"(95% CI {interval_text(one.ci_lo, one.ci_hi, False)}); "
-            f"{_join(missing)} has no usable {name} result, so the two cannot be compared on accuracy."
-        )
-        return text
-    assert a.score is not None and b.score is not None and task.difference is not None
-    d = task.difference
     ci = interval_text(d.ci_lo, d.ci_hi, signed=True)
     how = f"paired over the {d.questions} questions both answered" if d.method == "paired" else "unpaired"
     opening = f"{a.label} scores {score_text(a.score)} on {name} against {score_text(b.score)} for {b.label}"
@@ -588,47 +642,55 @@ def accuracy_paragraph(comparison: ComparisonResult, task: AccuracyTask, page_ha
         text = (
             f"{opening}; the difference ({points_text(d.value)} points, 95% CI {ci}, {how}) is within noise."
         )
+        same_outputs = "and these results agree."
     else:
         text = (
             f"{opening}: {d.better} is better by {points_text(d.value, signed=False)} points "
             f"(95% CI of {a.label} − {b.label}: {ci}, {how}), a difference outside the noise."
         )
+        same_outputs = (
+            "so this difference is worth investigating (the runs' settings, dates or an engine bug)."
+        )
     if KINDS[comparison.kind].same_outputs:
-        if d.better is None:
-            text += f" {SAME_OUTPUTS}, and these results agree."
-        else:
-            text += (
-                f" {SAME_OUTPUTS}, so this difference "
-                "is worth investigating (the runs' settings, dates or an engine bug)."
-            )
-    hardware_by_side = {s.label: h for s, h in zip(comparison.sides, page_hardware, strict=False)}
-    details = [d for side in task.sides for d in _side_detail(side, hardware_by_side.get(side.label, ""))]
+        text += f" {SAME_OUTPUTS}, {same_outputs}"
+    details = [
+        detail
+        for side, hardware in zip(task.sides, page_hardware, strict=False)
+        for detail in _side_detail(side, hardware)
+    ]
     if details:
         text += " " + "; ".join(details) + "."
     return text
 
 
-def accuracy_outside_noise(comparison: ComparisonResult) -> list[AccuracyTask]:
-    if comparison.accuracy is None:
-        return []
-    return [
-        t for t in comparison.accuracy.tasks if t.difference is not None and t.difference.better is not None
-    ]
+def _one_score(task: AccuracyTask) -> str:
+    """A task where fewer than two sides have a usable score."""
+    name = task.task_name
+    a, b = task.sides
+    one, other = (a, b) if a.score is not None else (b, a)
+    if one.score is None:
+        return f"No usable {name} result for either side: every run lacks an interval or failed."
+    return (
+        f"{one.label} scores {score_text(one.score)} on {name} "
+        f"(95% CI {score_interval(one.ci_lo, one.ci_hi)}); "
+        f"{other.label} has no usable {name} result, so the two cannot be compared on accuracy."
+    )
+
+
+def accuracy_outside_noise(comparison: ComparisonResult) -> list[tuple[AccuracyTask, AccuracyDifference]]:
+    """Each task whose difference is outside noise, with that difference."""
+    tasks = comparison.accuracy.tasks if comparison.accuracy else []
+    return [(t, t.difference) for t in tasks if t.difference is not None and t.difference.better is not None]
 
 
 def accuracy_summary(comparison: ComparisonResult) -> str:
     """The headline's addendum: accuracy is named there only when a difference is outside noise."""
-    parts = []
-    for task in accuracy_outside_noise(comparison):
-        d = task.difference
-        assert d is not None
-        ci = interval_text(d.ci_lo, d.ci_hi, signed=True)
-        parts.append(
-            f"On {task.task_name} accuracy {d.better} scores "
-            f"{points_text(d.value, signed=False)} points higher "
-            f"(95% CI of the difference {ci})."
-        )
-    return " ".join(parts)
+    return " ".join(
+        f"On {task.task_name} accuracy {d.better} scores "
+        f"{points_text(d.value, signed=False)} points higher "
+        f"(95% CI of the difference {interval_text(d.ci_lo, d.ci_hi, signed=True)})."
+        for task, d in accuracy_outside_noise(comparison)
+    )
 
 
 def accuracy_line(comparison: ComparisonResult) -> str | None:
@@ -651,10 +713,8 @@ def accuracy_mark(comparison: ComparisonResult) -> str | None:
     ahead = accuracy_outside_noise(comparison)
     if ahead:
         return "; ".join(
-            f"{t.difference.better} better by "
-            f"{points_text(t.difference.value, signed=False)} pts on {t.task_name}"
-            for t in ahead
-            if t.difference is not None
+            f"{d.better} better by {points_text(d.value, signed=False)} pts on {t.task_name}"
+            for t, d in ahead
         )
     if any(t.difference is not None for t in accuracy.tasks):
         return "accuracy: within noise"
@@ -668,14 +728,17 @@ def accuracy_mark(comparison: ComparisonResult) -> str | None:
 def mixed_changes(comparison: ComparisonResult) -> str | None:
     """The headline's caveat when the sides differ in more than the one thing the page compares
     (a new GPU at FP4 against an old one at FP8)."""
-    a, b = (side.filters for side in comparison.sides)
-    varied = [k for k in ("hardware", "precision", "framework", "spec_method") if a.get(k) != b.get(k)]
+    a, b = comparison.sides
+    varied = [
+        k
+        for k in ("hardware", "precision", "framework", "spec_method")
+        if a.filters.get(k) != b.filters.get(k)
+    ]
     if len(varied) < 2:
         return None
-    labels = [s.label for s in comparison.sides]
     names = _join([{"spec_method": "speculative decoding", "framework": "engine"}.get(k, k) for k in varied])
     return (
-        f"Caveat: {labels[0]} against {labels[1]} changes {names} at once, "
+        f"Caveat: {a.label} against {b.label} changes {names} at once, "
         "so no single change accounts for the gap."
     )
 
@@ -695,12 +758,15 @@ def _missing_workloads(comparison: ComparisonResult, sweep: SweepResult) -> str:
 
 
 def _span_sentence(
-    comparison: ComparisonResult, sweep: SweepResult, attribute: str, what: str, count: int
+    comparison: ComparisonResult, sweep: SweepResult, attribute: str, what: str, none: str | None = None
 ) -> str:
-    labels = [s.label for s in comparison.sides]
+    """Where A ÷ B of one analysis is largest and smallest, over every concurrency both sides
+    have; `none` where there is no such concurrency (by default: 'No concurrency has …')."""
+    labels = side_labels(comparison)
     found = sweep.extremes.get(attribute)
     if not found:
-        return f"No concurrency has {what} from both sides, so there is no ratio."
+        return none or f"No concurrency has {what} from both sides, so there is no ratio."
+    count = sum(1 for w in sweep.workloads for p in getattr(w, attribute) if p.ratio is not None)
     largest, smallest = found
     if count == 1:
         where = _where_extreme(largest)
@@ -724,70 +790,74 @@ def sla_limit(sweep: SweepResult) -> str:
     return " and ".join(parts)
 
 
-def sweep_paragraphs(comparison: ComparisonResult) -> dict[str, list[str]]:
-    sweep = comparison.sweep
-    if sweep is None:
-        return {}
-    labels = [s.label for s in comparison.sides]
-    missing = _missing_workloads(comparison, sweep)
-
-    def both(attribute: str) -> int:
-        return sum(1 for w in sweep.workloads for p in getattr(w, attribute) if p.ratio is not None)
-
+def _peaks_text(labels: Sequence[str], sweep: SweepResult) -> str:
+    """Each workload's peak output throughput on both sides, and where the ratio is largest."""
+    having = [w for w in sweep.workloads if w.peak_ratio is not None]
+    if not having:
+        return "No workload where both sides have a throughput."
     peaks = []
-    for w in sweep.workloads:
-        if w.peak_ratio_text is None:
-            continue
+    for w in having:
         pa, pb = w.peaks
-        assert pa is not None and pb is not None
+        assert pa is not None and pb is not None  # a peak ratio is of two peaks
         peaks.append(
             f"at {w.sequence} {labels[0]} peaks at {tput_text(pa.output_throughput)} tok/s (concurrency "
             f"{pa.concurrency}) and {labels[1]} at {tput_text(pb.output_throughput)} (concurrency "
             f"{pb.concurrency}): {w.peak_ratio_text}"
         )
-    ranked = sorted((w for w in sweep.workloads if w.peak_ratio is not None), key=lambda w: w.peak_ratio or 0)
+    ranked = sorted(having, key=attrgetter("peak_ratio"))
     peak_span = (
         f" The peak ratio is largest at {ranked[-1].sequence} and smallest at {ranked[0].sequence}."
         if len(ranked) > 1
         else ""
     )
+    return "Peak output throughput: " + "; ".join(peaks) + "." + peak_span
+
+
+def _sla_side(label: str, result: SweepSla, measured: bool) -> str:
+    if not measured:
+        return f"{label} was not measured"
+    if result.concurrency is None:
+        return f"{label} meets it at no tested concurrency"
+    return f"{label} serves up to {result.concurrency} concurrent users"
+
+
+def _sla_text(labels: Sequence[str], sweep: SweepResult) -> str:
+    """Per workload, the most users each side serves within the SLA limits."""
     sla = []
-    limit = sla_limit(sweep)
     for w in sweep.workloads:
         if w.sla is None:
             continue
-        texts = []
-        for label, r, measured in zip(labels, w.sla, w.measured, strict=True):
-            if not measured:
-                texts.append(f"{label} was not measured")
-            elif r.concurrency is None:
-                texts.append(f"{label} meets it at no tested concurrency")
-            else:
-                texts.append(f"{label} serves up to {r.concurrency} concurrent users")
+        texts = [_sla_side(*side) for side in zip(labels, w.sla, w.measured, strict=True)]
         ratio = f" ({w.sla_concurrency_ratio_text} the users)" if w.sla_concurrency_ratio_text else ""
         sla.append(f"at {w.sequence} {_join(texts)}{ratio}")
-    power_rows = both("tokens_per_watt")
+    return f"Within {sla_limit(sweep)}: " + "; ".join(sla) + "." if sla else ""
+
+
+def sweep_paragraphs(comparison: ComparisonResult) -> dict[str, list[str]]:
+    sweep = comparison.sweep
+    if sweep is None:
+        return {}
     return {
         "matched-concurrency": [
-            _span_sentence(comparison, sweep, "output_throughput", "output tok/s", both("output_throughput"))
-            + missing
+            _span_sentence(comparison, sweep, "output_throughput", "output tok/s")
+            + _missing_workloads(comparison, sweep)
         ],
-        "peak": [
-            ("Peak output throughput: " + "; ".join(peaks) + "." + peak_span)
-            if peaks
-            else "No workload where both sides have a throughput."
-        ],
+        "peak": [_peaks_text(side_labels(comparison), sweep)],
         "latency": [
-            _span_sentence(comparison, sweep, "tpot_ms", "a TPOT", both("tpot_ms"))
+            _span_sentence(comparison, sweep, "tpot_ms", "a TPOT")
             + " "
-            + _span_sentence(comparison, sweep, "ttft_ms", "a TTFT", both("ttft_ms"))
+            + _span_sentence(comparison, sweep, "ttft_ms", "a TTFT")
             + " Lower is better for both."
         ],
-        "latency-sla": [f"Within {limit}: " + "; ".join(sla) + "." if sla else ""],
+        "latency-sla": [_sla_text(side_labels(comparison), sweep)],
         "power": [
-            _span_sentence(comparison, sweep, "tokens_per_watt", "a measured system power", power_rows)
-            if power_rows
-            else "Power was not measured at any concurrency both sides tested, so there is no ratio."
+            _span_sentence(
+                comparison,
+                sweep,
+                "tokens_per_watt",
+                "a measured system power",
+                none="Power was not measured at any concurrency both sides tested, so there is no ratio.",
+            )
         ],
     }
 
@@ -796,7 +866,7 @@ def sweep_summary(comparison: ComparisonResult) -> str:
     """The headline of a page without the matched-interactivity analysis: the default workload's
     peak ratio, or the first workload that has one."""
     sweep = comparison.sweep
-    labels = [s.label for s in comparison.sides]
+    labels = side_labels(comparison)
     if sweep is None:
         return ""
     for w in sweep.workloads:
@@ -819,15 +889,13 @@ def narrate(
         if "matched-interactivity" in comparison.sections
         else sweep_summary(comparison)
     )
-    caveat = mixed_changes(comparison)
-    if caveat:
-        headline = f"{headline} {caveat}"
-    addendum = accuracy_summary(comparison)
+    # the headline, then the caveat and the accuracy addendum where there are
+    headline = " ".join([headline, *filter(None, [mixed_changes(comparison), accuracy_summary(comparison)])])
     side_hardware = [hardware_names[min(i, len(hardware_names) - 1)] for i in range(len(comparison.sides))]
     return Narrative(
         eyebrow=eyebrow(comparison, hardware_names),
         lede=lede(comparison, hardware_names, architectures),
-        summary=f"{headline} {addendum}" if addendum else headline,
+        summary=headline,
         paragraphs=paragraphs(comparison, sequence, where),
         caveats=caveats(comparison, sequence),
         accuracy=[

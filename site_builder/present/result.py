@@ -5,22 +5,17 @@ engine's structured reasons.
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from site_builder import metrics
-from site_builder.catalog import AppliedConstants, HardwareCatalog, hardware_name
+from site_builder.catalog import CONSTANTS, AppliedConstants, HardwareCatalog, hardware_name
 from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageSweep, TaskAccuracy
 from site_builder.engine import accuracy as stats
 from site_builder.engine import sweep as sweep_engine
-from site_builder.engine.compare import SIDES_KEPT, AtTarget, SequenceNumbers, SideNumbers
-from site_builder.evaluations import EvalRun, metric_label, task_name
+from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
 from site_builder.formatting import fixed, grouped, sequence_label
-from site_builder.kinds import KINDS, Words
-from site_builder.memo import IdentityMemo, SequenceMemo
-from site_builder.points import BenchmarkPoint, Configuration, prevalidated
 from site_builder.present.schema import (
     AccuracyDifference,
     AccuracyResult,
@@ -45,94 +40,20 @@ from site_builder.present.schema import (
     SweepWorkload,
     TargetComparison,
 )
-from site_builder.sweeps import SweepRow
+from site_builder.read.evals import EvalRun, metric_label, task_name
+from site_builder.read.sweeps import SweepRow
+from site_builder.read.table import PointTable
 
-# every summary's fields-set: all fields given; one set shared by every summary (never changed,
-# as a summary is frozen) rather than one a summary, which would double its memory
-SUMMARY_FIELDS = set(PointSummary.model_fields)
-
-
-# Bounds of the per-process memos (memo.py): every configuration of a large site, and the points
-# of many pages (a summary holds about 1 KB beside its point)
-CONFIGURATIONS_KEPT = 65_536
+# A point summary's own fields, as the point table names them (the rest: on_frontier)
+SUMMARY_COLUMNS = tuple(name for name in PointSummary.model_fields if name != "on_frontier")
 
 
-SUMMARIES_KEPT = 16_384
-
-
-def _labels(config: Configuration) -> tuple[str, str]:
-    return config.parallelism_label(), config.label()
-
-
-_CONFIG_LABELS: IdentityMemo[Configuration, tuple[str, str]] = IdentityMemo(CONFIGURATIONS_KEPT)
-
-
-def _template(config: Configuration) -> dict[str, Any]:
-    """A summary's values as far as its configuration gives them, in field order; the point's
-    own fields are filled into a copy (`_summary`)."""
-    parallelism, configuration = _CONFIG_LABELS.get(config, _labels)
-    values: dict[str, Any] = dict.fromkeys(PointSummary.model_fields)
-    values.update(
-        gpu_count=config.gpu_count,
-        model=config.model,
-        hardware=config.hardware,
-        precision=config.precision,
-        framework=config.framework,
-        spec_method=config.spec_method,
-        disagg=config.disagg,
-        parallelism=parallelism,
-        configuration=configuration,
-    )
-    return values
-
-
-_TEMPLATES: IdentityMemo[Configuration, dict[str, Any]] = IdentityMemo(CONFIGURATIONS_KEPT)
-
-
-def _summary(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
-    """Built without validation: every value comes from a validated point. Equal to
-    `PointSummary.model_construct(**values)` (a test checks), without its per-field alias and
-    default handling, as every field is given; the configuration's values are copied from a
-    template made once a configuration (the points of one share it)."""
-    provenance = point.provenance
-    values = _TEMPLATES.get(point.config, _template).copy()
-    values["interactivity"] = point.interactivity
-    values["interactivity_source"] = point.interactivity_source
-    values["throughput_per_gpu"] = point.throughput_per_gpu
-    values["output_throughput_per_gpu"] = point.output_throughput_per_gpu
-    values["concurrency"] = point.concurrency
-    values["users_per_gpu"] = point.users_per_gpu
-    values["date"] = provenance.date
-    values["run_url"] = provenance.run_url
-    values["dataset"] = provenance.dataset
-    values["source_file"] = provenance.source_file
-    values["record"] = provenance.record
-    values["client"] = provenance.client
-    values["on_frontier"] = on_frontier
-    return prevalidated(PointSummary, values, SUMMARY_FIELDS)
-
-
-def _on_frontier(point: BenchmarkPoint) -> PointSummary:
-    return _summary(point, True)
-
-
-def _off_frontier(point: BenchmarkPoint) -> PointSummary:
-    return _summary(point, False)
-
-
-_SUMMARIES = (
-    IdentityMemo[BenchmarkPoint, PointSummary](SUMMARIES_KEPT),
-    IdentityMemo[BenchmarkPoint, PointSummary](SUMMARIES_KEPT),
-)
-
-
-def summarize(point: BenchmarkPoint, on_frontier: bool) -> PointSummary:
-    """A point as a reader sees it. Pages summarise every point they show, and a point is on
-    several pages: its summary is made once a process (memo.py) and shared, which is safe as a
-    summary is frozen (and pickling a page writes a summary it repeats once)."""
-    if on_frontier:
-        return _SUMMARIES[1].get(point, _on_frontier)
-    return _SUMMARIES[0].get(point, _off_frontier)
+def knots(rows: PointTable, frontier: Sequence[int]) -> list[PointSummary]:
+    """A side's frontier knots (positions among `rows`) as a reader sees them."""
+    return [
+        PointSummary.model_construct(**values, on_frontier=True)
+        for values in rows.records(frontier, SUMMARY_COLUMNS)
+    ]
 
 
 def range_reason(label: str, measured_range: tuple[float, float] | None) -> str:
@@ -150,72 +71,50 @@ def deployment_text(concurrency: int, gpu_count: int | None) -> str:
     return f"{grouped(str(concurrency))} ({gpus})"
 
 
-def constant_reason(constant: str, constants: AppliedConstants, at: AtTarget | None = None) -> str:
+def constant_reason(
+    constant: str, constants: AppliedConstants, at: AtTarget, knots: Sequence[PointSummary]
+) -> str:
     """Why a metric has no value: a constant the GPU lacks, a knot without a GPU count, or a
     target between two deployments (metrics.QUANTITY_GAPS), in the words the table's tooltip uses."""
-    if constant == "usd_per_gpu_hour":
-        return f"no {constants.cost_tier} cost per GPU-hour for {constants.hardware_name}"
     if constant == "gpu_count":
         return "a measured point on this frontier has no GPU count, so there is no per-GPU concurrency"
-    if constant == "deployment" and at is not None and len(at.brackets) == 2:
-        return _BETWEEN_DEPLOYMENTS.get(at.brackets, _between_deployments)
-    return f"no all-in power per GPU for {constants.hardware_name}"
+    if constant == "deployment":  # only a target between two knots lacks it (engine SideCurves.gaps)
+        low, high = (knots[k] for k in at.brackets)
+        return between_deployments(low, high, at.same_deployment)
+    return CONSTANTS[constant].reason(constants.cost_tier, constants.hardware_name)
 
 
-def _between_deployments(knots: tuple[BenchmarkPoint, ...]) -> str:
-    low, high = knots
-    same = (
-        "the same deployment, whose concurrency rises"
-        if low.config is high.config or low.config == high.config
-        else "two deployments"
-    )
-    measured = _KNOT_WORDS.get_each(knots, _knot_words)
+def between_deployments(low: PointSummary, high: PointSummary, same_deployment: bool) -> str:
+    """Why a target between these two knots has no concurrency."""
+    same = "the same deployment, whose concurrency rises" if same_deployment else "two deployments"
     return (
-        f"between {same}: measured concurrency {measured[0]} and {measured[1]} tok/s/user; "
+        f"between {same}: measured concurrency {_knot_words(low)} and {_knot_words(high)} tok/s/user; "
         "no deployment ran a concurrency in between"
     )
 
 
-def _knot_words(knot: BenchmarkPoint) -> str:
+def _knot_words(knot: PointSummary) -> str:
     """'2,253 on sglang TP8 (agg, 8 GPUs) at 41.2': a knot as a stretch's reason names it."""
-    configuration = _CONFIG_LABELS.get(knot.config, _labels)[1]
-    return f"{grouped(str(knot.concurrency))} on {configuration} at {fixed(knot.interactivity, 1)}"
+    return f"{grouped(str(knot.concurrency))} on {knot.configuration} at {fixed(knot.interactivity, 1)}"
 
 
-# The words for a target between two knots, once a process for the same two knots (a side's
-# stretch is read at many targets, on several pages), and each knot's (a knot ends two stretches)
-_BETWEEN_DEPLOYMENTS: SequenceMemo[BenchmarkPoint, str] = SequenceMemo(SUMMARIES_KEPT)
-
-
-_KNOT_WORDS: IdentityMemo[BenchmarkPoint, str] = IdentityMemo(SUMMARIES_KEPT)
-
-
-def metrics_at(at: AtTarget, label: str, constants: AppliedConstants) -> MetricsAtTarget:
+def metrics_at(
+    at: AtTarget, label: str, constants: AppliedConstants, knots: Sequence[PointSummary]
+) -> MetricsAtTarget:
+    """One side's numbers at one target, with the words for what it lacks."""
     if not at.measured:
         return MetricsAtTarget(measured=False, reason=range_reason(label, at.measured_range))
-    reasons = {lacking[0]: "" for lacking in at.missing.values()}  # each worded once
-    for constant in reasons:
-        reasons[constant] = constant_reason(constant, constants, at)
-    values = {metrics.BY_KEY[key].attribute: value for key, value in at.values.items()}
-    fields = {
-        "measured": True,
-        "reason": None,
-        "values": values,
-        "unavailable": {
-            metrics.BY_KEY[key].attribute: reasons[lacking[0]] for key, lacking in at.missing.items()
-        },
-        "brackets": _SUMMARIES[1].get_each(at.brackets, _on_frontier),
-        "sparse": at.sparse,
+    unavailable = {
+        metrics.BY_KEY[key].attribute: constant_reason(lacking[0], constants, at, knots)
+        for key, lacking in at.missing.items()
     }
-    if all(value is None or type(value) is float for value in values.values()):
-        # every field as validation would leave it (it would turn an int into a float)
-        return prevalidated(MetricsAtTarget, fields, MEASURED_FIELDS)
-    del fields["reason"]
-    return MetricsAtTarget(**fields)
-
-
-# the fields a measured MetricsAtTarget is given (all but its reason)
-MEASURED_FIELDS = {"measured", "values", "unavailable", "brackets", "sparse"}
+    return MetricsAtTarget(
+        measured=True,
+        values={metrics.BY_KEY[key].attribute: value for key, value in at.values.items()},
+        unavailable=unavailable,
+        brackets=list(at.brackets),
+        sparse=at.sparse,
+    )
 
 
 def pooling(side: ComputedSide) -> str:
@@ -226,123 +125,71 @@ def pooling(side: ComputedSide) -> str:
     )
 
 
-@dataclass(frozen=True, eq=False)
-class _SideShown:
-    """What a side's result shows of its frontier and points, the same on every page showing
-    them: the summaries and what the frontier's configurations and dates say. The lists are
-    shared by every SideResult made from them and never changed (SideResult is frozen), so what
-    is derived from them downstream (the JSON, the CSV lines, the chart's markers) is keyed by
-    their identity (memo.py)."""
+@dataclass(frozen=True)
+class ShownPoints:
+    """A side's measured points on one workload as its page lists them (points.csv, the chart's
+    markers): by rising interactivity, those on the frontier marked."""
 
-    frontier: list[PointSummary]
-    points: list[PointSummary]
-    engines: tuple[str, ...]
-    spec_methods: tuple[str, ...]
-    modes: tuple[str, ...]
-    parallelisms: tuple[str, ...]
-    precisions: tuple[str, ...]
-    unknown_gpu_counts: int
-    dates: tuple[str, str] | None
+    rows: PointTable
+    on_frontier: list[bool]
 
 
-def _side_shown(numbers: tuple[tuple[BenchmarkPoint, ...], ...]) -> _SideShown:
-    points, frontier = numbers
-    knots = _SUMMARIES[1].get_each(frontier, _on_frontier)
-    on_frontier = {id(p): summary for p, summary in zip(frontier, knots, strict=True)}
-    off_frontier = iter(
-        _SUMMARIES[0].get_each([p for p in points if id(p) not in on_frontier], _off_frontier)
-    )
-    dates = sorted(p.provenance.date for p in frontier if p.provenance.date)
-    shown = [on_frontier[id(p)] if id(p) in on_frontier else next(off_frontier) for p in points]
-    if len(shown) == len(knots) and all(map(operator.is_, shown, knots)):
-        shown = knots  # every point on the frontier: one list, its JSON made once
-    return _SideShown(
-        frontier=knots,
-        points=shown,
-        engines=tuple(sorted({p.config.framework for p in frontier})),
-        spec_methods=tuple(sorted({p.config.spec_method for p in frontier})),
-        modes=tuple(sorted({"disagg" if p.config.disagg else "agg" for p in frontier})),
-        parallelisms=tuple(sorted({_CONFIG_LABELS.get(p.config, _labels)[0] for p in frontier})),
-        precisions=tuple(sorted({p.config.precision for p in frontier})),
-        unknown_gpu_counts=sum(1 for p in frontier if not p.config.gpu_count),
-        dates=(dates[0], dates[-1]) if dates else None,
-    )
+def shown_points(page: ComputedPage) -> list[list[ShownPoints]]:
+    """Per workload, each side's points as its page lists them."""
+    return [
+        [shown_side(side, rows) for side, rows in zip(numbers.sides, pair, strict=True)]
+        for numbers, pair in zip(page.sequences, page.rows, strict=True)
+    ]
 
 
-# What a side shows of its frontier and points, once a process for the very same tuples (the
-# engine shares a side's tuples between the pages that pool the same points: engine.compare)
-_SIDES_SHOWN: SequenceMemo[tuple[BenchmarkPoint, ...], _SideShown] = SequenceMemo(SIDES_KEPT)
+def shown_side(side: SideNumbers, rows: PointTable) -> ShownPoints:
+    """One side's points on one workload as its page lists them."""
+    knots = set(side.frontier)
+    return ShownPoints(rows.rows(side.order), [n in knots for n in side.order])
 
 
-def side_result(side: ComputedSide, numbers: SideNumbers) -> SideResult:
-    """The side's result, one object for every page showing the same side with the same words
-    (label, filters, constants): it is frozen, and what is derived from it downstream is then
-    derived once. The key holds what the result is made of (the shown summaries by identity,
-    held in the entry: their id is never reused while it lives)."""
-    shown = _SIDES_SHOWN.get((numbers.points, numbers.frontier), _side_shown)
-    key = (
-        id(shown),
-        side.label,
-        _filters_key(side.filters),
-        _filters_key(side.narrowed_by),
-        side.hardware,
-        side.constants,
-        numbers.range,
-        numbers.one_deployment,
-    )
-    entry = _SIDE_RESULTS.get(key)
-    if entry is not None and entry[0] is shown:
-        return entry[1]
-    result = _side_result(side, numbers, shown)
-    if len(_SIDE_RESULTS) >= SIDES_KEPT:
-        _SIDE_RESULTS.clear()
-    _SIDE_RESULTS[key] = (shown, result)
-    return result
+# A side's lists of what its frontier holds: each the distinct values of one knot attribute
+KNOT_VALUES = {
+    "engines": "framework",
+    "spec_methods": "spec_method",
+    "parallelisms": "parallelism",
+    "precisions": "precision",
+}
+MODES = {False: "agg", True: "disagg"}
 
 
-def _filters_key(filters: Mapping[str, Any]) -> tuple[tuple[str, type, Any], ...]:
-    """Filters as a key: in their order (the JSON keeps it), a list as a tuple, each value
-    with its type (True and 1 are equal, and write differently)."""
-    return tuple((k, type(v), tuple(v) if isinstance(v, list) else v) for k, v in filters.items())
-
-
-# Sides' results by what they are made of (side_result); an entry holds its _SideShown
-_SIDE_RESULTS: dict[tuple[Any, ...], tuple[_SideShown, SideResult]] = {}
-
-
-def _side_result(side: ComputedSide, numbers: SideNumbers, shown: _SideShown) -> SideResult:
-    fields = {
-        "label": side.label,
-        # a copy, as validation makes: the result shares no container with the page's side
-        "filters": {k: list(v) if isinstance(v, list) else v for k, v in side.filters.items()},
-        "pooling": pooling(side),
-        "narrowed": bool(side.narrowed_by),
-        "hardware": side.hardware,
-        "constants": side.constants,
-        "interactivity_range": numbers.range,
-        "engines": list(shown.engines),
-        "spec_methods": list(shown.spec_methods),
-        "modes": list(shown.modes),
-        "parallelisms": list(shown.parallelisms),
-        "precisions": list(shown.precisions),
-        "unknown_gpu_counts": shown.unknown_gpu_counts,
-        "concurrency_joins": list(numbers.one_deployment),
-        "dates": shown.dates,
-        "frontier": shown.frontier,
-        "points": shown.points,
+def side_result(side: ComputedSide, numbers: SideNumbers, rows: PointTable) -> SideResult:
+    """A side on one workload: its frontier, how many points it measured, what configurations
+    and dates its frontier holds, and its words."""
+    frontier = knots(rows, numbers.frontier)
+    dates = sorted(k.date for k in frontier if k.date)
+    distinct = {
+        name: sorted({getattr(k, attribute) for k in frontier}) for name, attribute in KNOT_VALUES.items()
     }
-    if numbers.range is None or all(type(v) is float for v in numbers.range):
-        # every field as validation would leave it (it would turn an int into a float)
-        return prevalidated(SideResult, fields, SIDE_FIELDS)
-    return SideResult(**fields)
+    return SideResult(
+        label=side.label,
+        filters=dict(side.filters),
+        pooling=pooling(side),
+        narrowed=bool(side.narrowed_by),
+        hardware=side.hardware,
+        constants=side.constants,
+        interactivity_range=numbers.range,
+        **distinct,
+        modes=sorted({MODES[k.disagg] for k in frontier}),
+        unknown_gpu_counts=sum(not k.gpu_count for k in frontier),
+        concurrency_joins=list(numbers.one_deployment),
+        dates=(dates[0], dates[-1]) if dates else None,
+        frontier=frontier,
+        point_count=len(numbers.order),
+    )
 
 
-SIDE_FIELDS = set(SideResult.model_fields)
-
-
-def sequence_result(sides: Sequence[ComputedSide], numbers: SequenceNumbers) -> SequenceResult:
+def sequence_result(
+    sides: Sequence[ComputedSide], numbers: SequenceNumbers, rows: Sequence[PointTable]
+) -> SequenceResult:
     band = numbers.band
-    display = band.display
+    display_lo, display_hi = band.display or (None, None)
+    shown = [side_result(side, n, r) for side, n, r in zip(sides, numbers.sides, rows, strict=True)]
     return SequenceResult(
         sequence=sequence_label(numbers.isl, numbers.osl),
         isl=numbers.isl,
@@ -351,8 +198,8 @@ def sequence_result(sides: Sequence[ComputedSide], numbers: SequenceNumbers) -> 
             overlap=band.overlap,
             lo=band.lo,
             hi=band.hi,
-            display_lo=display[0] if display else None,
-            display_hi=display[1] if display else None,
+            display_lo=display_lo,
+            display_hi=display_hi,
         ),
         targets=list(numbers.targets),
         targets_pinned=numbers.targets_pinned,
@@ -360,23 +207,14 @@ def sequence_result(sides: Sequence[ComputedSide], numbers: SequenceNumbers) -> 
             TargetComparison(
                 interactivity=target,
                 sides=[
-                    metrics_at(at, side.label, side.constants) for at, side in zip(pair, sides, strict=True)
+                    metrics_at(at, side.label, side.constants, result.frontier)
+                    for at, side, result in zip(pair, sides, shown, strict=True)
                 ],
             )
             for target, pair in zip(numbers.targets, numbers.results, strict=True)
         ],
-        sides=[side_result(side, n) for side, n in zip(sides, numbers.sides, strict=True)],
+        sides=shown,
     )
-
-
-def default_title(page: ComputedPage, catalog: HardwareCatalog) -> str:
-    """The kind's title pattern, filled with this page's names."""
-    spec = page.stub.spec
-    a, b = (side.label for side in page.sides)
-    gpu = hardware_name(catalog, page.sides[0].hardware)
-    precision = spec.precision.upper() if spec.precision else ""
-    words = Words(a=a, b=b, model=page.model_name, gpu=gpu, gpu_with_architecture=gpu, precision=precision)
-    return KINDS[spec.kind].title(words)
 
 
 def notices(page: ComputedPage) -> list[str]:
@@ -398,7 +236,7 @@ def notices(page: ComputedPage) -> list[str]:
     return found
 
 
-EXCLUDED_REASONS = {
+EXCLUDED_REASONS: dict[str | None, str] = {
     "failed": "scored 0: the run most likely failed (no answer parsed); left out of the pooled score",
     "no-error": (
         "neither a standard error nor a number of questions: no interval, left out of the pooled score"
@@ -406,17 +244,42 @@ EXCLUDED_REASONS = {
 }
 
 
+def _interval(estimate: stats.Estimate | None) -> dict[str, float | None]:
+    """An estimate's standard error and 95% interval as the schema names them (None: no estimate)."""
+    if estimate is None:
+        return {"stderr": None, "ci_lo": None, "ci_hi": None}
+    return {"stderr": estimate.stderr, "ci_lo": estimate.lo, "ci_hi": estimate.hi}
+
+
+def _pooled(pooled: stats.Pooled | None) -> dict[str, Any]:
+    """A side's pooled score as AccuracySide lists it (None: no usable run, nothing pooled)."""
+    if pooled is None:
+        return {
+            "score": None,
+            **_interval(None),
+            "pooled_runs": 0,
+            "pool_method": None,
+            "spread": None,
+            "consistent": True,
+        }
+    return {
+        "score": pooled.estimate.value,
+        **_interval(pooled.estimate),
+        "pooled_runs": pooled.runs,
+        "pool_method": pooled.method,
+        "spread": pooled.spread,
+        "consistent": pooled.consistent,
+    }
+
+
 def accuracy_run(run: EvalRun, numbers: stats.RunNumbers) -> AccuracyRun:
-    estimate = numbers.estimate
     return AccuracyRun(
         score=run.score,
-        stderr=estimate.stderr if estimate else None,
-        ci_lo=estimate.lo if estimate else None,
-        ci_hi=estimate.hi if estimate else None,
+        **_interval(numbers.estimate),
         questions=run.questions,
         per_question=run.per_question is not None,
         pooled=numbers.excluded is None,
-        excluded_reason=EXCLUDED_REASONS[numbers.excluded] if numbers.excluded else None,
+        excluded_reason=EXCLUDED_REASONS.get(numbers.excluded),
         hardware=run.hardware,
         precision=run.precision,
         spec_method=run.spec_method,
@@ -433,41 +296,19 @@ def accuracy_run(run: EvalRun, numbers: stats.RunNumbers) -> AccuracyRun:
 def accuracy_task(
     task: TaskAccuracy, labels: Sequence[str], other_hardware: Sequence[bool], catalog: HardwareCatalog
 ) -> AccuracyTask:
-    sides = []
-    for i, label in enumerate(labels):
-        pooled = task.numbers.pooled[i]
-        estimate = pooled.estimate if pooled else None
-        runs = task.runs[i]
-        sides.append(
-            AccuracySide(
-                label=label,
-                runs=[accuracy_run(r, n) for r, n in zip(runs, task.numbers.runs[i], strict=True)],
-                score=estimate.value if estimate else None,
-                stderr=estimate.stderr if estimate else None,
-                ci_lo=estimate.lo if estimate else None,
-                ci_hi=estimate.hi if estimate else None,
-                pooled_runs=pooled.runs if pooled else 0,
-                pool_method=pooled.method if pooled else None,
-                spread=pooled.spread if pooled else None,
-                consistent=pooled.consistent if pooled else True,
-                hardware=sorted({hardware_name(catalog, r.hardware) for r in runs if r.hardware}),
-                other_hardware=other_hardware[i] and bool(runs),
-            )
+    numbers = task.numbers
+    sides = [
+        AccuracySide(
+            label=label,
+            runs=[accuracy_run(r, n) for r, n in zip(runs, run_numbers, strict=True)],
+            **_pooled(pooled),
+            hardware=sorted({hardware_name(catalog, r.hardware) for r in runs if r.hardware}),
+            other_hardware=other and bool(runs),
         )
-    diff = task.numbers.difference
-    difference = None
-    if diff is not None:
-        better = {"a-better": labels[0], "b-better": labels[1]}.get(diff.verdict)
-        difference = AccuracyDifference(
-            value=diff.estimate.value,
-            stderr=diff.estimate.stderr,
-            ci_lo=diff.estimate.lo,
-            ci_hi=diff.estimate.hi,
-            method=diff.method,
-            questions=diff.questions,
-            verdict=diff.verdict,
-            better=better,
+        for label, runs, run_numbers, pooled, other in zip(
+            labels, task.runs, numbers.runs, numbers.pooled, other_hardware, strict=True
         )
+    ]
     return AccuracyTask(
         task=task.task,
         task_name=task_name(task.task),
@@ -475,7 +316,22 @@ def accuracy_task(
         metric_label=metric_label(task.metric),
         higher_is_better=task.higher_is_better,
         sides=sides,
-        difference=difference,
+        difference=accuracy_difference(numbers.difference, labels),
+    )
+
+
+def accuracy_difference(diff: stats.Difference | None, labels: Sequence[str]) -> AccuracyDifference | None:
+    if diff is None:
+        return None
+    return AccuracyDifference(
+        value=diff.estimate.value,
+        stderr=diff.estimate.stderr,
+        ci_lo=diff.estimate.lo,
+        ci_hi=diff.estimate.hi,
+        method=diff.method,
+        questions=diff.questions,
+        verdict=diff.verdict,
+        better={"a-better": labels[0], "b-better": labels[1]}.get(diff.verdict),
     )
 
 
@@ -501,12 +357,13 @@ def sweep_ratio_text(ratio: float | None, labels: Sequence[str], lower_is_better
     if shown == 1.0:
         return f"{text} (even)"
     a_ahead = shown < 1.0 if lower_is_better else shown > 1.0
+    leader = labels[0] if a_ahead else labels[1]
     slightly = "slightly " if abs(ratio - 1.0) < 0.05 else ""
     if lower_is_better:
-        return f"{text} ({labels[0] if a_ahead else labels[1]} {slightly}lower)"
+        return f"{text} ({leader} {slightly}lower)"
     if a_ahead and not slightly:
         return text
-    return f"{text} ({labels[0] if a_ahead else labels[1]} {slightly}ahead)"
+    return f"{text} ({leader} {slightly}ahead)"
 
 
 def _pairs(
@@ -519,10 +376,7 @@ def _pairs(
         SweepPair(
             concurrency=p.concurrency,
             values=[p.a, p.b],
-            derived=[
-                p.concurrency in derived[0] and p.a is not None,
-                p.concurrency in derived[1] and p.b is not None,
-            ],
+            derived=[p.concurrency in derived[0], p.concurrency in derived[1]],  # derived: always a value
             ratio=p.ratio,
             ratio_text=sweep_ratio_text(p.ratio, labels, lower_is_better),
         )
@@ -654,17 +508,18 @@ def sweep_result(sweep: PageSweep | None, labels: Sequence[str]) -> SweepResult 
 def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> ComparisonResult:
     """The whole page as `comparison.json` holds it (and the templates read it)."""
     spec = page.stub.spec
+    labels = [s.label for s in page.sides]
     return ComparisonResult(
         slug=page.slug,
         kind=spec.kind,
-        title=spec.title or default_title(page, catalog),
+        title=page.title,
         model=spec.model,
         model_name=page.model_name,
         hardware=list(dict.fromkeys(s.hardware for s in page.sides)),
         default_sequence=sequence_label(*page.stub.sequence),
         cost_tier=page.cost_tier,
         sides=[SideIdentity(label=s.label, filters=s.filters) for s in page.sides],
-        sequences=[sequence_result(page.sides, s) for s in page.sequences],
+        sequences=[sequence_result(page.sides, s, r) for s, r in zip(page.sequences, page.rows, strict=True)],
         constants=sorted({s.constants for s in page.sides}, key=lambda c: c.hardware),
         data_sources=[
             DataSource(
@@ -679,8 +534,8 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
             for d in page.datasets
         ],
         notices=notices(page),
-        accuracy=accuracy_result(page.accuracy, [s.label for s in page.sides], catalog),
+        accuracy=accuracy_result(page.accuracy, labels, catalog),
         sections=list(spec.sections),
         throughput_basis="output" if page.throughput_basis == "output" else "total",
-        sweep=sweep_result(page.sweep, [s.label for s in page.sides]),
+        sweep=sweep_result(page.sweep, labels),
     )

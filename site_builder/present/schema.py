@@ -6,7 +6,6 @@ meaning does. The templates read these models too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
 from pydantic import (
@@ -21,12 +20,14 @@ from site_builder import metrics
 from site_builder.catalog import AppliedConstants, CostTier
 from site_builder.engine import accuracy as stats
 from site_builder.formatting import round_half_up_int
-from site_builder.points import InteractivitySource
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a side lists its frontier only (every point: points.csv); brackets as knot positions
 
 
 Made = TypeVar("Made")
+
+
+InteractivitySource = Literal["tpot", "stated", "derived"]  # read/table.py: interactivity_source
 
 
 class Out(BaseModel):
@@ -71,7 +72,7 @@ class MetricsAtTarget(Out):
     reason: str | None = None
     values: dict[str, float | None] = {}
     unavailable: dict[str, str] = {}
-    brackets: list[PointSummary] = []
+    brackets: list[int] = []  # positions in the side's `frontier`: the knots the value lies between
     sparse: bool = False  # interpolated over a sparse stretch of frontier (engine SPARSE_RATIO)
 
     def value(self, key: str) -> float | None:
@@ -102,25 +103,11 @@ class MetricsAtTarget(Out):
         }
 
 
-def per_registry(make: Callable[[tuple[metrics.Metric, ...]], Made]) -> Callable[[], Made]:
-    """What `make` derives from the metric registry, made once and again only when the registry
-    is replaced (as a test adding a metric does): read for every value a page writes."""
-    held: list[Any] = [None, None]
-
-    def get() -> Made:
-        if held[0] is not metrics.METRICS:
-            held[:] = [metrics.METRICS, make(metrics.METRICS)]
-        made: Made = held[1]
-        return made
-
-    return get
-
-
-@per_registry
-def flat_layout(registry: tuple[metrics.Metric, ...]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+def flat_layout() -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     """The JSON's flat values in order, each key with the attribute it holds (a whole-number
     metric's key holds it rounded, `<attribute>_interpolated` the raw value), and the attributes
-    of the whole-number metrics."""
+    of the whole-number metrics (metrics.METRICS, read each time: a test may replace it)."""
+    registry = metrics.METRICS
     keys = tuple(
         (key, m.attribute)
         for m in registry
@@ -163,7 +150,7 @@ class SideResult(Out):
     concurrency_joins: list[bool]
     dates: tuple[str, str] | None
     frontier: list[PointSummary]
-    points: list[PointSummary]
+    point_count: int  # measured points of the side on this workload (every one: points.csv)
 
 
 class SequenceResult(Out):

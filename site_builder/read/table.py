@@ -9,14 +9,15 @@ every filter, applied to whole columns.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from site_builder.content import FilterValue
+from site_builder.content import FILTER_KEYS, FilterValue
+from site_builder.filters import accepts
 
 # -- the columns ----------------------------------------------------------------------------------
 
@@ -63,14 +64,13 @@ PROVENANCE_COLUMNS: dict[str, Any] = dict.fromkeys(
 )
 # made from the configuration columns, once per distinct configuration
 DERIVED_COLUMNS: dict[str, Any] = {"config_id": "int64", "parallelism": TEXT, "configuration": TEXT}
+# made from each point's own columns: concurrency per GPU of the deployment (NaN without a GPU count)
+DERIVED_COLUMNS["users_per_gpu"] = NUMBER
 COLUMNS: dict[str, Any] = {**CONFIG_COLUMNS, **POINT_COLUMNS, **PROVENANCE_COLUMNS, **DERIVED_COLUMNS}
 # what a point is given when a record leaves it out
 DEFAULTS: dict[str, Any] = {"spec_method": "none", "disagg": False, "multinode": False}
 DEFAULTS |= {"throughput_basis": "total", "interactivity_source": "tpot"}
 
-# the filters a stub may set (content.Filters): text compared without case, a list as "any of"
-TEXT_FILTERS = ("model", "hardware", "precision", "spec_method", "framework", "dataset")
-FLAG_FILTERS = ("disagg",)
 
 Mask = npt.NDArray[np.bool_]
 
@@ -113,14 +113,15 @@ def parallelism_label(row: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
-def configuration_label(row: Mapping[str, Any]) -> str:
-    """One line naming a configuration, for hover text and provenance tables."""
+def configuration_label(row: Mapping[str, Any], parallelism: str | None = None) -> str:
+    """One line naming a configuration, for hover text and provenance tables (`parallelism`:
+    its parallelism_label, where worked out already)."""
     if row["framework"] == "unknown":
         return "configuration not published"
     mode = "disagg" if row["disagg"] else "agg"
     spec = "" if row["spec_method"] == "none" else f", {row['spec_method'].upper()}"
     gpus = f", {row['gpu_count']} GPUs" if _given(row["gpu_count"]) else ""
-    return f"{row['framework']} {parallelism_label(row)} ({mode}{spec}{gpus})"
+    return f"{row['framework']} {parallelism or parallelism_label(row)} ({mode}{spec}{gpus})"
 
 
 # -- the table ------------------------------------------------------------------------------------
@@ -136,80 +137,265 @@ def _typed(frame: pd.DataFrame) -> pd.DataFrame:
             continue
         if name in frame:
             values = frame[name]
-            if name in DEFAULTS:
+            if name in DEFAULTS and values.hasnans:
                 values = values.astype(object).where(values.notna(), DEFAULTS[name])
         else:
             values = pd.Series([DEFAULTS.get(name)] * size, index=frame.index, dtype=object)
         if dtype == TEXT:
-            columns[name] = values.astype(object).where(values.notna(), None)
+            values = values.astype(object)
+            columns[name] = values.where(values.notna(), None) if values.hasnans else values
         else:
             columns[name] = values.astype(dtype)
     return pd.DataFrame(columns, index=pd.RangeIndex(size))
 
 
-def _with_configurations(frame: pd.DataFrame) -> pd.DataFrame:
-    """The derived columns: a number per distinct configuration (equal ones alike, numbered in
-    order of first appearance) and its two labels, worded once per configuration."""
-    if frame.empty:
-        return frame.assign(config_id=pd.Series(dtype="int64"), parallelism=[], configuration=[])
-    keys = list(CONFIG_COLUMNS)
-    config_id = frame.groupby(keys, dropna=False, sort=False).ngroup().to_numpy(dtype=np.int64)
+def _config_ids(columns: Mapping[str, Any]) -> npt.NDArray[np.int64]:
+    """A number per distinct configuration (equal ones alike, <NA> equal to <NA>), numbered in
+    order of first appearance: each configuration column's codes combined into one, found for
+    the first row of each run of rows of one configuration (a file lists a configuration's
+    points together, as a rule)."""
+    values = {name: _comparable(columns[name]) for name in CONFIG_COLUMNS}
+    changed = np.zeros(len(values["model"]), dtype=bool)
+    changed[:1] = True
+    for column in values.values():
+        changed[1:] |= _differs(column[1:], column[:-1])
+    starts = np.flatnonzero(changed)
+    codes = np.zeros(len(starts), dtype=np.int64)
+    combinations = 1  # how many values `codes` can take
+    for column in values.values():
+        found, distinct = pd.factorize(column[starts])  # NaN (<NA>): -1
+        if combinations * (len(distinct) + 1) >= 2**62:  # renumbered before the product overflows
+            codes, numbered = pd.factorize(codes)
+            combinations = len(numbered)
+        codes = codes * (len(distinct) + 1) + found + 1
+        combinations *= len(distinct) + 1
+    numbered = pd.factorize(codes)[0].astype(np.int64)
+    return np.repeat(numbered, np.diff(np.append(starts, len(changed))))
+
+
+def _comparable(values: Any) -> npt.NDArray[Any]:
+    """A column as a numpy array whose equal values compare equal: a number or flag <NA> as NaN."""
+    array = values.array if isinstance(values, pd.Series) else values
+    if isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray):
+        return array.to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.asarray(array)
+
+
+def _differs(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> Mask:
+    """Where two columns' values differ (NaN equal to NaN)."""
+    differ: Mask = np.asarray(a != b, dtype=bool)
+    if a.dtype.kind == "f":
+        differ &= ~(np.isnan(a) & np.isnan(b))
+    return differ
+
+
+def _rows_of(values: Any, rows: npt.NDArray[np.intp]) -> Any:
+    return (values.array if isinstance(values, pd.Series) else values)[rows]
+
+
+def _as_python(values: Any) -> list[Any]:
+    """A column's values as Python objects: None where not given (NaN, <NA>)."""
+    array = values.array if isinstance(values, pd.Series) else values
+    if isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray):
+        return [
+            None if missing else value for value, missing in zip(array.tolist(), array.isna(), strict=True)
+        ]
+    array = np.asarray(array)
+    if array.dtype.kind == "f":
+        out = array.astype(object)
+        out[np.isnan(array)] = None
+        return list(out.tolist())
+    return list(array.tolist())
+
+
+def _derived(columns: Mapping[str, Any]) -> dict[str, Any]:
+    """The derived columns of these columns: a number per distinct configuration and its two
+    labels, worded once per configuration."""
+    config_id = _config_ids(columns)
     first = np.unique(config_id, return_index=True)[1]
-    rows = [{str(k): v for k, v in row.items()} for row in frame.iloc[first][keys].to_dict("records")]
-    labels = pd.DataFrame(
-        {
-            "parallelism": pd.Series([parallelism_label(row) for row in rows], dtype=object),
-            "configuration": pd.Series([configuration_label(row) for row in rows], dtype=object),
-        }
-    ).iloc[config_id]
-    derived = frame.copy()
-    derived["config_id"] = config_id
-    for name in ("parallelism", "configuration"):
-        derived[name] = pd.Series(labels[name].to_numpy(), index=frame.index, dtype=object)
-    return derived
+    firsts = {name: _as_python(_rows_of(columns[name], first)) for name in CONFIG_COLUMNS}
+    rows = [dict(zip(firsts, values, strict=True)) for values in zip(*firsts.values(), strict=True)]
+    parallelism = np.array([parallelism_label(row) for row in rows], dtype=object)
+    configuration = np.array(
+        [configuration_label(row, label) for row, label in zip(rows, parallelism, strict=True)], dtype=object
+    )
+    gpus = _comparable(columns["gpu_count"]).astype(np.float64)
+    return {
+        "users_per_gpu": np.asarray(columns["concurrency"], dtype=np.float64) / gpus,
+        "config_id": config_id,
+        "parallelism": pd.Series(parallelism[config_id], dtype=object, copy=False),
+        "configuration": pd.Series(configuration[config_id], dtype=object, copy=False),
+    }
+
+
+def _with_configurations(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its derived columns (`_derived`)."""
+    columns = {str(name): frame[name] for name in frame.columns}
+    return pd.DataFrame({**columns, **_derived(columns)}, copy=False)
+
+
+NUMERIC = (NUMBER, COUNT, FLAG, "int64", "bool")  # dtypes whose parts come as floats (`_piece`)
+
+
+def _piece(values: Any, size: int, dtype: Any) -> npt.NDArray[Any]:
+    """A part's column as an array of `size` values: floats for a number, count or flag column
+    (NaN: not given; a flag 1 or 0), else objects (None: not given)."""
+    numeric = dtype in NUMERIC
+    if isinstance(values, np.ndarray) and (values.dtype != object or not numeric):
+        return values
+    if isinstance(values, list | np.ndarray):
+        if numeric:
+            return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+        out = np.empty(size, dtype=object)
+        out[:] = values
+        return out
+    return np.full(size, np.nan if values is None and numeric else values, dtype=None if numeric else object)
+
+
+def _joined(
+    parts: Sequence[Mapping[str, Any]], sizes: Sequence[int], name: str, dtype: Any
+) -> npt.NDArray[Any]:
+    """One column of every part, in order (`_piece`); a value a part gives every row of its
+    own is repeated."""
+    given = [part.get(name) for part in parts]
+    if all(value is None or isinstance(value, str) for value in given):
+        single = np.array(given, dtype=object if dtype not in NUMERIC else np.float64)
+        return np.repeat(single, sizes)
+    return np.concatenate([_piece(value, size, dtype) for value, size in zip(given, sizes, strict=True)])
+
+
+def _typed_array(values: npt.NDArray[Any], name: str, dtype: Any) -> Any:
+    """A column joined from the parts (`_joined`) in its dtype, a value not given its default."""
+    if name in DEFAULTS:
+        values = np.where(pd.isna(values), DEFAULTS[name], values)
+    if dtype == COUNT:
+        given = ~np.isnan(values)
+        return pd.arrays.IntegerArray(np.where(given, values, 0).astype(np.int64), ~given)
+    if dtype == FLAG:
+        return pd.arrays.BooleanArray(values == 1, np.isnan(values))
+    if dtype == "bool":
+        return values == 1
+    return values.astype(dtype, copy=False)
+
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in COLUMNS.items()})
+
+
+class _Columns:
+    """The whole table's columns as numpy arrays (Python values, None where not given, in the
+    optional ones), made once a column when first read, and each filter column's codes: shared
+    by every selection of one table."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.arrays: dict[str, npt.NDArray[Any]] = {}
+        self.codes: dict[str, tuple[npt.NDArray[np.intp], list[Any]]] = {}
+        self.per_row: dict[str, npt.NDArray[np.object_]] = {}  # PointTable.per_row, by name
+        self.filtered: dict[tuple[str, str], Mask] = {}  # `accepted`, by column and filter text
+        self._cells: _Cells | None = None
+
+    def cells(self) -> _Cells:
+        """The table's rows grouped by what a filter reads (made once a table, when first
+        selected from)."""
+        if self._cells is None:
+            self._cells = _Cells(self.frame)
+        return self._cells
+
+    def array(self, name: str) -> npt.NDArray[Any]:
+        found = self.arrays.get(name)
+        if found is None:
+            series = self.frame[name]
+            if COLUMNS.get(name) in (COUNT, FLAG):  # optional: Python values, None where not given
+                found = np.empty(len(series), dtype=object)
+                found[:] = [None if _missing(v) else v for v in series.tolist()]
+            else:
+                found = series.to_numpy()
+            self.arrays[name] = found
+        return found
+
+    def accepted(self, key: str, wanted: FilterValue) -> Mask:
+        """The rows the filter `key: wanted` accepts: the filter rule asked once per distinct value
+        of the column, and each filter's rows kept (by the filter's text) for the table's life."""
+        found = self.filtered.get((key, repr(wanted)))
+        if found is None:
+            codes, distinct = self.factorized(key)
+            accepted = np.array([accepts(value, wanted) for value in distinct] + [False], dtype=bool)
+            found = self.filtered[(key, repr(wanted))] = accepted[codes]  # missing (code -1): never
+        return found
+
+    def factorized(self, name: str) -> tuple[npt.NDArray[np.intp], list[Any]]:
+        """A column as a code a row, and its distinct values."""
+        found = self.codes.get(name)
+        if found is None:
+            codes, uniques = pd.factorize(self.array(name))
+            found = self.codes[name] = (codes, list(uniques))
+        return found
+
+
+def _accepted(columns: _Columns, filters: Mapping[str, FilterValue], size: int) -> Mask:
+    """The rows of `columns` every filter accepts: the filter rule (filters.accepts) asked once
+    per distinct value of each column a filter reads."""
+    keep = np.ones(size, dtype=bool)
+    for key, wanted in filters.items():
+        keep &= columns.accepted(key, wanted)
+    return keep
+
+
+class _Cells:
+    """A table's rows grouped by the columns a filter reads (content.Filters): the rows of one
+    group answer every filter alike, so a selection asks the filters of each group, not of each
+    row."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        keys = [key for key in FILTER_KEYS if key in frame]
+        groups = frame.groupby(keys, sort=False, dropna=False).indices if len(frame) else {}
+        self.positions = [np.asarray(found, dtype=np.intp) for found in groups.values()]
+        self.columns = _Columns(frame.iloc[[int(found[0]) for found in self.positions]][keys])
+
+    def select(self, filters: Mapping[str, FilterValue]) -> npt.NDArray[np.intp]:
+        """The positions of the rows every filter accepts, in table order."""
+        accepted = np.flatnonzero(_accepted(self.columns, filters, len(self.positions)))
+        if not len(accepted):
+            return np.zeros(0, dtype=np.intp)
+        return np.sort(np.concatenate([self.positions[n] for n in accepted.tolist()]))
 
 
 class PointTable:
-    """Every loaded point, a row each, in load order (see the module's docstring)."""
+    """Every loaded point, a row each, in load order (see the module's docstring); or a
+    selection of them (`select`, `rows`), which shares the whole table's columns and holds only
+    the positions of its rows."""
 
     def __init__(self, frame: pd.DataFrame) -> None:
         """`frame` holds the columns of COLUMNS (the derived ones are made here if missing)."""
         if "config_id" not in frame:
-            frame = _with_configurations(_typed(frame))
-        self.frame = frame.reset_index(drop=True)
-        self._codes: dict[str, tuple[npt.NDArray[np.intp], dict[str, int]]] = {}
+            frame = _with_configurations(_typed(frame)) if len(frame) else _empty()
+        self._columns = _Columns(frame.reset_index(drop=True))
+        self.positions: npt.NDArray[np.intp] = np.arange(len(frame), dtype=np.intp)
+        self._whole = True  # every row of its columns, in their order (a selection: False)
 
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]]) -> PointTable:
         """A table of these points (each a dict of columns; left-out columns take their default)."""
-        listed = list(records)
+        listed = [{k: v for k, v in record.items() if k not in DERIVED_COLUMNS} for record in records]
         return cls(pd.DataFrame.from_records(listed) if listed else pd.DataFrame(columns=list(COLUMNS)))
 
     @classmethod
-    def from_points(cls, points: Iterable[Any]) -> PointTable:
-        """A table of BenchmarkPoints (points.py). TEMPORARY bridge while the loaders move to
-        the table (issue 23): removed with BenchmarkPoint."""
-        records = []
-        for p in points:
-            c = p.config
-            record: dict[str, Any] = {k: getattr(c, k) for k in (*CONFIG_TEXT, "disagg", "multinode")}
-            record |= {k: getattr(c, k) for k in ("tp", "ep", "pp", "dp_attention", "gpu_count")}
-            for role in ROLES:
-                group = getattr(c, role)
-                for key in (*WORKER_GROUP_KEYS, "dp_attention"):
-                    record[f"{role}_{key}"] = getattr(group, key) if group is not None else None
-            record |= {k: getattr(p, k) for k in POINT_COLUMNS if hasattr(p, k)}
-            for metric in LATENCY_METRICS:
-                stats = getattr(p, metric)
-                for stat in LATENCY_STATS:
-                    record[f"{metric}_{stat}"] = getattr(stats, stat) if stats is not None else None
-            power = p.power
-            record["avg_watts_per_gpu"] = power.avg_watts_per_gpu if power else None
-            record["joules_per_total_token"] = power.joules_per_total_token if power else None
-            record["joules_per_output_token"] = power.joules_per_output_token if power else None
-            record |= {k: getattr(p.provenance, k) for k in PROVENANCE_COLUMNS}
-            records.append(record)
-        return cls.from_records(records)
+    def from_parts(cls, parts: Sequence[Mapping[str, Any]]) -> PointTable:
+        """A table of rows given a part at a time (a file's): each part a column a key, every
+        column as long as the part (a single value: the same in every row); a column a part
+        lacks is not given in its rows (its default, where it has one)."""
+        if not parts:
+            return cls.from_records([])
+        sizes = [next(len(v) for v in part.values() if isinstance(v, list | np.ndarray)) for part in parts]
+        columns: dict[str, Any] = {}
+        for name, dtype in COLUMNS.items():
+            if name in DERIVED_COLUMNS:
+                continue
+            typed = _typed_array(_joined(parts, sizes, name, dtype), name, dtype)
+            # text stays Python objects (pandas would make it its own string type)
+            columns[name] = pd.Series(typed, dtype=object, copy=False) if dtype == TEXT else typed
+        return cls(pd.DataFrame({**columns, **_derived(columns)}, copy=False))
 
     @classmethod
     def concat(cls, tables: Sequence[PointTable]) -> PointTable:
@@ -218,61 +404,117 @@ class PointTable:
             return cls.from_records([])
         return cls(pd.concat(frames, ignore_index=True))
 
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame (the whole table's own; a selection's, copied out)."""
+        whole = self._columns.frame
+        return whole if self._whole else whole.iloc[self.positions].reset_index(drop=True)
+
     def __len__(self) -> int:
-        return len(self.frame)
+        return len(self.positions)
+
+    def __reduce__(self) -> tuple[type[PointTable], tuple[pd.DataFrame]]:
+        """Pickled (to another process) as its own rows only, not the whole table it selects from."""
+        return (PointTable, (self.frame,))
 
     def __repr__(self) -> str:
         return f"PointTable({len(self)} points)"
 
     def column(self, name: str) -> npt.NDArray[Any]:
-        return self.frame[name].to_numpy()
+        """A column's values, a row each (Python values, None where an optional one is not given)."""
+        values = self._columns.array(name)
+        return values if self._whole else values[self.positions]
 
     # -- selecting a side's rows -----------------------------------------------------------------
 
-    def _lowered(self, key: str) -> tuple[npt.NDArray[np.intp], dict[str, int]]:
-        """A text column as a code a row, by its lower-cased value (worked out once a table: a
-        build selects thousands of sides from one table)."""
-        found = self._codes.get(key)
-        if found is None:
-            lowered = self.frame[key].str.lower()
-            codes, uniques = pd.factorize(lowered)
-            found = self._codes[key] = (codes, {str(u): n for n, u in enumerate(uniques)})
-        return found
-
-    def matches(self, key: str, wanted: FilterValue) -> Mask:
-        """The rows one filter accepts: text without case, a list as any of, a flag exactly."""
-        if key in FLAG_FILTERS or isinstance(wanted, bool):
-            return np.asarray(self.frame[key].to_numpy() == wanted, dtype=bool)
-        codes, lookup = self._lowered(key)
-        values = wanted if isinstance(wanted, list) else [wanted]
-        known = [lookup[v.lower()] for v in values if v.lower() in lookup]
-        return np.isin(codes, known)
-
     def mask(self, filters: Mapping[str, FilterValue]) -> Mask:
-        keep = np.ones(len(self), dtype=bool)
-        for key, wanted in filters.items():
-            keep &= self.matches(key, wanted)
-        return keep
+        """Which rows every filter accepts (filters.accepts)."""
+        found = np.zeros(len(self._columns.frame), dtype=bool)
+        found[self._columns.cells().select(filters)] = True
+        return found if self._whole else found[self.positions]
 
     def select(self, filters: Mapping[str, FilterValue]) -> PointTable:
         """The rows every filter accepts, in table order."""
+        if self._whole:
+            return self._view(self._columns.cells().select(filters))
         return self.rows(self.mask(filters))
 
     def rows(self, which: Mask | npt.NDArray[np.intp] | Sequence[int]) -> PointTable:
-        """These rows (a mask or positions), in the order given."""
-        return PointTable(self.frame[which] if _is_mask(which) else self.frame.iloc[list(which)])
+        """These rows (a mask, or positions among this table's rows), in the order given."""
+        return self._view(self.positions[which if _is_mask(which) else np.asarray(which, dtype=np.intp)])
+
+    def _view(self, positions: npt.NDArray[np.intp]) -> PointTable:
+        """These rows of the whole table (positions into it), sharing its columns."""
+        selection = object.__new__(PointTable)
+        selection._columns = self._columns
+        selection.positions = positions
+        selection._whole = False
+        return selection
+
+    def as_output_only(self) -> PointTable:
+        """The points read on an output-only basis: their throughput is their output tok/s per
+        GPU (a page never mixes the two bases: compute.one_basis)."""
+        frame = self.frame.copy()
+        frame["throughput_per_gpu"] = frame["output_throughput_per_gpu"]
+        frame["throughput_basis"] = "output"
+        return PointTable(frame)
+
+    def python_values(self, name: str, positions: Sequence[int] | None = None) -> list[Any]:
+        """A column's values (of these rows, by position) as Python values, None where not given."""
+        values = self._columns.array(name)
+        chosen = values[
+            self.positions if positions is None else self.positions[np.asarray(positions, dtype=np.intp)]
+        ]
+        found: list[Any] = chosen.tolist()
+        if chosen.dtype.kind == "f":
+            empty = np.isnan(chosen)
+            if empty.any():
+                return [None if gap else value for value, gap in zip(found, empty.tolist(), strict=True)]
+        return found
+
+    def per_row(self, name: str, make: Callable[[PointTable], Sequence[Any]]) -> list[Any]:
+        """These rows' values of what `make` derives a row from (a later stage's text of a
+        point, the same on every page listing it): kept under `name` for the whole table, each
+        row's made when first asked for, and shared by every selection of the table."""
+        made = self._columns.per_row.setdefault(name, np.full(len(self._columns.frame), None, dtype=object))
+        wanted = np.unique(self.positions[[value is None for value in made[self.positions].tolist()]])
+        if len(wanted):
+            made[wanted] = list(make(self._view(wanted)))
+        return list(made[self.positions].tolist())
+
+    def records(
+        self, positions: Sequence[int] | None = None, columns: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """These rows' (by position; every row) values of these columns (every column) as Python
+        values, None where not given."""
+        columns = list(COLUMNS) if columns is None else columns
+        lists = [self.python_values(name, positions) for name in columns]
+        return [dict(zip(columns, values, strict=True)) for values in zip(*lists, strict=True)]
 
     def values(self, key: str) -> list[Any]:
         """The distinct values of a column, in order of first appearance."""
-        return list(dict.fromkeys(self.frame[key].tolist()))
+        return list(dict.fromkeys(self.column(key).tolist()))
+
+    def distinct(self, keys: Sequence[str]) -> pd.DataFrame:
+        """The distinct combinations of these columns' values, in order of first appearance
+        (found among the rows that start a run of equal ones: a file lists a configuration's
+        points together, as a rule)."""
+        columns = [_comparable(self.frame[key]) for key in keys]
+        starts = np.ones(len(self), dtype=bool)
+        starts[1:] = np.logical_or.reduce([_differs(c[1:], c[:-1]) for c in columns]) if columns else False
+        return self.frame.loc[starts, list(keys)].drop_duplicates()
 
     def files_of_model(self) -> dict[str, set[str]]:
         """The data files each model's points came from."""
-        pairs = self.frame[["model", "source_file"]].drop_duplicates()
         found: dict[str, set[str]] = {}
-        for model, file in pairs.itertuples(index=False):
+        for model, file in self.distinct(["model", "source_file"]).itertuples(index=False):
             found.setdefault(model, set()).add(file)
         return found
+
+
+def _missing(value: Any) -> bool:
+    """NaN, <NA> or None: a value not given."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
 def _is_mask(which: Any) -> bool:

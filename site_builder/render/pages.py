@@ -1,21 +1,21 @@
 """A comparison page's files (HTML, comparison.json, CSV downloads), the data its script reads,
-and what other pages need of it (its head, its index entry, its related links).
+and its entry in the index.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from site_builder import metrics
-from site_builder.catalog import HardwareCatalog, hardware_name
+from site_builder.catalog import CONSTANTS, HardwareCatalog, hardware_name
 from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE
-from site_builder.memo import IdentityMemo, SequenceMemo
-from site_builder.metrics import Metric
-from site_builder.present.charts import EncodedJSON, script_json_text
+from site_builder.plan import RelatedLink
 from site_builder.present.narrate import Narrative
-from site_builder.present.schema import ComparisonResult, PointSummary, SequenceResult, SideResult
+from site_builder.present.result import ShownPoints
+from site_builder.present.schema import ComparisonResult, SequenceResult, SideResult
 from site_builder.render.downloads import accuracy_csv, comparison_json, points_csv, sweep_csv, table_csv
 
 if TYPE_CHECKING:
@@ -27,132 +27,75 @@ class PageSource:
     """A comparison plus what its page needs beyond the numbers."""
 
     comparison: ComparisonResult
+    points: Sequence[Sequence[ShownPoints]]  # per workload, each side's points (points.csv, chart)
     body_markdown: str
     generated: bool  # found in the data, not written as a stub
-
-
-# Where a page's related section goes until every page is known (pipeline.py fills it): the last
-# occurrence in the page, since the section comes after everything an author wrote.
-RELATED_SLOT = "<!-- site-builder: related pages -->"
 
 
 def page_url(slug: str) -> str:
     return f"{slug}/index.html"
 
 
-def page_data(comparison: ComparisonResult) -> EncodedJSON:
-    """What the page script needs to re-interpolate and redraw: knots and constants per sequence.
-
-    Knots carry the interactivity and then the curve quantities the shown metrics read."""
-    quantities, quantities_json, table, table_json = _SHOWN.get(metrics.SHOWN, _shown_metrics)
-    sequences = EncodedJSON(
-        [(s.sequence, seq, seq.text) for s in comparison.sequences for seq in [_sequence_data(s, quantities)]]
-    )
-    return EncodedJSON(
-        [
-            ("slug", comparison.slug, None),
-            ("labels", [s.label for s in comparison.sides], None),
-            ("tie", TIE_TOLERANCE, None),
-            ("sparse_ratio", SPARSE_RATIO, None),
-            ("metrics", table, table_json),
-            ("quantities", quantities, quantities_json),
-            ("default_sequence", comparison.default_sequence, None),
-            ("sequences", sequences, sequences.text),
-        ]
-    )
-
-
-def _shown_metrics(shown: Sequence[Metric]) -> tuple[list[str], str, list[dict[str, object]], str]:
-    """The shown metrics' curve quantities and table for the page script, with their JSON."""
-    quantities, table = metrics.shown_quantities(), metrics.page_table(shown)
-    return quantities, script_json_text(quantities), table, script_json_text(table)
-
-
-# The same for every page while the registry is the same object: made once a process
-_SHOWN: IdentityMemo[Sequence[Metric], tuple[list[str], str, list[dict[str, object]], str]] = IdentityMemo(4)
-
-
-def _sequence_data(sequence: SequenceResult, quantities: list[str]) -> EncodedJSON:
-    sides = [_side_data(side, quantities) for side in sequence.sides]
-    return EncodedJSON(
-        [
-            ("targets", sequence.targets, None),
-            ("band", [sequence.band.lo, sequence.band.hi] if sequence.band.overlap else None, None),
-            ("sides", sides, "[" + ",".join(side.text for side in sides) + "]"),
-        ]
-    )
+def page_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints]]) -> dict[str, Any]:
+    """What the page script needs to work out the table and the chart at a reader's targets, and
+    to word them as the build does (engine.js `cells`): per side its label, GPU, cost tier and
+    constants; the registries' words (shown metrics, the constants' reasons); per sequence the
+    targets, the band and each side's knots."""
+    quantities = metrics.shown_quantities()
+    sides = comparison.sequences[0].sides if comparison.sequences else []  # alike in every sequence
+    return {
+        "slug": comparison.slug,
+        "sides": [
+            {
+                "label": side.label,
+                "gpu": side.constants.hardware_name,
+                "tier": side.constants.cost_tier,
+                "constants": side.constants.values(),
+            }
+            for side in sides
+        ],
+        "tie": TIE_TOLERANCE,
+        "sparse_ratio": SPARSE_RATIO,
+        "metrics": metrics.page_table(metrics.SHOWN),
+        "constants": [{"key": c.key, "missing": c.missing} for c in CONSTANTS.values()],
+        "quantities": quantities,
+        "default_sequence": comparison.default_sequence,
+        "sequences": {
+            s.sequence: _sequence_data(s, quantities, points)
+            for s, points in zip(comparison.sequences, shown, strict=True)
+        },
+    }
 
 
-def _side_data(side: SideResult, quantities: list[str]) -> EncodedJSON:
+def _sequence_data(
+    sequence: SequenceResult, quantities: list[str], shown: Sequence[ShownPoints]
+) -> dict[str, Any]:
+    return {
+        "targets": sequence.targets,
+        "band": [sequence.band.lo, sequence.band.hi] if sequence.band.overlap else None,
+        "sides": [
+            _side_data(side, quantities, points) for side, points in zip(sequence.sides, shown, strict=True)
+        ],
+    }
+
+
+def _side_data(side: SideResult, quantities: list[str], shown: ShownPoints) -> dict[str, Any]:
     """A side's knots (interactivity, then the curve quantities the shown metrics read), whether
-    each stretch is one deployment, the knots' GPU counts and the side's constants."""
-    knots, knots_json, gpus, gpus_json = _KNOTS.get(
-        [*quantities, *side.frontier], lambda _: _knots(side.frontier, quantities)
-    )
-    return EncodedJSON(
-        [
-            ("knots", knots, knots_json),
-            ("joins", side.concurrency_joins, None),
-            ("gpus", gpus, gpus_json),
-            *((key, value, None) for key, value in side.constants.values().items()),
-        ]
-    )
-
-
-def _knots(
-    frontier: Sequence[PointSummary], quantities: list[str]
-) -> tuple[list[list[float]], str, list[int | None], str]:
+    each stretch between knots is one deployment, and per knot its GPU count and deployment (an
+    index into the deployments' configuration labels: equal configurations alike), which a
+    reason names."""
     attributes = [metrics.CURVE_QUANTITIES[q] for q in quantities]
-    knots = [[k.interactivity, *(getattr(k, a) for a in attributes)] for k in frontier]
-    gpus = [k.gpu_count for k in frontier]
-    return knots, script_json_text(knots), gpus, script_json_text(gpus)
-
-
-# A side's knots and GPU counts with their JSON, once a process for the very same frontier
-_KNOTS: SequenceMemo[Any, tuple[list[list[float]], str, list[int | None], str]] = SequenceMemo(512)
-
-
-@dataclass(frozen=True)
-class PageHead:
-    """What other pages need of a page: its address, title, model, GPUs and sequences."""
-
-    slug: str
-    title: str
-    model: str
-    hardware: tuple[str, ...]
-    sequences: tuple[str, ...]
-
-    @classmethod
-    def of(cls, comparison: ComparisonResult) -> PageHead:
-        return cls(
-            comparison.slug,
-            comparison.title,
-            comparison.model,
-            tuple(comparison.hardware),
-            tuple(s.sequence for s in comparison.sequences),
-        )
-
-
-def related_links(heads: Sequence[PageHead]) -> dict[str, list[dict[str, str]]]:
-    """Links from each page to the others on the same model and GPU (in the order given), and to
-    its other sequences. Pages are looked up by (model, GPU), so the cost grows with the number
-    of pages times the pages each one links to, not with the square of the site."""
-    order = {head.slug: n for n, head in enumerate(heads)}
-    sharing: dict[tuple[str, str], list[PageHead]] = {}
-    for head in heads:
-        for hardware in dict.fromkeys(head.hardware):
-            sharing.setdefault((head.model, hardware), []).append(head)
-    links = {}
-    for head in heads:
-        found = [
-            {"href": f"index.html?seq={sequence}", "text": f"This comparison at {sequence}"}
-            for sequence in head.sequences[1:]
-        ]
-        others = {o.slug: o for h in head.hardware for o in sharing[(head.model, h)] if o.slug != head.slug}
-        for other in sorted(others.values(), key=lambda o: order[o.slug]):
-            found.append({"href": f"../{page_url(other.slug)}", "text": other.title})
-        links[head.slug] = found
-    return links
+    knot_deployments = list(itertools.compress(shown.rows.column("config_id").tolist(), shown.on_frontier))
+    # each deployment's configuration label (its last knot's), in the order deployments first come
+    configurations = dict(zip(knot_deployments, (k.configuration for k in side.frontier), strict=True))
+    numbered = {deployment: n for n, deployment in enumerate(configurations)}
+    return {
+        "knots": [[k.interactivity, *(getattr(k, a) for a in attributes)] for k in side.frontier],
+        "joins": side.concurrency_joins,
+        "gpus": [k.gpu_count for k in side.frontier],
+        "deployments": [numbered[d] for d in knot_deployments],
+        "configurations": list(configurations.values()),
+    }
 
 
 def index_entry(page: PageSource, narrative: Narrative, catalog: HardwareCatalog) -> dict[str, Any]:
@@ -172,20 +115,22 @@ def index_entry(page: PageSource, narrative: Narrative, catalog: HardwareCatalog
 
 
 def page_html(slug: str) -> str:
-    """Where a page's HTML is, (its related links filled in after every page is made: pipeline.py)."""
+    """Where a page's HTML is."""
     return f"{slug}/index.html"
 
 
-def render_page(renderer: SiteRenderer, page: PageSource) -> tuple[dict[str, bytes], Narrative]:
-    """The files of one comparison page (the HTML missing if its template failed; its related
-    section a slot)."""
+def render_page(
+    renderer: SiteRenderer, page: PageSource, related: Sequence[RelatedLink]
+) -> tuple[dict[str, bytes], Narrative]:
+    """The files of one comparison page (the HTML missing if its template failed), its related
+    section linking to `related` (the plan decides them)."""
     comparison = page.comparison
     narrative = renderer.narrative(comparison)
     prefix = f"{comparison.slug}/"
     files = {
         prefix + "comparison.json": comparison_json(comparison),
         prefix + "table.csv": table_csv(comparison),
-        prefix + "points.csv": points_csv(comparison),
+        prefix + "points.csv": points_csv(comparison, page.points),
     }
     accuracy = accuracy_csv(comparison)
     if accuracy is not None:
@@ -193,7 +138,7 @@ def render_page(renderer: SiteRenderer, page: PageSource) -> tuple[dict[str, byt
     sweep = sweep_csv(comparison)
     if sweep is not None:
         files[prefix + "sweep.csv"] = sweep
-    html = renderer.comparison_page(page, narrative)
+    html = renderer.comparison_page(page, narrative, related)
     if html is not None:
         files[page_html(comparison.slug)] = html
     return dict(sorted(files.items())), narrative

@@ -23,19 +23,20 @@ from jinja2 import (
 from markupsafe import Markup
 
 from site_builder import __version__, metrics
-from site_builder.catalog import HardwareCatalog, hardware_name
+from site_builder.catalog import CONSTANTS, HardwareCatalog, hardware_name
 from site_builder.content import SiteConfig
 from site_builder.files import read_bytes, read_text
 from site_builder.kinds import KINDS
+from site_builder.plan import RelatedLink
 from site_builder.present.charts import chart_data
-from site_builder.present.narrate import Narrative, narrate
+from site_builder.present.narrate import Narrative, narrate, run_dates
 from site_builder.present.schema import ComparisonResult
 from site_builder.present.tables import accuracy_table, table
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.render.environment import build_date, environment, safe_markdown, shown_path
-from site_builder.render.pages import RELATED_SLOT, PageSource, page_data
-from site_builder.sections import BY_KEY, SECTIONS, page_sections
+from site_builder.render.pages import PageSource, page_data
+from site_builder.sections import SECTIONS, page_sections
 from site_builder.write import Owner
 
 METHODOLOGY = "methodology.md"  # the guide every number's page links to
@@ -181,17 +182,21 @@ class SiteRenderer:
                         bad.append(path)
         return bad
 
-    def absolute(self, path: str) -> str | None:
-        return self.site_url + path if self.site_url else None
+    def absolute(self, path: str, otherwise: str | None = None) -> str | None:
+        """The address of a path of the site, where the site's URL is known; else `otherwise`."""
+        return self.site_url + path if self.site_url else otherwise
 
     def _names(self, comparison: ComparisonResult) -> tuple[list[str], list[str]]:
         names, architectures = [], []
-        for sequence in comparison.sequences[:1]:
-            for side in sequence.sides:
-                spec = self.catalog.gpus.get(side.hardware)
-                names.append(hardware_name(self.catalog, side.hardware))
-                vendor = f"{spec.vendor} " if spec and spec.vendor else ""
-                architectures.append(f"{vendor}{spec.architecture}" if spec and spec.architecture else "")
+        for side in comparison.sequences[0].sides:  # narrate reads the first workload too
+            spec = self.catalog.gpus.get(side.hardware)
+            names.append(hardware_name(self.catalog, side.hardware))
+            if spec is None or not spec.architecture:
+                architectures.append("")
+            else:
+                architectures.append(
+                    f"{spec.vendor} {spec.architecture}" if spec.vendor else spec.architecture
+                )
         return names, architectures
 
     def narrative(self, comparison: ComparisonResult) -> Narrative:
@@ -216,9 +221,9 @@ class SiteRenderer:
     def _structured_data(
         self, comparison: ComparisonResult, narrative: Narrative, root: str
     ) -> list[dict[str, Any]]:
-        here = self.absolute(f"{comparison.slug}/") or "index.html"
-        home = self.absolute("") or f"{root}index.html"
-        dates = [d for s in comparison.sequences for side in s.sides if side.dates for d in side.dates]
+        here = self.absolute(f"{comparison.slug}/", "index.html")
+        home = self.absolute("", f"{root}index.html")
+        dates = run_dates(comparison.sequences)
         dataset: dict[str, Any] = {
             "@context": "https://schema.org",
             "@type": "Dataset",
@@ -230,12 +235,12 @@ class SiteRenderer:
                 {
                     "@type": "DataDownload",
                     "encodingFormat": "application/json",
-                    "contentUrl": self.absolute(f"{comparison.slug}/comparison.json") or "comparison.json",
+                    "contentUrl": self.absolute(f"{comparison.slug}/comparison.json", "comparison.json"),
                 },
                 {
                     "@type": "DataDownload",
                     "encodingFormat": "text/csv",
-                    "contentUrl": self.absolute(f"{comparison.slug}/points.csv") or "points.csv",
+                    "contentUrl": self.absolute(f"{comparison.slug}/points.csv", "points.csv"),
                 },
             ],
             "isBasedOn": [s.url or s.source for s in comparison.data_sources],
@@ -245,7 +250,7 @@ class SiteRenderer:
         if licences:
             dataset["license"] = licences[0] if len(licences) == 1 else licences
         if dates:
-            dataset["temporalCoverage"] = f"{min(dates)}/{max(dates)}"
+            dataset["temporalCoverage"] = f"{dates[0]}/{dates[-1]}"
         crumbs = {
             "@context": "https://schema.org",
             "@type": "BreadcrumbList",
@@ -257,9 +262,10 @@ class SiteRenderer:
         }
         return [crumbs, dataset]
 
-    def comparison_page(self, page: PageSource, narrative: Narrative) -> bytes | None:
-        """The page's HTML, its related section left as RELATED_SLOT (`related_section` fills it
-        once every page is known)."""
+    def comparison_page(
+        self, page: PageSource, narrative: Narrative, related: Sequence[RelatedLink]
+    ) -> bytes | None:
+        """The page's HTML, its related section linking to `related`."""
         comparison = page.comparison
         root = "../"
         context = {
@@ -274,19 +280,14 @@ class SiteRenderer:
             "accuracy": [accuracy_table(t, self.catalog) for t in comparison.accuracy.tasks]
             if comparison.accuracy
             else [],
-            "charts": chart_data(comparison),
-            "page_data": page_data(comparison),
-            "related_slot": Markup(RELATED_SLOT),
+            "charts": chart_data(comparison, page.points),
+            "page_data": page_data(comparison, page.points),
+            "gpu_constants": list(CONSTANTS.values()),
+            "related": related,
             "structured": self._structured_data(comparison, narrative, root),
             "canonical": self.absolute(f"{comparison.slug}/"),
         }
         return self.render("comparison.html", context)
-
-    def related_section(self, related: Sequence[dict[str, str]]) -> bytes:
-        """The related section of a page (theme partial sections/related.html, given `related`
-        and the page's common context): what fills the page's RELATED_SLOT."""
-        context = {**self._common("../"), "related": related}
-        return self.render(BY_KEY["related"].template, context) or b""
 
     def index_page(self, entries: Sequence[dict[str, Any]]) -> bytes | None:
         groups: dict[str, dict[str, list[dict[str, Any]]]] = {}
@@ -385,10 +386,10 @@ def render_shared(
     sitemap = renderer.sitemap(sorted(slugs))
     not_found = renderer.not_found_page()
     owned: list[tuple[Owner, dict[str, bytes]]] = [
-        (Owner("the index page"), {"index.html": index} if index is not None else {}),
-        (Owner("the 404 page"), {"404.html": not_found} if not_found is not None else {}),
+        (Owner("the index page"), _made("index.html", index)),
+        (Owner("the 404 page"), _made("404.html", not_found)),
         (Owner("robots.txt"), {"robots.txt": renderer.robots()}),
-        (Owner("the sitemap"), {"sitemap.xml": sitemap} if sitemap is not None else {}),
+        (Owner("the sitemap"), _made("sitemap.xml", sitemap)),
         (Owner("the hosting marker"), {".nojekyll": b""}),
         (Owner("the theme's assets", "templates/assets/", group="theme"), renderer.assets()),
     ]
@@ -397,5 +398,10 @@ def render_shared(
         own = guide.source.parent == renderer.project.docs
         file = shown_path(guide.source) if own else f"docs/{guide.source.name}, packaged"
         owner = Owner("the guide", file, group="guides")
-        owned.append((owner, {f"{guide.address}index.html": page} if page is not None else {}))
+        owned.append((owner, _made(f"{guide.address}index.html", page)))
     return owned
+
+
+def _made(path: str, content: bytes | None) -> dict[str, bytes]:
+    """A file that was made, by its path (none for a page that failed to render)."""
+    return {path: content} if content is not None else {}

@@ -3,7 +3,7 @@
    would have written.
 
    Mirrors:
-   - fixed / roundHalfUp: site_builder/numbers.py (half-up on the shortest decimal representation,
+   - fixed / roundHalfUp: site_builder/formatting.py (half-up on the shortest decimal representation,
      Python's Decimal(repr(value)).quantize(..., ROUND_HALF_UP), written out as str(Decimal) does);
    - steffenTangents / MonotoneSpline: site_builder/engine/spline.py (Steffen interior tangents,
      d3's one-sided end rule, evaluated as scipy's CubicHermiteSpline does: power-basis
@@ -12,7 +12,14 @@
    - metricsAt / winner / isTie: site_builder/engine/compare.py;
    - curveSamples: where the charts draw a frontier (the interactivity chart's curves, sampled
      with the same spline; tests/test_engine_js.py holds them to the Python engine's values);
-   - notMeasuredText: range_reason in site_builder/comparison_json.py.
+   - cells and the words it uses (grouped, valueText, deploymentText, notMeasuredText, reason):
+     a table cell's text and note as site_builder/present/tables.py target_cells writes it, with
+     the reasons of site_builder/present/result.py (range_reason, deployment_text,
+     constant_reason); what only the build knows (labels, GPU names, cost tiers, configuration
+     labels, the constants' "no … for <GPU>" templates) comes in the page data
+     (site_builder/render/pages.py page_data);
+   - measuredPoints: the measured points as site_builder/present/charts.py chart_data lists them;
+     words: the controls', live region's and charts' other words.
 
    Loads as a plain browser script (window.SiteEngine) and under Node (module.exports), with no
    dependencies. tests/test_engine_js.py checks it against the Python engine. */
@@ -25,6 +32,7 @@
   "use strict";
 
   var TIE_TOLERANCE = 0.01; // site_builder/engine/compare.py; pages send their own as page.tie
+  var SPARSE_RATIO = 2.0; // the same file; pages send their own as page.sparse_ratio
   var DECIMAL_PRECISION = 28; // Python's default decimal context: quantize fails beyond it
 
   // -- numbers ---------------------------------------------------------------------------------
@@ -78,7 +86,7 @@
     return (negative ? "-" : "") + intpart + fracpart + exp;
   }
 
-  /* Half-up rounded, fixed-point text (site_builder/numbers.py fixed): 12.25 -> "12.3",
+  /* Half-up rounded, fixed-point text (site_builder/formatting.py fixed): 12.25 -> "12.3",
      0.125 -> "0.13", -0.04 -> "-0.0" (Decimal keeps the sign), 1e-7 at 1 decimal -> "0.0".
      Like Python it gives "NaN" for NaN and throws where Decimal's quantize fails (infinities, or
      a result of more than 28 digits such as 1e21 to 10 decimals). */
@@ -104,7 +112,7 @@
     return decimalText(d.negative, coefficient, quantum);
   }
 
-  /* The half-up rounded number (site_builder/numbers.py round_half_up). */
+  /* The half-up rounded number (site_builder/formatting.py round_half_up). */
   function roundHalfUp(value, decimals) {
     if (typeof value !== "number" || !isFinite(value)) {
       throw new RangeError("cannot round non-finite value " + value);
@@ -225,19 +233,23 @@
     return result;
   }
 
-  // The curve quantities a side's knots carry: [interactivity, throughput, concurrency(, output)].
   /* The curve quantities in knot-column order after the interactivity (metrics.CURVE_QUANTITIES);
      the page sends its own list as page.quantities. */
   var QUANTITIES = ["throughput", "concurrency", "output_throughput", "users_per_gpu"];
 
   /* A side's splines, one per curve quantity on the same knots (compare.py SideCurves). A quantity
-     some knot lacks has no spline, so its value is null. `side.joins` (per stretch between knots)
-     says where concurrency is interpolated: within one deployment whose concurrency falls. */
-  function SideCurves(side, names) {
-    if (!(this instanceof SideCurves)) { return new SideCurves(side, names); }
+     some knot lacks has no spline, so its value is null. `side` is a page-data sequence side:
+     `joins` (per stretch between knots) says where concurrency is interpolated, within one
+     deployment whose concurrency falls; `gpus` and `deployments` (an index into
+     `configurations`) describe each knot. `constants` are the GPU's ({usd_per_gpu_hour: 1.95,
+     watts_all_in: null}, page-data side.constants): a formula name that is not a curve quantity
+     is one of them. */
+  function SideCurves(side, names, constants) {
+    if (!(this instanceof SideCurves)) { return new SideCurves(side, names, constants); }
     var knots = side.knots || [];
     var xs = knots.map(function (k) { return k[0]; });
     this.side = side;
+    this.constants = constants || {};
     this.names = names || QUANTITIES;
     this.range = xs.length ? [xs[0], xs[xs.length - 1]] : null;
     this.splines = {};
@@ -278,44 +290,81 @@
     return out;
   };
 
-  function constantOf(side, name) {
-    var v = side[name];
-    return isNumber(v) ? v : null;
+  /* The knots a target sits between (or the one it sits on), as a reason names them: their
+     interactivity, throughput, concurrency, GPU count, deployment and its configuration label
+     (compare.py SideCurves.brackets). */
+  SideCurves.prototype.brackets = function (x) {
+    var xs = this.xs, side = this.side, names = this.names;
+    var at = [];
+    for (var i = 0; i < xs.length; i += 1) {
+      if (xs[i] === x) { at = [i]; break; }
+      if (xs[i] > x) { at = i > 0 ? [i - 1, i] : []; break; }
+    }
+    var throughput = names.indexOf("throughput") + 1, concurrency = names.indexOf("concurrency") + 1;
+    return at.map(function (k) {
+      var knot = side.knots[k], deployment = (side.deployments || [])[k];
+      return {
+        interactivity: knot[0],
+        throughput: knot[throughput],
+        concurrency: concurrency > 0 ? knot[concurrency] : null,
+        gpus: (side.gpus || [])[k],
+        deployment: deployment,
+        configuration: (side.configurations || [])[deployment]
+      };
+    });
+  };
+
+  /* Whether a value between these knots rests on sparse data: a two-knot frontier, or knots more
+     than `ratio` apart in throughput (compare.py SideCurves.sparse). */
+  SideCurves.prototype.sparse = function (brackets, ratio) {
+    if (brackets.length !== 2) { return false; }
+    var low = Math.min(brackets[0].throughput, brackets[1].throughput);
+    var high = Math.max(brackets[0].throughput, brackets[1].throughput);
+    return this.xs.length === 2 || high / low > (ratio === undefined || ratio === null ? SPARSE_RATIO : ratio);
+  };
+
+  function isConstant(curves, name) {
+    return Object.prototype.hasOwnProperty.call(curves.constants, name) && curves.names.indexOf(name) < 0;
   }
 
   /* One side at one target (compare.py metrics_at): {measured, range, values: {key: number|null},
-     missing: {key: [constant names it lacks]}}. `side` is a page-data side ({knots,
-     usd_per_gpu_hour, watts_all_in}) or its SideCurves; `metrics` is page.metrics. Values are
-     unrounded (concurrency too). Not measured: every value null and `range` says why. */
-  function metricsAt(side, target, metrics) {
-    var curves = side instanceof SideCurves ? side : new SideCurves(side);
+     missing: {key: [names it lacks]}, brackets, sparse}. `curves` is a SideCurves (or a page-data
+     side, without constants); `metrics` is page.metrics; `sparseRatio` page.sparse_ratio. Values
+     are unrounded (concurrency too). Not measured: every value null and `range` says why. */
+  function metricsAt(curves, target, metrics, sparseRatio) {
+    if (!(curves instanceof SideCurves)) { curves = new SideCurves(curves); }
     var values = {}, missing = {};
     var i;
     var quantities = curves.quantities(target);
     if (quantities === null) {
       for (i = 0; i < metrics.length; i += 1) { values[metrics[i].key] = null; }
-      return { measured: false, range: curves.range, values: values, missing: missing };
+      return { measured: false, range: curves.range, values: values, missing: missing, brackets: [], sparse: false };
     }
-    var known = knownValues(curves.side, quantities);
+    var known = knownValues(curves, quantities);
     var gaps = curves.gaps(target);
     for (i = 0; i < metrics.length; i += 1) {
       var metric = metrics[i];
       values[metric.key] = evaluate(metric.formula, known);
       var lacking = variables(metric.formula).filter(function (name) {
-        return name in gaps || ((name === "usd_per_gpu_hour" || name === "watts_all_in") && (known[name] === null || known[name] === undefined));
+        return name in gaps || (isConstant(curves, name) && known[name] === null);
       }).map(function (name) { return name in gaps ? gaps[name] : name; });
       if (lacking.length) { missing[metric.key] = lacking; }
     }
-    return { measured: true, range: curves.range, values: values, missing: missing };
+    var brackets = curves.brackets(target);
+    return {
+      measured: true, range: curves.range, values: values, missing: missing,
+      brackets: brackets, sparse: curves.sparse(brackets, sparseRatio)
+    };
   }
 
   /* What a formula may read: the curve quantities at one x (or a measured point's) and the side's
-     constants (page-data side: usd_per_gpu_hour, watts_all_in). */
-  function knownValues(side, quantities) {
+     constants (null where the GPU has none). */
+  function knownValues(curves, quantities) {
     var known = {};
+    Object.keys(curves.constants).forEach(function (name) {
+      known[name] = isNumber(curves.constants[name]) ? curves.constants[name] : null;
+    });
     Object.keys(quantities).forEach(function (name) { known[name] = quantities[name]; });
-    known.usd_per_gpu_hour = constantOf(side, "usd_per_gpu_hour");
-    known.watts_all_in = constantOf(side, "watts_all_in");
     return known;
   }
 
@@ -334,17 +383,44 @@
   }
 
   /* A metric along a side's frontier, as the chart draws it: {x: [...], y: [...]} at sampleXs,
-     y null where the metric is unavailable (a constant the side lacks). `side` is a page-data
-     side or its SideCurves; `metric` a page.metrics entry. */
+     y null where the metric is unavailable (a constant the side lacks). `side` is a SideCurves
+     (or a page-data side, without constants); `metric` a page.metrics entry. */
   function curveSamples(side, metric, count) {
     var curves = side instanceof SideCurves ? side : new SideCurves(side);
     var knots = curves.side.knots || [];
     var xs = sampleXs(knots.map(function (k) { return k[0]; }), count === undefined ? CURVE_SAMPLES : count);
     var ys = xs.map(function (x) {
       var quantities = curves.quantities(x);
-      return quantities === null ? null : evaluate(metric.formula, knownValues(curves.side, quantities));
+      return quantities === null ? null : evaluate(metric.formula, knownValues(curves, quantities));
     });
     return { x: xs, y: ys };
+  }
+
+  /* A side's measured points as the chart data lists them (site_builder/present/charts.py
+     chart_data): per point 1 on the frontier, 0 off it; a point on it is the side's next knot,
+     one off it the next of the `off` columns (named by `columns`), which carry a GPU count in
+     place of concurrency per GPU. Per point: its interactivity, its curve quantities and whether
+     it is on the frontier, in the chart data's order. */
+  function measuredPoints(curves, measured, columns) {
+    var knots = curves.side.knots || [], names = curves.names, onKnot = 0, offPoint = 0;
+    return (measured ? measured.frontier : []).map(function (flag) {
+      var quantities = {};
+      if (flag === 1) {
+        var knot = knots[onKnot];
+        onKnot += 1;
+        names.forEach(function (name, q) { quantities[name] = knot[q + 1]; });
+        return { x: knot[0], quantities: quantities, onFrontier: true };
+      }
+      var point = {};
+      columns.forEach(function (name, c) { point[name] = measured.off[c][offPoint]; });
+      offPoint += 1;
+      names.forEach(function (name) { quantities[name] = name in point ? point[name] : null; });
+      if ("gpus" in point && names.indexOf("users_per_gpu") >= 0) {
+        // concurrency ÷ GPUs, as site_builder/read/table.py derives it
+        quantities.users_per_gpu = point.gpus ? point.concurrency / point.gpus : null;
+      }
+      return { x: point.interactivity, quantities: quantities, onFrontier: false };
+    });
   }
 
   function isTie(a, b, tie) {
@@ -360,7 +436,31 @@
     return a < b ? 0 : 1;
   }
 
-  /* Why a side has no value at a target: the table's tooltip and comparison.json's reason. */
+  // -- words: a table cell's text and note --------------------------------------------------------
+
+  /* "12345.6" → "12,345.6": thousands separated (site_builder/formatting.py grouped). */
+  function grouped(text) {
+    var sign = text.charAt(0) === "-" ? "-" : "";
+    var digits = sign ? text.slice(1) : text;
+    var dot = digits.indexOf(".");
+    var whole = dot < 0 ? digits : digits.slice(0, dot);
+    var rest = dot < 0 ? "" : digits.slice(dot);
+    var groups = [];
+    while (whole.length > 3) {
+      groups.unshift(whole.slice(-3));
+      whole = whole.slice(0, -3);
+    }
+    groups.unshift(whole);
+    return sign + groups.join(",") + rest;
+  }
+
+  /* A metric's value as the table writes it: "$0.123", "~1,024", "12,345.6". */
+  function valueText(metric, value) {
+    return metric.prefix + grouped(fixed(value, metric.decimals));
+  }
+
+  /* Why a side has no value at a target: the table's note and comparison.json's reason
+     (result.py range_reason). */
   function notMeasuredText(label, range) {
     if (!range) {
       return "not measured at this interactivity: " + label + " has no measured points on this workload";
@@ -369,8 +469,133 @@
       "–" + fixed(range[1], 1) + " tok/s/user";
   }
 
+  /* "2,253 (22 GPUs)": a measured concurrency and the size of the deployment that ran it
+     (result.py deployment_text). */
+  function deploymentText(knot) {
+    return grouped(String(knot.concurrency)) + " (" + (knot.gpus ? knot.gpus + " GPUs" : "GPU count not recorded") + ")";
+  }
+
+  /* "2,253 on sglang TP8 (agg, 8 GPUs) at 41.2": a knot as a stretch's reason names it. */
+  function knotWords(knot) {
+    return grouped(String(knot.concurrency)) + " on " + knot.configuration + " at " + fixed(knot.interactivity, 1);
+  }
+
+  var SPARSE_NOTE = "interpolated between two distant measured points (see the notes and the provenance)";
+  var NO_GPU_COUNT = "a measured point on this frontier has no GPU count, so there is no per-GPU concurrency";
+
+  /* A template's {name} fields filled in one pass (a value is never read as a template). */
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (whole, name) {
+      return Object.prototype.hasOwnProperty.call(values, name) ? values[name] : whole;
+    });
+  }
+
+  /* Why a metric has no value (result.py constant_reason): `lacking` is the first name it lacks —
+     a knot without a GPU count, a target between two deployments, or a constant the GPU lacks,
+     worded from its page.constants template with the side's GPU and cost tier. */
+  function reason(lacking, result, side, constants) {
+    if (lacking === "gpu_count") { return NO_GPU_COUNT; }
+    if (lacking === "deployment" && result.brackets.length === 2) {
+      var low = result.brackets[0], high = result.brackets[1];
+      var same = low.deployment === high.deployment ? "the same deployment, whose concurrency rises" : "two deployments";
+      return "between " + same + ": measured concurrency " + knotWords(low) + " and " + knotWords(high) +
+        " tok/s/user; no deployment ran a concurrency in between";
+    }
+    for (var i = 0; i < constants.length; i += 1) {
+      if (constants[i].key === lacking) { return fill(constants[i].missing, { tier: side.tier, gpu: side.gpu }); }
+    }
+    return null;
+  }
+
+  /* One side's text and note in a metric's cell: its value, or "not measured" with the side's
+     range, or the two measured concurrencies a target lies between, or "n/a" with the reason. */
+  function sideCell(metric, result, side, constants) {
+    if (!result.measured) { return { text: "not measured", note: notMeasuredText(side.label, result.range) }; }
+    var value = result.values[metric.key];
+    if (isNumber(value)) {
+      if (result.sparse && metric.key === "throughput") {
+        return { text: valueText(metric, value) + " (sparse data)", note: SPARSE_NOTE };
+      }
+      return { text: valueText(metric, value), note: "" };
+    }
+    var lacking = result.missing[metric.key];
+    var note = lacking ? reason(lacking[0], result, side, constants) : null;
+    if (metric.key === "concurrency" && result.brackets.length === 2) {
+      return {
+        text: "measured: " + deploymentText(result.brackets[0]) + ", " + deploymentText(result.brackets[1]),
+        note: note === null ? "" : note
+      };
+    }
+    return { text: "n/a", note: note === null ? "unavailable" : note };
+  }
+
+  /* A metric's table cell at one target (present/tables.py target_cells): per side {text, note,
+     win, measured}, the better value marked when both sides were measured. `results` are the
+     sides' metricsAt answers; `page` the page data (its sides, constants and tie). */
+  function cells(metric, results, page) {
+    var both = results.every(function (m) { return m.measured; });
+    var values = results.map(function (m) { return m.measured && isNumber(m.values[metric.key]) ? m.values[metric.key] : null; });
+    var best = both ? winner(values[0], values[1], metric.better, page.tie) : null;
+    return results.map(function (m, i) {
+      var cell = sideCell(metric, m, page.sides[i], page.constants);
+      return { text: cell.text, note: cell.note, win: best === i, measured: m.measured };
+    });
+  }
+
+  function metricOf(page, key) {
+    for (var i = 0; i < page.metrics.length; i += 1) { if (page.metrics[i].key === key) { return page.metrics[i]; } }
+    return null;
+  }
+
+  /* What the live region says after a target edit: "At 40 tok/s/user: FP4 1234.5 tok/s/GPU at
+     $0.123 per million tokens; FP8 not measured." */
+  function columnSummary(target, results, page) {
+    var throughput = metricOf(page, "throughput"), cost = metricOf(page, "cost");
+    var parts = results.map(function (m, i) {
+      var label = page.sides[i].label;
+      if (!m.measured) { return label + " not measured"; }
+      var text = label;
+      if (throughput && isNumber(m.values.throughput)) {
+        text += " " + fixed(m.values.throughput, throughput.decimals) + " tok/s/GPU";
+      }
+      if (cost && isNumber(m.values.cost)) {
+        text += " at " + valueText(cost, m.values.cost) + " per million tokens";
+      }
+      return text;
+    });
+    return "At " + target + " tok/s/user: " + parts.join("; ") + ".";
+  }
+
+  /* The page's other words: the controls' labels, what the live region says, the charts'
+     titles and hover lines (plain text: the page script escapes what Plotly reads as markup). */
+  var words = {
+    targetLabel: function (col, sequence) {
+      return "Target " + (col + 1) + " interactivity for " + sequence + " (tok/s/user)";
+    },
+    invalidTarget: "Enter a positive interactivity in tokens per second per user.",
+    sequenceShown: function (sequence) { return "Showing the " + sequence + " workload: table and chart updated."; },
+    metricShown: function (label) { return "Chart shows " + label + "."; },
+    viewShown: function (sequence, label) { return "Showing " + sequence + ", " + label + "."; },
+    axisShown: function (axis, log) { return "The " + axis + " axis is now " + (log ? "logarithmic." : "linear."); },
+    sweepShown: function (workload) { return "Sweep chart shows the " + workload + " workload."; },
+    sweepCaption: function (workload, sides) {
+      return workload + ": output tok/s of " + sides + " at each tested concurrency";
+    },
+    chartTitle: function () { return Array.prototype.join.call(arguments, " · "); }, // a PNG's title
+    pngButton: "Download this chart as a PNG",
+    accuracy: "accuracy",
+    sweep: "sweep",
+    frontier: function (label) { return label + " frontier"; },
+    pointLine: function (concurrency, date) {
+      return (concurrency === null || concurrency === undefined ? "" : "concurrency " + grouped(String(concurrency))) +
+        (date === null || date === undefined ? "" : " · " + date);
+    },
+    offFrontier: "(not on the frontier)"
+  };
+
   return {
     TIE_TOLERANCE: TIE_TOLERANCE,
+    SPARSE_RATIO: SPARSE_RATIO,
     fixed: fixed,
     roundHalfUp: roundHalfUp,
     steffenTangents: steffenTangents,
@@ -384,6 +609,14 @@
     curveSamples: curveSamples,
     isTie: isTie,
     winner: winner,
-    notMeasuredText: notMeasuredText
+    grouped: grouped,
+    valueText: valueText,
+    notMeasuredText: notMeasuredText,
+    deploymentText: deploymentText,
+    reason: reason,
+    cells: cells,
+    columnSummary: columnSummary,
+    measuredPoints: measuredPoints,
+    words: words
   };
 }));

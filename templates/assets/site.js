@@ -1,10 +1,12 @@
 /* Comparison page controls: editable targets, sequence and metric switches, shareable URL state,
    light/dark charts. Works offline: Plotly is the site's own copy and the data is in the page.
 
-   Every number comes from SiteEngine (assets/engine.js, loaded first), the Python engine's
-   arithmetic written in JavaScript: interpolation, the metric formulas of the page's metric table
-   (page.metrics, from site_builder/metrics.py), half-up rounding, the winner of a cell and the
-   "not measured" wording. This file only wires them to the table, the chart and the URL. */
+   Every number and every word comes from SiteEngine (assets/engine.js, loaded first), the Python
+   engine's arithmetic and the build's wording written in JavaScript, or from the page's data:
+   interpolation, the metric formulas of the page's metric table (page.metrics, from
+   site_builder/metrics.py), half-up rounding, a cell's text, note and winner, the controls', the
+   live region's and the charts' words. This file only does DOM work: it reads the inputs and the
+   URL, writes the engine's texts into the table, and hands Plotly its traces and shapes. */
 (function () {
   "use strict";
 
@@ -32,8 +34,7 @@
   METRICS.forEach(function (m) { metricByKey[m.key] = m; });
   var metricKeys = METRICS.map(function (m) { return m.key; });
   var DEFAULT_METRIC = metricByKey.throughput ? "throughput" : metricKeys[0];
-  var TIE = page.tie;
-  var CONSTANT_WORDS = { usd_per_gpu_hour: "cost per GPU-hour", watts_all_in: "all-in power per GPU" };
+  var labels = page.sides.map(function (side) { return side.label; });
 
   function defaults(seq) { return page.sequences[seq].targets.slice(); }
 
@@ -56,7 +57,9 @@
   var state = stateFromURL();
   var curvesBySeq = {};
   Object.keys(page.sequences).forEach(function (seq) {
-    curvesBySeq[seq] = page.sequences[seq].sides.map(function (side) { return new E.SideCurves(side, page.quantities); });
+    curvesBySeq[seq] = page.sequences[seq].sides.map(function (side, i) {
+      return new E.SideCurves(side, page.quantities, page.sides[i].constants);
+    });
   });
 
   function sameTargets(a, b) {
@@ -72,24 +75,28 @@
     return url.toString();
   }
 
-  /* A history entry per change. After a target edit it waits for the paint (pushState costs a few
-     milliseconds); any other change first writes the one still waiting, so the order holds. */
-  var waitingEntry = null;
+  /* A history entry per change. A target edit's entry waits for idle time (pushState costs a few
+     milliseconds, and nothing the reader sees depends on it), with those of the edits after it
+     while none was written; any other change first writes the ones waiting, so the order holds. */
+  var waitingEntries = [];
 
   function writeEntry(s) {
     try { window.history.pushState(s, "", urlFor(s)); } catch (e) { /* some file:// setups */ }
   }
 
-  function flushEntry() {
-    if (waitingEntry) { var s = waitingEntry; waitingEntry = null; writeEntry(s); }
+  function flushEntries() {
+    var entries = waitingEntries;
+    waitingEntries = [];
+    entries.forEach(writeEntry);
   }
 
-  function pushState() { flushEntry(); writeEntry(state); }
+  function pushState() { flushEntries(); writeEntry(state); }
 
-  function pushStateAfterPaint() {
-    flushEntry();
-    waitingEntry = JSON.parse(JSON.stringify(state));
-    afterPaint(flushEntry);
+  function pushStateWhenIdle() {
+    waitingEntries.push(JSON.parse(JSON.stringify(state)));
+    if (waitingEntries.length > 1) { return; } // already asked for
+    if (window.requestIdleCallback) { window.requestIdleCallback(flushEntries, { timeout: 500 }); }
+    else { afterPaint(flushEntries); }
   }
 
   /* Work the reader does not see (the URL, the live region) waits until the frame is painted. */
@@ -106,71 +113,25 @@
 
   // -- table -----------------------------------------------------------------------------------
 
-  // Why a value is unavailable ("no … cost per GPU-hour for …") depends only on the side's
-  // constants, so the build's own wording, in the rendered table's tooltips, is kept for reuse.
-  var unavailableNotes = {};
-  panels.forEach(function (panel) {
-    Array.prototype.forEach.call(panel.querySelectorAll("tbody tr[data-metric]"), function (row) {
-      Array.prototype.forEach.call(row.querySelectorAll(".side-value"), function (span) {
-        var value = span.querySelector(".value"), side = /\bside-(\d)\b/.exec(span.className);
-        if (span.title && value && side && value.textContent === "n/a" && !/\bnot-measured\b/.test(span.className)) {
-          unavailableNotes[row.getAttribute("data-metric") + "|" + side[1]] = span.title;
-        }
-      });
-    });
-  });
-
-  function unavailableNote(metric, side, lacking) {
-    var kept = unavailableNotes[metric.key + "|" + side];
-    if (kept) { return kept; }
-    if (!lacking || !lacking.length) { return "unavailable"; }
-    if (lacking[0] === "deployment") {
-      return "between two deployments (or a concurrency that rises): no deployment ran a concurrency here; the provenance lists the measured ones";
-    }
-    if (lacking[0] === "gpu_count") { return "a measured point on this frontier has no GPU count"; }
-    return "no " + (CONSTANT_WORDS[lacking[0]] || lacking[0]) + " for " + page.labels[side] + "'s GPU";
-  }
-
-  /* "12345.6" → "12,345.6", as the build writes the table (numbers.grouped). */
-  function grouped(text) {
-    var parts = text.split(".");
-    parts[0] = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-    return parts.join(".");
-  }
-
-  function valueText(metric, value) {
-    return metric.prefix + grouped(E.fixed(value, metric.decimals));
-  }
-
+  /* A metric's cell at one target: each side's text and note from the engine (E.cells), written
+     as the build writes them (render/environment.py side_values). */
   function renderCell(td, metric, results) {
-    var values = results.map(function (m) { return m.measured ? m.values[metric.key] : null; });
-    var bothMeasured = results.every(function (m) { return m.measured; });
-    var best = bothMeasured ? E.winner(values[0], values[1], metric.better, TIE) : null;
+    var cells = E.cells(metric, results, page);
     while (td.firstChild) { td.removeChild(td.firstChild); }
-    results.forEach(function (m, i) {
+    cells.forEach(function (cell, i) {
       var span = document.createElement("span");
-      span.className = "side-value side-" + i + (best === i ? " win" : "") + (m.measured ? "" : " not-measured");
+      span.className = "side-value side-" + i + (cell.win ? " win" : "") + (cell.measured ? "" : " not-measured");
+      if (cell.note) { span.title = cell.note; }
       var label = document.createElement("span");
       label.className = "side-label";
-      label.textContent = page.labels[i] + ":";
+      label.textContent = labels[i] + ":";
       var value = document.createElement("span");
       value.className = "value";
-      if (!m.measured) {
-        value.textContent = "not measured";
-        span.title = E.notMeasuredText(page.labels[i], m.range);
-      } else if (values[i] === null && metric.key === "concurrency" && m.measuredConcurrency) {
-        value.textContent = measuredText(m.measuredConcurrency);
-        span.title = unavailableNote(metric, i, m.missing[metric.key]);
-      } else if (values[i] === null) {
-        value.textContent = "n/a";
-        span.title = unavailableNote(metric, i, m.missing[metric.key]);
-      } else {
-        value.textContent = valueText(metric, values[i]) + (metric.key === "throughput" && m.sparse ? " (sparse data)" : "");
-      }
+      value.textContent = cell.text;
       span.appendChild(label);
       span.appendChild(document.createTextNode(" "));
       span.appendChild(value);
-      if (best === i) {
+      if (cell.win) {
         var mark = document.createElement("span");
         mark.className = "win-mark";
         mark.setAttribute("aria-hidden", "true");
@@ -193,38 +154,8 @@
     return null;
   }
 
-  /* The knots a target sits between (or on), and whether the value rests on a sparse stretch:
-     a two-point frontier, or knots more than page.sparse_ratio apart in throughput (compare.py). */
-  function bracketsOf(curves, target) {
-    var knots = curves.side.knots || [];
-    for (var i = 0; i < knots.length; i += 1) {
-      if (knots[i][0] === target) { return [i]; }
-      if (knots[i][0] > target) { return i > 0 ? [i - 1, i] : []; }
-    }
-    return [];
-  }
-
   function computeColumn(seq, target) {
-    var tput = page.quantities.indexOf("throughput") + 1, conc = page.quantities.indexOf("concurrency") + 1;
-    return curvesBySeq[seq].map(function (curves) {
-      var m = E.metricsAt(curves, target, METRICS);
-      var knots = curves.side.knots || [], gpus = curves.side.gpus || [];
-      var at = bracketsOf(curves, target);
-      if (m.measured && at.length === 2) {
-        var low = knots[at[0]][tput], high = knots[at[1]][tput];
-        m.sparse = knots.length === 2 || Math.max(low, high) / Math.min(low, high) > page.sparse_ratio;
-        m.measuredConcurrency = at.map(function (k) { return [knots[k][conc], gpus[k]]; });
-      }
-      return m;
-    });
-  }
-
-  /* "measured: 2,253 (22 GPUs), 5 (34 GPUs)": the concurrencies of the two deployments a target
-     lies between, where no deployment ran one in between (render.metric_cells). */
-  function measuredText(pairs) {
-    return "measured: " + pairs.map(function (p) {
-      return grouped(String(p[0])) + " (" + (p[1] ? p[1] + " GPUs" : "GPU count not recorded") + ")";
-    }).join(", ");
+    return curvesBySeq[seq].map(function (curves) { return E.metricsAt(curves, target, METRICS, page.sparse_ratio); });
   }
 
   var columns = []; // the shown sequence's results at each target: [column][side]
@@ -263,23 +194,7 @@
     moveTargets();
   }
 
-  function describeColumn(col) {
-    var target = state.targets[col];
-    var results = columns[col];
-    var throughput = metricByKey.throughput, cost = metricByKey.cost;
-    var parts = results.map(function (m, i) {
-      if (!m.measured) { return page.labels[i] + " not measured"; }
-      var text = page.labels[i];
-      if (throughput && m.values.throughput !== null) {
-        text += " " + E.fixed(m.values.throughput, throughput.decimals) + " tok/s/GPU";
-      }
-      if (cost && m.values.cost !== null) {
-        text += " at " + valueText(cost, m.values.cost) + " per million tokens";
-      }
-      return text;
-    });
-    return "At " + target + " tok/s/user: " + parts.join("; ") + ".";
-  }
+  function describeColumn(col) { return E.columnSummary(state.targets[col], columns[col], page); }
 
   function makeInputs() {
     panels.forEach(function (panel) {
@@ -292,7 +207,7 @@
         var label = document.createElement("label");
         label.className = "visually-hidden";
         label.setAttribute("for", id);
-        label.textContent = "Target " + (col + 1) + " interactivity for " + seq + " (tok/s/user)";
+        label.textContent = E.words.targetLabel(col, seq);
         var input = document.createElement("input");
         input.type = "number";
         input.id = id;
@@ -307,12 +222,12 @@
           var value = Number(input.value);
           if (!input.value || !isFinite(value) || value <= 0) {
             input.setAttribute("aria-invalid", "true");
-            announce("Enter a positive interactivity in tokens per second per user.");
+            announce(E.words.invalidTarget);
             return;
           }
           input.removeAttribute("aria-invalid");
           retarget(col, value);
-          pushStateAfterPaint();
+          pushStateWhenIdle();
           afterPaint(function () { announce(describeColumn(col)); });
         });
       });
@@ -374,8 +289,7 @@
     layout.margin = { l: margin.l, r: margin.r, b: margin.b, t: (margin.t || 16) + 44 };
     layout.title = { text: escapeHTML(title), x: 0.01, xanchor: "left", y: 0.98, yanchor: "top", font: { size: 16 } };
     if (layout.legend) { layout.legend.y = 1.02; layout.legend.yanchor = "bottom"; }
-    var data = gd === chartEl ? gd.data.concat(markTraces()) : gd.data;
-    window.Plotly.downloadImage({ data: data, layout: layout }, {
+    window.Plotly.downloadImage({ data: gd.data, layout: layout }, {
       format: "png", filename: filename, width: gd.clientWidth || 800, height: gd.clientHeight || 450, scale: 2
     });
   }
@@ -392,7 +306,7 @@
       modeBarButtonsToRemove: ["lasso2d", "select2d", "toImage", "sendDataToCloud"],
       modeBarButtonsToAdd: [{
         name: "download-png",
-        title: "Download this chart as a PNG",
+        title: E.words.pngButton,
         icon: window.Plotly.Icons.camera,
         click: function (gd) { downloadPNG(gd, title(), filename()); }
       }]
@@ -414,7 +328,7 @@
     var hasConcurrency = names.indexOf("concurrency") >= 0;
     var traces = [];
     page.sequences[seq].sides.forEach(function (side, i) {
-      var label = escapeHTML(page.labels[i]);
+      var label = escapeHTML(labels[i]);
       var tracesNamed = charts.names[i];
       var color = colors.sides[i] || undefined;
       if ((side.knots || []).length) {
@@ -422,41 +336,24 @@
         traces.push({
           type: "scatter", mode: "lines", name: escapeHTML(tracesNamed.curve), legendgroup: label,
           x: samples.x, y: samples.y, line: { width: 2.5, color: color },
-          hovertemplate: label + " frontier<br>" + charts.x_hover + " · " + shown.hover + "<extra></extra>",
+          hovertemplate: escapeHTML(E.words.frontier(labels[i])) + "<br>" + charts.x_hover + " · " + shown.hover +
+            "<extra></extra>",
           meta: { role: "curve", side: i }
         });
       }
       var xs = [], ys = [], sizes = [], opacities = [], details = [];
-      // a point on the frontier is the side's next knot; one off it, the next of the `off` columns
-      var measured = charts.points[seq][i], knots = side.knots || [], onKnot = 0, offPoint = 0;
-      (measured ? measured.frontier : []).forEach(function (flag, n) {
-        var onFrontier = flag === 1, x, quantities = {};
-        if (onFrontier) {
-          var knot = knots[onKnot];
-          onKnot += 1;
-          x = knot[0];
-          names.forEach(function (name, q) { quantities[name] = knot[q + 1]; });
-        } else {
-          var point = {};
-          charts.point_columns.forEach(function (name, c) { point[name] = measured.off[c][offPoint]; });
-          offPoint += 1;
-          x = point.interactivity;
-          names.forEach(function (name) { quantities[name] = name in point ? point[name] : null; });
-          if ("gpus" in point && names.indexOf("users_per_gpu") >= 0) {
-            // concurrency ÷ GPUs, as points.py defines it (charts.point_columns)
-            quantities.users_per_gpu = point.gpus ? point.concurrency / point.gpus : null;
-          }
-        }
+      var measured = charts.points[seq][i], curves = curvesBySeq[seq][i];
+      E.measuredPoints(curves, measured, charts.point_columns).forEach(function (point, n) {
         var date = measured.date[n];
-        xs.push(x);
-        ys.push(E.evaluate(metric.formula, E.knownValues(side, quantities)));
-        sizes.push(onFrontier ? 9 : 7);
-        opacities.push(onFrontier ? 1 : 0.35);
+        xs.push(point.x);
+        ys.push(E.evaluate(metric.formula, E.knownValues(curves, point.quantities)));
+        sizes.push(point.onFrontier ? 9 : 7);
+        opacities.push(point.onFrontier ? 1 : 0.35);
         details.push([
           escapeHTML(charts.strings[measured.configuration[n]]),
-          (hasConcurrency ? "concurrency " + quantities.concurrency.toLocaleString("en-US") : "") +
-            (date === null ? "" : " · " + escapeHTML(charts.strings[date])),
-          onFrontier ? "" : "<br>(not on the frontier)"
+          escapeHTML(E.words.pointLine(hasConcurrency ? point.quantities.concurrency : null,
+            date === null ? null : charts.strings[date])),
+          point.onFrontier ? "" : "<br>" + escapeHTML(E.words.offFrontier)
         ]);
       });
       traces.push({
@@ -473,95 +370,25 @@
   }
 
   /* The diamonds at the current targets, where the table's computation puts the chart metric
-     (unrounded, as the curve); a side not measured at a target has none there. They are small
-     SVGs over the chart (.chart-marks), placed with a transform from Plotly's own axis scales,
-     so a target edit moves them without redrawing the chart: the compositor does it within a
-     frame. Each says its value on hover; a PNG export draws them as a trace. */
-  var SVG = "http://www.w3.org/2000/svg";
-  var marksEl = null;
-  var marks = []; // [side][col] -> {el, title}
-
-  function targetValues() {
-    return page.labels.map(function (label, side) {
-      return state.targets.map(function (target, col) {
+     (unrounded, as the curve); a side not measured at a target has none there. They are shapes
+     of the chart's layout, a fixed size in pixels anchored at (target, value), drawn above the
+     traces and under the hover label; a target edit replaces the layout's shapes (Plotly draws
+     just those), so the traces are not drawn again. */
+  function targetShapes() {
+    var colors = theme(), shapes = [];
+    labels.forEach(function (label, side) {
+      state.targets.forEach(function (target, col) {
         var m = columns[col] && columns[col][side];
         var value = m && m.measured ? m.values[state.metric] : null;
-        return value === undefined ? null : value;
+        if (typeof value !== "number") { return; }
+        shapes.push({
+          type: "path", name: "target-" + side + "-" + col, layer: "above",
+          xref: "x", yref: "y", xsizemode: "pixel", ysizemode: "pixel", xanchor: target, yanchor: value,
+          path: "M0,-8L8,0L0,8L-8,0Z", fillcolor: colors.sides[side], line: { width: 2, color: colors.fg }
+        });
       });
     });
-  }
-
-  function makeMarks() {
-    if (!marksEl) {
-      marksEl = document.createElement("div");
-      marksEl.className = "chart-marks";
-      marksEl.setAttribute("aria-hidden", "true"); // the table holds these values
-      chartEl.parentNode.appendChild(marksEl);
-    }
-    while (marksEl.firstChild) { marksEl.removeChild(marksEl.firstChild); }
-    var colors = theme();
-    marks = page.labels.map(function (label, side) {
-      return state.targets.map(function () {
-        var svg = document.createElementNS(SVG, "svg");
-        svg.setAttribute("class", "target-mark");
-        svg.setAttribute("width", "22");
-        svg.setAttribute("height", "22");
-        svg.setAttribute("viewBox", "-11 -11 22 22");
-        var title = document.createElementNS(SVG, "title");
-        var path = document.createElementNS(SVG, "path");
-        path.setAttribute("d", "M0,-8L8,0L0,8L-8,0Z");
-        path.setAttribute("fill", colors.sides[side] || "#808080");
-        path.setAttribute("stroke", colors.fg || "#000000");
-        path.setAttribute("stroke-width", "2");
-        svg.appendChild(title);
-        svg.appendChild(path);
-        marksEl.appendChild(svg);
-        return { el: svg, title: title };
-      });
-    });
-  }
-
-  /* Put each diamond where its target and value are on the chart's current axes (after every
-     Plotly draw, zoom or resize, and after a target edit); hide it outside the plot area. */
-  function placeMarks() {
-    var full = chartEl && chartEl._fullLayout;
-    if (!full || !full.xaxis || !full.yaxis || !marks.length) { return; }
-    var xa = full.xaxis, ya = full.yaxis, shown = chartMetricByKey[state.metric];
-    var values = targetValues();
-    marks.forEach(function (row, side) {
-      row.forEach(function (mark, col) {
-        var target = state.targets[col], value = values[side][col];
-        var px = value === null ? NaN : xa._offset + xa.c2p(target);
-        var py = value === null ? NaN : ya._offset + ya.c2p(value);
-        var inside = isFinite(px) && isFinite(py) && px >= xa._offset - 1 && px <= xa._offset + xa._length + 1 &&
-          py >= ya._offset - 1 && py <= ya._offset + ya._length + 1;
-        mark.el.style.visibility = inside ? "visible" : "hidden";
-        if (!inside) { return; }
-        mark.el.style.transform = "translate(" + (px - 11).toFixed(1) + "px," + (py - 11).toFixed(1) + "px)";
-        mark.title.textContent = page.labels[side] + " at " + target + " tok/s/user: " +
-          plainNumber(metricByKey[state.metric], value) + (shown.unit ? " " + shown.unit : "");
-      });
-    });
-    chartEl.setAttribute("data-marks", state.targets.join(","));
-  }
-
-  /* A value as the hover writes it: digits grouped, the metric's decimals (half-up). */
-  function plainNumber(metric, value) {
-    var parts = E.fixed(value, metric.decimals).split(".");
-    parts[0] = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-    return parts.join(".");
-  }
-
-  /* The diamonds as traces, for a PNG export (an image has no overlay). */
-  function markTraces() {
-    var colors = theme(), values = targetValues();
-    return page.labels.map(function (label, side) {
-      return {
-        type: "scatter", mode: "markers", showlegend: false, hoverinfo: "skip",
-        x: state.targets.slice(), y: values[side],
-        marker: { symbol: "diamond", size: 14, color: colors.sides[side], line: { width: 2, color: colors.fg } }
-      };
-    });
+    return shapes;
   }
 
   function bandShapes() {
@@ -589,35 +416,33 @@
       }
     });
     layout.yaxis.title = { text: chartMetricByKey[state.metric].axis };
-    layout.shapes = bandShapes();
+    layout.shapes = bandShapes().concat(targetShapes());
     return layout;
   }
 
   var mainConfig = null;
   var drawnView = null; // the sequence, metric and axes the chart shows
-  var listening = false;
 
   function drawnAs() { return state.seq + "|" + state.metric + "|" + state.targets.join(","); }
 
   function draw() {
     if (!window.Plotly || !chartEl || !chartMetricByKey[state.metric]) { return; }
     mainConfig = mainConfig || plotConfig(function () {
-      return charts.title + " · " + state.seq + " · " + chartMetricByKey[state.metric].label;
+      return E.words.chartTitle(charts.title, state.seq, chartMetricByKey[state.metric].label);
     }, function () { return fileName(page.slug + "-" + state.seq + "-" + state.metric); });
-    var view = [state.seq, state.metric, state.logX, state.logY].join("|");
-    if (!marks.length || marks[0].length !== state.targets.length || view !== drawnView) { makeMarks(); }
     window.Plotly.react(chartEl, baseTraces(state.seq, state.metric), chartLayout(), mainConfig);
-    if (!listening && chartEl.on) { chartEl.on("plotly_afterplot", placeMarks); listening = true; }
-    drawnView = view;
-    placeMarks();
+    drawnView = [state.seq, state.metric, state.logX, state.logY].join("|");
+    chartEl.setAttribute("data-marks", state.targets.join(","));
     chartEl.setAttribute("data-drawn", drawnAs());
   }
 
-  /* After a target edit: only the diamonds move (or the whole chart, if it shows something else). */
+  /* After a target edit: only the diamonds change (or the whole chart, if it shows something
+     else). */
   function moveTargets() {
     if (!window.Plotly || !chartEl) { return; }
     if (drawnView !== [state.seq, state.metric, state.logX, state.logY].join("|")) { draw(); return; }
-    placeMarks();
+    window.Plotly.relayout(chartEl, { shapes: bandShapes().concat(targetShapes()) });
+    chartEl.setAttribute("data-marks", state.targets.join(","));
     chartEl.setAttribute("data-drawn", drawnAs());
   }
 
@@ -656,7 +481,7 @@
   function drawAccuracy() {
     var el = document.getElementById("accuracy-chart");
     if (!window.Plotly || !el || !charts.accuracy) { return; }
-    drawFigure(el, charts.accuracy, charts.title + " · accuracy", "accuracy");
+    drawFigure(el, charts.accuracy, E.words.chartTitle(charts.title, E.words.accuracy), "accuracy");
   }
 
   /* The sweep chart shows one workload at a time, the one its switch names. */
@@ -664,7 +489,8 @@
     var el = document.getElementById("sweep-chart");
     var i = el ? Number(el.getAttribute("data-sweep")) : 0;
     if (!window.Plotly || !el || !(charts.sweeps || [])[i]) { return; }
-    drawFigure(el, charts.sweeps[i], charts.title + " · " + (el.getAttribute("data-title") || "sweep"), "sweep-" + (i + 1));
+    drawFigure(el, charts.sweeps[i], E.words.chartTitle(charts.title, el.getAttribute("data-title") || E.words.sweep),
+      "sweep-" + (i + 1));
   }
 
   var workloadSelect = document.getElementById("sweep-workload");
@@ -675,9 +501,9 @@
       var name = workloadSelect.options[workloadSelect.selectedIndex].text;
       el.setAttribute("data-sweep", workloadSelect.value);
       el.setAttribute("data-title", name);
-      caption.textContent = name + ": output tok/s of " + caption.getAttribute("data-sides") + " at each tested concurrency";
+      caption.textContent = E.words.sweepCaption(name, caption.getAttribute("data-sides"));
       drawSweeps();
-      announce("Sweep chart shows the " + name + " workload.");
+      announce(E.words.sweepShown(name));
     });
   }
 
@@ -706,7 +532,7 @@
       state = { seq: seqSelect.value, metric: state.metric, targets: defaults(seqSelect.value), logX: state.logX, logY: state.logY };
       render();
       pushState();
-      announce("Showing the " + state.seq + " workload: table and chart updated.");
+      announce(E.words.sequenceShown(state.seq));
     });
   }
   if (metricSelect) {
@@ -714,7 +540,7 @@
       state.metric = metricSelect.value;
       draw();
       pushState();
-      announce("Chart shows " + labelOf(state.metric) + ".");
+      announce(E.words.metricShown(labelOf(state.metric)));
     });
   }
   [["log-x", "logX", "interactivity"], ["log-y", "logY", "metric"]].forEach(function (scale) {
@@ -724,17 +550,17 @@
     box.addEventListener("change", function () {
       state[scale[1]] = box.checked;
       draw();
-      announce("The " + scale[2] + " axis is now " + (box.checked ? "logarithmic." : "linear."));
+      announce(E.words.axisShown(scale[2], box.checked));
     });
   });
   window.addEventListener("popstate", function () {
-    waitingEntry = null; // the reader went back before the last edit's entry was written
+    waitingEntries = []; // the reader went back before the last edits' entries were written
     var scales = { logX: state.logX, logY: state.logY };
     state = stateFromURL();
     state.logX = scales.logX;
     state.logY = scales.logY;
     render();
-    announce("Showing " + state.seq + ", " + labelOf(state.metric) + ".");
+    announce(E.words.viewShown(state.seq, labelOf(state.metric)));
   });
   /* A theme change (the system's, or a theme switch setting a class or data attribute on <html>)
      repaints every chart in the new colours. */

@@ -4,6 +4,7 @@ the site, a titled opaque PNG export, and target diamonds that follow the table.
 
 from __future__ import annotations
 
+import csv
 import json
 import struct
 import zlib
@@ -20,16 +21,23 @@ from tests.browser.test_pages import KINDS, Watch, open_page, set_target
 TRACES = """() => document.getElementById('chart').data.map(t => ({
     name: t.name, role: t.meta.role, side: t.meta.side, x: t.x, y: t.y,
     color: t.meta.role === 'curve' ? t.line.color : t.marker.color, hover: t.hovertemplate}))"""
+# The target diamonds (shapes named target-<side>-<column>), each with where it is drawn: the
+# centre of its path, in data coordinates by the axes' public ranges over the plot area
 MARKS = """() => {
-    const full = document.getElementById('chart')._fullLayout, xa = full.xaxis, ya = full.yaxis;
-    const frame = document.querySelector('.chart-figure').getBoundingClientRect();
-    return Array.from(document.querySelectorAll('.chart-marks .target-mark')).map(mark => {
-        const box = mark.getBoundingClientRect();
-        return {visible: getComputedStyle(mark).visibility === 'visible',
-                x: xa.p2c(box.left + box.width / 2 - frame.left - xa._offset),
-                y: ya.p2c(box.top + box.height / 2 - frame.top - ya._offset),
-                title: mark.textContent,
-                fill: mark.querySelector('path').getAttribute('fill')};
+    const gd = document.getElementById('chart'), xa = gd.layout.xaxis, ya = gd.layout.yaxis;
+    const area = gd.querySelector('.nsewdrag').getBoundingClientRect();
+    const data = (axis, fraction) => {
+        const value = axis.range[0] + fraction * (axis.range[1] - axis.range[0]);
+        return axis.type === 'log' ? Math.pow(10, value) : value;
+    };
+    const paths = Array.from(gd.querySelectorAll('.layer-above .shapelayer path'));
+    const drawn = (gd.layout.shapes || []).filter(s => s.layer === 'above');
+    return (gd.layout.shapes || []).filter(s => (s.name || '').startsWith('target-')).map(s => {
+        const box = paths[drawn.indexOf(s)].getBoundingClientRect();
+        const [side, column] = s.name.split('-').slice(1).map(Number);
+        return {side: side, column: column, x: s.xanchor, y: s.yanchor, fill: s.fillcolor,
+                drawnX: data(xa, (box.left + box.width / 2 - area.left) / area.width),
+                drawnY: data(ya, 1 - (box.top + box.height / 2 - area.top) / area.height)};
     });
 }"""
 
@@ -39,11 +47,29 @@ def comparison(site: Path, slug: str) -> dict[str, Any]:
     return data
 
 
+def measured(site: Path, slug: str, sequence: str, label: str) -> list[dict[str, Any]]:
+    """A side's measured points on one workload, in its order, as the page's points.csv lists them
+    (comparison.json lists only the frontier's: schema 2)."""
+    with (site / slug / "points.csv").open(newline="", encoding="utf-8") as handle:
+        rows = [row for row in csv.DictReader(handle) if (row["sequence"], row["side"]) == (sequence, label)]
+    return [
+        {
+            "interactivity": float(row["interactivity"]),
+            "throughput_per_gpu": float(row["throughput_per_gpu"]),
+            "concurrency": float(row["concurrency"]),
+            "gpu_count": int(row["gpu_count"]) if row["gpu_count"] else None,
+            "on_frontier": row["on_frontier"] == "True",
+        }
+        for row in rows
+    ]
+
+
 def test_each_page_draws_each_sides_frontier_and_measured_points(
     page: Page, root_url: str, built_site: Path
 ) -> None:
     """Per side: a curve through every frontier knot (first to last, exactly at the knots), and one
     marker per measured point at its own (x, throughput); every page kind and a sweep page."""
+    compared = 0
     for slug in (*KINDS.values(), "example-b200-fp4-vs-h200-fp8-sweep"):
         data = comparison(built_site, slug)
         for sequence in data["sequences"]:
@@ -63,11 +89,13 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                 side = sequence["sides"][trace["side"]]
                 if trace["role"] == "points":
                     # markers at the measured values to 6 significant digits (charts.marker_value)
-                    measured = [(p["interactivity"], p["throughput_per_gpu"]) for p in side["points"]]
+                    points = measured(built_site, slug, sequence["sequence"], side["label"])
+                    measured_at = [(p["interactivity"], p["throughput_per_gpu"]) for p in points]
                     markers = list(zip(trace["x"], trace["y"], strict=True))
-                    assert len(markers) == len(measured)
+                    assert len(markers) == len(measured_at)
+                    compared += len(markers)
                     assert all(
-                        d == pytest.approx(m, rel=5e-6) for d, m in zip(markers, measured, strict=True)
+                        d == pytest.approx(m, rel=5e-6) for d, m in zip(markers, measured_at, strict=True)
                     )
                 else:
                     drawn = dict(zip(trace["x"], trace["y"], strict=True))
@@ -75,6 +103,7 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                     assert trace["x"][0] == knots[0][0] and trace["x"][-1] == knots[-1][0]
                     assert all(drawn[x] == y for x, y in knots), (slug, sequence["sequence"])
                     assert trace["x"] == sorted(set(trace["x"]))
+    assert compared > 0  # markers were checked against the points the page lists
 
 
 def test_each_measured_point_is_drawn_at_its_concurrency_per_gpu(
@@ -92,7 +121,7 @@ def test_each_measured_point_is_drawn_at_its_concurrency_per_gpu(
     drawn = [t for t in page.evaluate(TRACES) if t["role"] == "points"]
     assert len(drawn) == 2
     for trace in drawn:
-        points = sequence["sides"][trace["side"]]["points"]
+        points = measured(built_site, slug, sequence["sequence"], sequence["sides"][trace["side"]]["label"])
         assert any(not p["on_frontier"] for p in points)  # the case this test is for
         # hand check: concurrency ÷ GPUs of each point, in the side's order
         expected = [p["concurrency"] / p["gpu_count"] if p["gpu_count"] else None for p in points]
@@ -135,9 +164,11 @@ def test_the_interactivity_axis_switches_between_log_and_linear(page: Page, root
     page.wait_for_function("document.getElementById('chart').layout.yaxis.type === 'log'")
     assert page.evaluate(types) == ["linear", "log"]
     marks_after = page.evaluate(MARKS)  # the diamonds stay on their targets and values
+    assert marks_after and len(marks_after) == len(marks_before)
     for before, after in zip(marks_before, marks_after, strict=True):
-        assert after["x"] == pytest.approx(before["x"], rel=2e-2)
-        assert after["y"] == pytest.approx(before["y"], rel=5e-2)
+        assert (after["x"], after["y"]) == (before["x"], before["y"])
+        assert after["drawnX"] == pytest.approx(before["x"], rel=2e-2)
+        assert after["drawnY"] == pytest.approx(before["y"], rel=5e-2)
     assert page.locator("#log-x").evaluate("el => el.labels[0].textContent.trim()") == "interactivity"
 
 
@@ -147,28 +178,49 @@ def test_diamonds_sit_at_the_tables_targets_and_follow_an_edit(
     slug = KINDS["precision"]
     sequence = comparison(built_site, slug)["sequences"][0]
     open_page(page, f"{root_url}{slug}/index.html?seq={sequence['sequence']}&metric=throughput")
-    marks = page.evaluate(MARKS)
-    assert len(marks) == 2 * len(sequence["targets"])
-    for index, mark in enumerate(marks):
-        side, column = divmod(index, len(sequence["targets"]))
-        result = sequence["results"][column]["sides"][side]
-        assert mark["visible"] == result["measured"]
-        if result["measured"]:  # the build's number, placed by the chart's own axes (to a pixel)
-            assert mark["x"] == pytest.approx(sequence["targets"][column], rel=2e-2)
-            assert mark["y"] == pytest.approx(result["throughput_per_gpu"], rel=2e-2, abs=60)
-            assert grouped(fixed(result["throughput_per_gpu"], 1)) in mark["title"]
+    marks = {(m["side"], m["column"]): m for m in page.evaluate(MARKS)}
+    for column, result in enumerate(sequence["results"]):
+        for side, numbers in enumerate(result["sides"]):
+            assert ((side, column) in marks) == numbers["measured"]
+            if numbers["measured"]:  # the build's number (the page's own, unrounded) …
+                mark = marks[(side, column)]
+                assert mark["x"] == sequence["targets"][column]
+                assert mark["y"] == pytest.approx(numbers["throughput_per_gpu"], rel=1e-12)
+                # … drawn there on the chart's axes (to a pixel or two)
+                assert mark["drawnX"] == pytest.approx(mark["x"], rel=2e-2)
+                assert mark["drawnY"] == pytest.approx(mark["y"], rel=2e-2, abs=60)
     set_target(page, 1, 100.0)
     page.wait_for_function(
         "document.getElementById('chart').getAttribute('data-marks').split(',')[1] === '100'"
     )
-    moved = page.evaluate(MARKS)
+    moved = {(m["side"], m["column"]): m for m in page.evaluate(MARKS)}
     cells = page.locator(".sequence-panel:not([hidden]) tr[data-metric=throughput] td").nth(1)
     values = cells.locator(".value").all_inner_texts()
     for side in (0, 1):
-        mark = moved[side * len(sequence["targets"]) + 1]
-        if values[side] != "not measured":
-            assert mark["visible"] and mark["x"] == pytest.approx(100.0, rel=2e-2)
-            assert grouped(values[side]) in mark["title"]
+        assert ((side, 1) in moved) == (values[side] != "not measured")
+        if (side, 1) in moved:
+            mark = moved[(side, 1)]
+            shown = values[side].removesuffix(" (sparse data)")
+            assert mark["x"] == 100.0 and grouped(fixed(mark["y"], 1)) == shown
+            assert mark["drawnX"] == pytest.approx(100.0, rel=2e-2)
+
+
+def test_a_hover_label_is_never_covered(page: Page, root_url: str) -> None:
+    """The diamonds are shapes of the chart, drawn before (under) its hover layer, and nothing of
+    the page's own lies over the chart: a hover label over a diamond is on top."""
+    open_page(page, f"{root_url}{KINDS['precision']}/index.html?metric=throughput")
+    hovered = page.evaluate("""() => {
+        const gd = document.getElementById('chart');
+        const curve = gd.data.findIndex(t => t.meta.role === 'curve');
+        Plotly.Fx.hover('chart', [{curveNumber: curve, pointNumber: 1}]);
+        const label = gd.querySelector('.hoverlayer .hovertext');
+        const diamond = gd.querySelector('.layer-above .shapelayer path');
+        return {text: label.textContent,
+                under: Boolean(diamond.compareDocumentPosition(label) & Node.DOCUMENT_POSITION_FOLLOWING),
+                siblings: Array.from(gd.parentNode.children).map(el => el.tagName)};
+    }""")
+    assert "frontier" in hovered["text"] and hovered["under"]
+    assert hovered["siblings"] == ["DIV", "FIGCAPTION"]
 
 
 def test_side_colours_are_the_tables_and_meet_contrast_in_both_themes(
@@ -184,7 +236,8 @@ def test_side_colours_are_the_tables_and_meet_contrast_in_both_themes(
         marks = page.evaluate(MARKS)
         background = page.evaluate("getComputedStyle(document.body).backgroundColor")
         for side in (0, 1):
-            assert _rgb(chart[side]) == _rgb(table[side]) == _rgb(marks[side * 3]["fill"]), (scheme, side)
+            fill = next(m["fill"] for m in marks if m["side"] == side)
+            assert _rgb(chart[side]) == _rgb(table[side]) == _rgb(fill), (scheme, side)
             assert _contrast(_rgb(table[side]), _rgb(background)) >= 4.5, (scheme, side)  # text, WCAG AA
         assert page.evaluate("document.getElementById('chart').layout.paper_bgcolor") != "rgba(0,0,0,0)"
         context.close()
@@ -213,7 +266,7 @@ def test_toolbar_stays_on_the_site_and_exports_a_titled_opaque_png(
     page.evaluate("""() => { const original = Plotly.downloadImage; window.exported = [];
         Plotly.downloadImage = (figure, options) => { window.exported.push({title: figure.layout.title.text,
             background: figure.layout.paper_bgcolor, filename: options.filename,
-            diamonds: figure.data.filter(t => t.marker && t.marker.symbol === 'diamond').length});
+            diamonds: (figure.layout.shapes || []).filter(s => (s.name || '').startsWith('target-')).length});
             return original(figure, options); }; }""")
     page.locator("#chart").hover()
     with page.expect_download() as download:
@@ -223,7 +276,9 @@ def test_toolbar_stays_on_the_site_and_exports_a_titled_opaque_png(
     [exported] = page.evaluate("window.exported")
     title = page.locator("h1").inner_text()
     assert exported["title"] == f"{title} · 1k/1k · Throughput per GPU"
-    assert exported["background"] == "rgb(17, 20, 24)" and exported["diamonds"] == 2
+    assert (
+        exported["background"] == "rgb(17, 20, 24)" and exported["diamonds"] == len(page.evaluate(MARKS)) > 0
+    )
     assert download.value.suggested_filename == f"{KINDS['precision']}-1k-1k-throughput.png"
     assert _first_pixel_alpha(saved.read_bytes()) == 255
     assert watch.problems == []

@@ -13,9 +13,8 @@ import pytest
 from playwright.sync_api import Browser, Page, Request
 
 from site_builder.catalog import AppliedConstants
-from site_builder.points import BenchmarkPoint, Configuration, Provenance
 from tests.browser.conftest import ARTIFACTS
-from tests.factories import SideInput, compare_sequence
+from tests.factories import Point, SideInput, compare_sequence, point
 from tests.test_site import _expected as expected_text  # the table's text of a value
 
 KINDS = {
@@ -90,7 +89,7 @@ def test_every_page_loads_cleanly_and_draws(page: Page, root_url: str, built_sit
     assert watch.problems == []
 
 
-def _points(side: dict[str, Any]) -> list[BenchmarkPoint]:
+def _points(side: dict[str, Any]) -> list[Point]:
     """The page's frontier knots as points; knots the page joins (one deployment) share a
     configuration, so the engine's concurrency rule sees what the page saw."""
     deployment = 0
@@ -99,20 +98,16 @@ def _points(side: dict[str, Any]) -> list[BenchmarkPoint]:
         if i and not side["concurrency_joins"][i - 1]:
             deployment += 1
         points.append(
-            BenchmarkPoint(
-                config=Configuration(
-                    model="m",
-                    hardware=side["hardware"],
-                    framework=f"d{deployment}",
-                    precision="p",
-                    gpu_count=k["gpu_count"],
-                ),
-                isl=1024,
-                osl=1024,
-                concurrency=k["concurrency"],
-                throughput_per_gpu=k["throughput_per_gpu"],
-                interactivity=k["interactivity"],
-                provenance=Provenance(dataset="d", source_file="f", record=str(i)),
+            point(
+                k["interactivity"],
+                k["throughput_per_gpu"],
+                k["concurrency"],
+                model="m",
+                hardware=side["hardware"],
+                framework=f"d{deployment}",
+                precision="p",
+                gpu_count=k["gpu_count"],
+                record=str(i),
             )
         )
     return points
@@ -125,7 +120,11 @@ def python_engine(sequence: dict[str, Any], targets: list[float]) -> list[list[d
         for s in sequence["sides"]
     ]
     result = compare_sequence(sequence["isl"], sequence["osl"], sequence["sequence"], sides, targets)
-    return [[m.model_dump() for m in r.sides] for r in result.results]
+    knots = [[k.model_dump() for k in s.frontier] for s in result.sides]
+    return [
+        [{**m.model_dump(), "brackets": [knots[i][k] for k in m.brackets]} for i, m in enumerate(r.sides)]
+        for r in result.results
+    ]
 
 
 def shown(page: Page) -> dict[str, list[list[str]]]:
@@ -170,7 +169,7 @@ def test_random_targets_equal_the_python_engine(
             expected = python_engine(sequence, chunk)
             table = shown(page)
             for key in FORMATS:
-                assert table[key] == [[expected_text(m, key) for m in column] for column in expected], (
+                assert table[key] == [[expected_text(m, key, []) for m in column] for column in expected], (
                     slug,
                     sequence["sequence"],
                     chunk,
@@ -178,6 +177,41 @@ def test_random_targets_equal_the_python_engine(
                 )
             checked += len(chunk)
     assert checked >= 14
+
+
+# Per sequence of a page: its table's cells as built, and after each target was moved away and
+# back by the page script (each side's span, as markup)
+REDRAWN = """() => {
+    const panels = Array.from(document.querySelectorAll('.sequence-panel'));
+    const cells = panel => Array.from(panel.querySelectorAll('tbody tr[data-metric]'))
+        .map(row => Array.from(row.querySelectorAll('td')).map(td =>
+            Array.from(td.querySelectorAll('.side-value')).map(span => span.outerHTML)));
+    const built = panels.map(cells);  // before the script writes any cell
+    const select = document.getElementById('sequence-select');
+    return panels.map((panel, n) => {
+        if (select) { select.value = panel.dataset.sequence; select.dispatchEvent(new Event('change')); }
+        panel.querySelectorAll('input.target-input').forEach(input => {
+            const target = input.value;
+            for (const value of [String(Number(target) + 0.5), target]) {
+                input.value = value;
+                input.dispatchEvent(new Event('change'));
+            }
+        });
+        return {sequence: panel.dataset.sequence, built: built[n], redrawn: cells(panel)};
+    });
+}"""
+
+
+def test_the_scripts_cells_are_the_builds(page: Page, root_url: str, built_site: Path) -> None:
+    """Every cell the script writes (text, note, winner mark, classes) is the build's markup: each
+    target moved away and back, on every page, in every sequence, the table reads as built."""
+    checked = 0
+    for slug in slugs(built_site):
+        open_page(page, f"{root_url}{slug}/index.html")
+        for table in page.evaluate(REDRAWN):
+            assert table["redrawn"] == table["built"], (slug, table["sequence"])
+            checked += bool(table["built"])
+    assert checked >= 20
 
 
 def test_outside_a_frontier_says_not_measured(page: Page, root_url: str) -> None:
@@ -207,7 +241,11 @@ def test_sequence_and_metric_switches_update_table_and_chart(
     assert page.locator(".sequence-panel[data-sequence='8k/1k']").is_visible()
     assert not page.locator(".sequence-panel[data-sequence='1k/1k']").is_visible()
     assert shown(page)["throughput"] == [
-        [expected_text(m, "throughput") for m in r["sides"]] for r in eight["results"]
+        [
+            expected_text(m, "throughput", s["frontier"])
+            for m, s in zip(r["sides"], eight["sides"], strict=True)
+        ]
+        for r in eight["results"]
     ]
     page.select_option("#metric-select", "cost")
     page.wait_for_function("document.querySelector('#chart').getAttribute('data-drawn').includes('|cost|')")

@@ -2,8 +2,9 @@
 // command line, or stdin for "-"), runs them through templates/assets/engine.js and prints the answers as JSON.
 //
 // Cases: {"fixed": [{value, decimals}], "spline": [{xs, ys, at}], "evaluate": [{formula, values}],
-// "winner": [{a, b, better, tie}], "metrics": [{labels, tie, metrics, sides, targets}],
-// "curve": [{side, metrics}] (a chart's samples of each metric along a side's frontier)}; fixed's
+// "winner": [{a, b, better, tie}], "page": [{page, targets}] (a page's data and the
+// targets its table is worked out at), "curve": [{side, constants, metrics}] (a chart's samples of
+// each metric along a side's frontier)}; fixed's
 // value is Python's repr text ("nan", "inf" and "-0.0" included), so every float arrives exactly.
 "use strict";
 
@@ -44,37 +45,30 @@ function splineCase(c) {
   return { tangents: E.steffenTangents(c.xs, c.ys), values: c.at.map((x) => spline.value(x)) };
 }
 
-function metricsCase(c) {
-  const curves = c.sides.map((side) => new E.SideCurves(side));
+/* A page's table at the targets: per target each side's numbers and, per shown metric
+   (page.metrics), each side's cell, from the page data alone. */
+function pageCase(c) {
+  const page = c.page;
+  const sequence = page.sequences[page.default_sequence];
+  const curves = sequence.sides.map((side, i) => new E.SideCurves(side, page.quantities, page.sides[i].constants));
   return c.targets.map((target) => {
-    const results = curves.map((side) => E.metricsAt(side, target, c.metrics));
-    const both = results.every((m) => m.measured);
-    const winners = {};
-    const texts = {};
-    c.metrics.forEach((metric) => {
-      const values = results.map((m) => m.values[metric.key]);
-      winners[metric.key] = both ? E.winner(values[0], values[1], metric.better, c.tie) : null;
-      texts[metric.key] = results.map((m, i) => {
-        if (!m.measured) return "not measured";
-        return values[i] === null ? "n/a" : metric.prefix + E.fixed(values[i], metric.decimals);
-      });
-    });
+    const results = curves.map((side) => E.metricsAt(side, target, page.metrics, page.sparse_ratio));
     return {
-      sides: results.map((m, i) => ({
+      sides: results.map((m) => ({
         measured: m.measured,
         range: m.range,
         values: m.measured ? m.values : {},
         missing: m.missing,
-        reason: m.measured ? null : E.notMeasuredText(c.labels[i], m.range),
+        brackets: m.brackets.map((knot) => knot.interactivity),
+        sparse: m.sparse,
       })),
-      winners,
-      texts,
+      cells: page.metrics.map((metric) => E.cells(metric, results, page)),
     };
   });
 }
 
 function curveCase(c) {
-  const curves = new E.SideCurves(c.side);
+  const curves = new E.SideCurves(c.side, undefined, c.constants);
   return c.metrics.map((metric) => E.curveSamples(curves, metric));
 }
 
@@ -93,7 +87,7 @@ const out = {
   spline: (input.spline || []).map(splineCase),
   evaluate: (input.evaluate || []).map((c) => E.evaluate(c.formula, c.values)),
   winner: (input.winner || []).map((c) => E.winner(c.a, c.b, c.better, c.tie)),
-  metrics: (input.metrics || []).map(metricsCase),
+  page: (input.page || []).map(pageCase),
   curve: (input.curve || []).map(curveCase),
   node_exports: Object.keys(E).sort(),
   browser_global: browserGlobal(),

@@ -6,17 +6,24 @@ Field by field in docs/data-format.md. Latency columns are in milliseconds, name
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from site_builder.loaders.common import (
+import numpy as np
+import numpy.typing as npt
+
+from site_builder.problems import suggest
+from site_builder.read.fields import (
     LATENCY_METRICS,
     LATENCY_STATS,
     PointDraft,
     RecordContext,
-    add_latencies_ms,
+    latency_ms_field,
 )
-from site_builder.problems import suggest
+from site_builder.read.validate_rows import Drafts, Objects
+
+Unknown = tuple[int, str, str]  # (record, field, reason)
+Mask = npt.NDArray[np.bool_]
 
 NATIVE_FORMAT = "site-builder-points"
 NATIVE_VERSION = 1
@@ -57,9 +64,12 @@ MEASUREMENT_COLUMNS = (
     "joules_per_total_token",
     "joules_per_output_token",
 )
-LATENCY_COLUMNS = tuple(f"{stat}_{metric}_ms" for metric in LATENCY_METRICS for stat in LATENCY_STATS)
+LATENCY_COLUMNS = tuple(
+    latency_ms_field(metric, stat) for metric in LATENCY_METRICS for stat in LATENCY_STATS
+)
 PROVENANCE_COLUMNS = ("date", "run_url", "image", "note")
 COLUMNS = IDENTITY_COLUMNS + MEASUREMENT_COLUMNS + LATENCY_COLUMNS + PROVENANCE_COLUMNS
+DRAFTED = IDENTITY_COLUMNS + MEASUREMENT_COLUMNS + LATENCY_COLUMNS  # what validation reads
 REQUIRED_COLUMNS = (
     "model",
     "hardware",
@@ -77,11 +87,25 @@ def looks_native_columns(columns: list[str]) -> bool:
 
 
 def record(row: Mapping[str, Any], ctx: RecordContext) -> PointDraft:
+    """One record (a JSON object): its fields as written; a field the format lacks is an error."""
     draft = PointDraft()
-    for key in row:
-        if key not in COLUMNS:
-            ctx.error(key, "unknown field" + suggest(key, COLUMNS))
-    for key in IDENTITY_COLUMNS + MEASUREMENT_COLUMNS:
+    ctx.unknown_fields(row, COLUMNS)
+    for key in DRAFTED:
         draft.set(key, row.get(key), key)
-    add_latencies_ms(draft, row, ctx)
     return draft
+
+
+def columns(table: Mapping[str, Objects], holds: Callable[[Objects], Mask]) -> tuple[Drafts, list[Unknown]]:
+    """Records given as a table, each column of one type (a CSV's text; a Parquet file's, None
+    where null), and which cells hold a value (`holds`): the records' drafts, and each field a
+    record holds that the format lacks (record, field, reason), an error as in `record`; a
+    record's in column order."""
+    unknown: list[Unknown] = []
+    for key, values in table.items():
+        if key not in COLUMNS:
+            reason = "unknown field" + suggest(key, COLUMNS)
+            unknown.extend((record, key, reason) for record in np.flatnonzero(holds(values)).tolist())
+    unknown.sort(key=lambda found: found[0])  # stable: a record's in column order
+    size = len(next(iter(table.values()))) if table else 0
+    drafted = {key: values for key, values in table.items() if key in DRAFTED}
+    return Drafts(size, drafted, uniform=True), unknown

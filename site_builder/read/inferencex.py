@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from site_builder.files import sane_number
-from site_builder.loaders.common import (
+from site_builder.read.fields import (
     LATENCY_METRICS,
     LATENCY_STATS,
     PointDraft,
@@ -35,10 +35,11 @@ def _latencies(draft: PointDraft, metrics: Mapping[str, Any], prefix: str, ctx: 
     for metric in LATENCY_METRICS:
         for stat in LATENCY_STATS:
             key = f"{stat}_{metric}"
-            if key not in metrics or metrics[key] is None:
+            if metrics.get(key) is None:
                 continue
             try:
-                draft.add_latency(metric, stat, sane_number(parse_number(metrics[key]), nonnegative=True))
+                seconds = sane_number(parse_number(metrics[key]), nonnegative=True)
+                draft.add_latency(metric, stat, seconds, prefix + key)
             except ValueError as exc:
                 ctx.warning(prefix + key, f"ignored: {exc}")
     if "median_tpot" in metrics:
@@ -55,37 +56,62 @@ def _flag(row: Mapping[str, Any], key: str, ctx: RecordContext) -> bool:
         return False
 
 
-def _topology(draft: PointDraft, row: Mapping[str, Any], ctx: RecordContext, *, api: bool) -> None:
-    """Parallelism and the GPU count that per-GPU figures divide by (never EP)."""
+# a single-node row's parallelism (our field -> the row's), and where its metrics are named:
+# in a dashboard API row, in an aggregate row
+_SINGLE_NODE = {
+    True: ({"tp": "prefill_tp", "ep": "prefill_ep", "dp_attention": "prefill_dp_attention"}, "metrics."),
+    False: ({"tp": "tp", "ep": "ep", "dp_attention": "dp_attention"}, ""),
+}
+# a disaggregated row's roles: our field -> the row's
+_ROLE_FIELDS = {
+    f"{role}_{ours}": theirs.format(role)
+    for role in ("prefill", "decode")
+    for ours, theirs in (
+        ("tp", "{}_tp"),
+        ("ep", "{}_ep"),
+        ("workers", "{}_num_workers"),
+        ("gpus", "num_{}_gpu"),
+        ("dp_attention", "{}_dp_attention"),
+    )
+}
+
+
+def _topology(
+    draft: PointDraft, row: Mapping[str, Any], metrics: Mapping[str, Any], ctx: RecordContext, *, api: bool
+) -> None:
+    """Parallelism and the GPU count that per-GPU figures divide by (never EP); `metrics`: the
+    object holding the row's metrics (an API row's metrics{}, an aggregate row itself)."""
     disagg = _flag(row, "disagg", ctx)
     multinode = _flag(row, "is_multinode", ctx)
     _, implied_disagg = normalise_framework(str(row.get("framework", "")))
     disagg = disagg or bool(implied_disagg)
     draft.set("disagg", disagg, "disagg")
     draft.set("multinode", multinode, "is_multinode")
-    metrics = row.get("metrics", row) if api else row
-    if not disagg and not multinode:
-        tp_key = "prefill_tp" if api else "tp"
-        prefix = "metrics." if api else ""
-        draft.set("tp", row.get(tp_key), tp_key)
-        draft.set("ep", row.get("prefill_ep" if api else "ep"), "prefill_ep" if api else "ep")
-        dpa_key = "prefill_dp_attention" if api else "dp_attention"
-        draft.set("dp_attention", row.get(dpa_key), dpa_key)
-        draft.set("pp", metrics.get("pp"), prefix + "pp")
-        try:
-            tp = int(parse_number(row[tp_key]))
-            pp = int(parse_number(metrics.get("pp") or 1))
-            pcp = int(parse_number(metrics.get("pcp_size") or 1))
-            draft.set("gpu_count", tp * pp * pcp, tp_key)
-        except (KeyError, ValueError):
-            ctx.error(tp_key, "missing or not a number: single-node rows need the TP size")
-        return
-    for role in ("prefill", "decode"):
-        draft.set(f"{role}_tp", row.get(f"{role}_tp"), f"{role}_tp")
-        draft.set(f"{role}_ep", row.get(f"{role}_ep"), f"{role}_ep")
-        draft.set(f"{role}_workers", row.get(f"{role}_num_workers"), f"{role}_num_workers")
-        draft.set(f"{role}_gpus", row.get(f"num_{role}_gpu"), f"num_{role}_gpu")
-        draft.set(f"{role}_dp_attention", row.get(f"{role}_dp_attention"), f"{role}_dp_attention")
+    if disagg or multinode:
+        _roles(draft, row, ctx, multinode=multinode)
+    else:
+        _single_node(draft, row, metrics, ctx, api=api)
+
+
+def _single_node(
+    draft: PointDraft, row: Mapping[str, Any], metrics: Mapping[str, Any], ctx: RecordContext, *, api: bool
+) -> None:
+    """TP, EP, DP attention and PP; the GPU count TP × PP × PCP."""
+    keys, prefix = _SINGLE_NODE[api]
+    draft.take(row, keys)
+    draft.take(metrics, {"pp": "pp"}, prefix)
+    try:
+        tp = int(parse_number(row[keys["tp"]]))
+        pp = int(parse_number(metrics.get("pp") or 1))
+        pcp = int(parse_number(metrics.get("pcp_size") or 1))
+        draft.set("gpu_count", tp * pp * pcp, keys["tp"])
+    except (KeyError, ValueError):
+        ctx.error(keys["tp"], "missing or not a number: single-node rows need the TP size")
+
+
+def _roles(draft: PointDraft, row: Mapping[str, Any], ctx: RecordContext, *, multinode: bool) -> None:
+    """The prefill and decode roles; the GPU count theirs, where the row is multinode."""
+    draft.take(row, _ROLE_FIELDS)
     if not multinode:
         ctx.notice(
             "is_multinode",
@@ -123,7 +149,7 @@ def api_row(row: Mapping[str, Any], ctx: RecordContext) -> PointDraft:
     if not isinstance(metrics, Mapping):
         ctx.error("metrics", "missing or not an object")
         return draft
-    _topology(draft, row, ctx, api=True)
+    _topology(draft, row, metrics, ctx, api=True)
     draft.take(metrics, THROUGHPUT_FIELDS, "metrics.")
     _latencies(draft, metrics, "metrics.", ctx)
     draft.take(metrics, POWER_FIELDS, "metrics.")
@@ -151,7 +177,7 @@ def agg_row(row: Mapping[str, Any], ctx: RecordContext, file_name: str) -> Point
         draft.set("spec_method", row.get("spec_decoding"), "spec_decoding")
     elif row.get("mtp"):
         draft.set("spec_method", "mtp", "mtp")
-    _topology(draft, row, ctx, api=False)
+    _topology(draft, row, row, ctx, api=False)
     draft.take(row, THROUGHPUT_FIELDS)
     _latencies(draft, row, "", ctx)
     if row.get("power_valid") in (1, True, "1") and row.get("power_metric_schema_version") == 2:

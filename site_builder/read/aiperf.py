@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from site_builder.loaders.common import (
+from site_builder.read.fields import (
     PointDraft,
     RecordContext,
     Stated,
     as_mapping,
     optional_number,
-    parse_number,
+    positive_number,
 )
-from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
+from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
 
 _SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "seconds": 1.0}
 # our latency metric -> AIPerf's metric
@@ -32,6 +32,8 @@ _LATENCIES = {
 }
 # our statistic -> AIPerf's field
 _STATS = {"mean": "avg", "median": "p50", "std": "std", "p90": "p90", "p99": "p99"}
+# how a phase (its kind, else its name) ranks as the profiling phase; 0: never
+_PHASE_RANK = {"profiling": 2, "warmup": 0}  # any other: 1
 
 
 def stat(raw: Mapping[str, Any], metric: str, field: str = "avg") -> float | None:
@@ -65,26 +67,27 @@ def profiling_phase(config: Mapping[str, Any]) -> tuple[Mapping[str, Any], str] 
             for k, v in phases.items()
             if isinstance(v, Mapping)
         ]
-    profiling = [(p, where) for p, where in named if p.get("kind", p.get("name")) == "profiling"]
-    if not profiling:
-        profiling = [(p, where) for p, where in named if p.get("kind", p.get("name")) != "warmup"]
-    return profiling[-1] if profiling else None
+    # the last profiling phase, else the last phase that is not a warm-up
+    rank, last = max(
+        ((_PHASE_RANK.get(str(p.get("kind", p.get("name"))), 1), i) for i, (p, _) in enumerate(named)),
+        default=(0, -1),
+    )
+    return named[last] if rank else None
 
 
 def _concurrency(raw: Mapping[str, Any], meta: RunMetadata, ctx: RecordContext) -> tuple[Any, str]:
     config = as_mapping(raw.get("input_config"))
-    found = profiling_phase(config)
-    if found is not None:
-        phase, where = found
+    phase, where = profiling_phase(config) or ({}, "")
+    concurrency = phase.get("concurrency")
+    if concurrency is not None:
         kind = phase.get("type")
-        if phase.get("concurrency") is not None and kind not in (None, "concurrency"):
+        if kind not in (None, "concurrency"):
             ctx.notice(
                 f"{where}.concurrency",
-                f"the profiling phase is of type {kind!r}: its concurrency {phase['concurrency']} is a cap, "
+                f"the profiling phase is of type {kind!r}: its concurrency {concurrency} is a cap, "
                 "used as the point's concurrency",
             )
-        if phase.get("concurrency") is not None:
-            return phase["concurrency"], f"{where}.concurrency"
+        return concurrency, f"{where}.concurrency"
     loadgen = as_mapping(config.get("loadgen"))
     if loadgen.get("concurrency") is not None:
         return loadgen["concurrency"], "input_config.loadgen.concurrency"
@@ -95,28 +98,26 @@ def _length_setting(value: Any) -> float | None:
     """A prompt-length setting: a number, or a distribution with a mean (or a fixed value)."""
     if isinstance(value, Mapping):
         value = value.get("mean", value.get("value"))
-    try:
-        number = parse_number(value)
-    except ValueError:
-        return None
-    return number if number > 0 else None
+    return positive_number(value)
 
 
 def _stated_lengths(config: Mapping[str, Any]) -> dict[str, Stated]:
     """What the run asked for: a synthetic dataset's isl/osl, or the older prompt token means."""
     stated: dict[str, Stated] = {}
     datasets = config.get("datasets")
-    if isinstance(datasets, list) and datasets and isinstance(datasets[0], Mapping):
-        prompts = as_mapping(datasets[0].get("prompts"))
-        for ours in ("isl", "osl"):
-            value = _length_setting(prompts.get(ours))
-            if value is not None:
-                stated[ours] = Stated(value, f"input_config.datasets[0].prompts.{ours}")
+    prompts = as_mapping(
+        as_mapping(datasets[0] if isinstance(datasets, list) and datasets else None).get("prompts")
+    )
     prompt = as_mapping(as_mapping(config.get("input")).get("prompt"))
     for ours, key in (("isl", "input_tokens"), ("osl", "output_tokens")):
-        value = _length_setting(as_mapping(prompt.get(key)).get("mean"))
-        if ours not in stated and value is not None:
-            stated[ours] = Stated(value, f"input_config.input.prompt.{key}.mean")
+        for setting, name in (
+            (prompts.get(ours), f"input_config.datasets[0].prompts.{ours}"),
+            (as_mapping(prompt.get(key)).get("mean"), f"input_config.input.prompt.{key}.mean"),
+        ):
+            value = _length_setting(setting)
+            if value is not None:
+                stated[ours] = Stated(value, name)
+                break
     return stated
 
 
@@ -147,35 +148,38 @@ def _completion(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error("was_cancelled", "the run was cancelled before it finished")
     completed = stat(raw, "request_count")
     failed = stat(raw, "error_request_count")
-    if failed is None and isinstance(raw.get("error_summary"), list):
-        counts = [e.get("count") for e in raw["error_summary"] if isinstance(e, Mapping)]
+    if failed is None:  # else the errors the summary counts (none, where it has no list of them)
+        summary = raw.get("error_summary")
+        counts = [as_mapping(e).get("count") for e in (summary if isinstance(summary, list) else [])]
         failed = float(sum(c for c in counts if isinstance(c, int | float)))
     cancelled = stat(raw, "cancelled_request_count") or 0.0
     if completed is None:
         return
-    attempted = completed + (failed or 0.0) + cancelled
+    attempted = completed + failed + cancelled
     if attempted > 0 and completed / attempted < MIN_COMPLETED_SHARE:
         ctx.error(
             "request_count",
             f"only {completed:.0f} of {attempted:.0f} requests completed ({completed / attempted:.0%}; "
-            f"{failed or 0:.0f} errors, {cancelled:.0f} cancelled)",
+            f"{failed:.0f} errors, {cancelled:.0f} cancelled)",
         )
 
 
-def _throughput(raw: Mapping[str, Any], ctx: RecordContext) -> dict[str, tuple[float, str]]:
+def _throughput(raw: Mapping[str, Any], ctx: RecordContext) -> dict[str, Stated]:
     """Total and output tok/s of the deployment; total from the token totals in older files."""
-    found: dict[str, tuple[float, str]] = {}
+    found: dict[str, Stated] = {}
     total = stat(raw, "total_token_throughput")
     if total is not None:
-        found["total"] = (total, "total_token_throughput.avg")
+        found["total"] = Stated(total, "total_token_throughput.avg")
     else:
         isl_sum, osl_sum = stat(raw, "total_isl"), stat(raw, "total_osl")
         duration = _seconds(raw, "benchmark_duration", "avg", ctx)
         if isl_sum is not None and osl_sum is not None and duration:
-            found["total"] = ((isl_sum + osl_sum) / duration, "(total_isl + total_osl) ÷ benchmark_duration")
+            found["total"] = Stated(
+                (isl_sum + osl_sum) / duration, "(total_isl + total_osl) ÷ benchmark_duration"
+            )
     output = stat(raw, "output_token_throughput")
     if output is not None:
-        found["output"] = (output, "output_token_throughput.avg")
+        found["output"] = Stated(output, "output_token_throughput.avg")
     return found
 
 
@@ -200,11 +204,8 @@ def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Recor
     for ours, metric in _LATENCIES.items():
         for our_stat, their_stat in _STATS.items():
             seconds = _seconds(raw, metric, their_stat, ctx)
-            if seconds is None:
-                continue
-            draft.add_latency(ours, our_stat, seconds)
-            if (ours, our_stat) == ("tpot", "median"):
-                draft.set("median_tpot_s", seconds, f"{metric}.p50")
+            draft.add_latency(ours, our_stat, seconds, f"{metric}.{their_stat}")
+    draft.set("median_tpot_s", draft.values.get("tpot_median"), "inter_token_latency.p50")
     if "median_tpot_s" not in draft.values:
         ctx.error("inter_token_latency.p50", "missing: AIPerf writes it for streaming runs (use --streaming)")
     return draft

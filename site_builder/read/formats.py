@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import partial
 from typing import Any
 
-from site_builder.loaders import aiperf, guidellm, inferencex, native, serving
-from site_builder.loaders.common import PointDraft, RecordContext
+from site_builder.read import aiperf, guidellm, inferencex, native, serving
+from site_builder.read.fields import PointDraft, RecordContext
 
 
 @dataclass(frozen=True)
@@ -62,24 +63,15 @@ class InputFormat:
     companions: tuple[Companion, ...] = ()
 
 
-def _vllm(record: Mapping[str, Any], ctx: RecordContext, source: Source) -> PointDraft:
+RunReader = Callable[[Mapping[str, Any], serving.RunMetadata, str, RecordContext], PointDraft]
+
+
+def _with_metadata(
+    result: RunReader, record: Mapping[str, Any], ctx: RecordContext, source: Source
+) -> PointDraft:
+    """A reader of a format that needs a metadata file (`needs_metadata`: the loader reads it first)."""
     assert source.metadata is not None
-    return serving.vllm_result(record, source.metadata, source.metadata_file, ctx)
-
-
-def _sglang(record: Mapping[str, Any], ctx: RecordContext, source: Source) -> PointDraft:
-    assert source.metadata is not None
-    return serving.sglang_result(record, source.metadata, source.metadata_file, ctx)
-
-
-def _aiperf(record: Mapping[str, Any], ctx: RecordContext, source: Source) -> PointDraft:
-    assert source.metadata is not None
-    return aiperf.result(record, source.metadata, source.metadata_file, ctx)
-
-
-def _guidellm(record: Mapping[str, Any], ctx: RecordContext, source: Source) -> PointDraft:
-    assert source.metadata is not None
-    return guidellm.result(record, source.metadata, source.metadata_file, ctx)
+    return result(record, source.metadata, source.metadata_file, ctx)
 
 
 def _vllm_client(record: Mapping[str, Any]) -> str:
@@ -118,7 +110,7 @@ FORMATS: tuple[InputFormat, ...] = (
         name="sglang",
         title="an SGLang bench_serving result",
         detect=lambda keys: "server_info" in keys or "total_output_tokens_retokenized" in keys,
-        read=_sglang,
+        read=partial(_with_metadata, serving.sglang_result),
         needs_metadata=True,
         client=_sglang_client,
     ),
@@ -128,7 +120,7 @@ FORMATS: tuple[InputFormat, ...] = (
         detect=lambda keys: (
             "max_concurrency" in keys and bool({"total_token_throughput", "output_throughput"} & keys)
         ),
-        read=_vllm,
+        read=partial(_with_metadata, serving.vllm_result),
         needs_metadata=True,
         client=_vllm_client,
         companions=(
@@ -147,7 +139,7 @@ FORMATS: tuple[InputFormat, ...] = (
             or {"schema_version", "input_config"} <= keys
             or {"input_config", "request_throughput"} <= keys
         ),
-        read=_aiperf,
+        read=partial(_with_metadata, aiperf.result),
         needs_metadata=True,
         client=aiperf.client,
         date=lambda record: record.get("start_time") if isinstance(record.get("start_time"), str) else None,
@@ -181,7 +173,7 @@ FORMATS: tuple[InputFormat, ...] = (
         name="guidellm",
         title="a GuideLLM benchmarks report",
         detect=lambda keys: "benchmarks" in keys and bool({"config", "metadata"} & keys),
-        read=_guidellm,
+        read=partial(_with_metadata, guidellm.result),
         needs_metadata=True,
         skip=guidellm.skip,
         expand=guidellm.benchmarks,

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from site_builder.files import Count, Whole
-from site_builder.loaders.common import (
+from site_builder.read.fields import (
     PointDraft,
     RecordContext,
     Stated,
@@ -21,6 +21,7 @@ from site_builder.loaders.common import (
     as_mapping,
     normalise_model,
     parse_number,
+    positive_number,
     sequence_length,
 )
 
@@ -102,12 +103,12 @@ def identity(draft: PointDraft, meta: RunMetadata, meta_name: str) -> None:
 
 def per_gpu(
     draft: PointDraft,
-    throughput: Mapping[str, tuple[float, str]],
+    throughput: Mapping[str, Stated],
     gpus: tuple[int | None, int | None],
     ctx: RecordContext,
     meta_name: str,
 ) -> None:
-    """Divide the deployment's tok/s ("total", "output": value and the file's name) by its GPUs."""
+    """Divide the deployment's tok/s ("total", "output": as the file states it) by its GPUs."""
     total_gpus, output_gpus = gpus
     if not total_gpus or not output_gpus:
         ctx.error(
@@ -123,19 +124,16 @@ def per_gpu(
         ("output_throughput_per_gpu", "output", output_gpus),
     ):
         if key in throughput:
-            value, name = throughput[key]
-            draft.set(ours, value / n, name)
+            draft.set(ours, throughput[key].value / n, throughput[key].name)
 
 
-def _file_throughput(
-    raw: Mapping[str, Any], total_key: str, ctx: RecordContext
-) -> dict[str, tuple[float, str]]:
-    found: dict[str, tuple[float, str]] = {}
+def _file_throughput(raw: Mapping[str, Any], total_key: str, ctx: RecordContext) -> dict[str, Stated]:
+    found: dict[str, Stated] = {}
     for ours, key in (("total", total_key), ("output", "output_throughput")):
         if raw.get(key) is None:
             continue
         try:
-            found[ours] = (parse_number(raw[key]), key)
+            found[ours] = Stated(parse_number(raw[key]), key)
         except ValueError as exc:
             ctx.error(key, str(exc))
     return found
@@ -186,11 +184,8 @@ def _sequences(
 
 def _positive(raw: Mapping[str, Any], key: str) -> Stated | None:
     """raw[key] as a positive number, or None when absent or not one (checked elsewhere)."""
-    try:
-        value = parse_number(raw.get(key))
-    except ValueError:
-        return None
-    return Stated(value, key) if value > 0 and value != float("inf") else None
+    value = positive_number(raw.get(key))
+    return None if value is None else Stated(value, key)
 
 
 def client_run(
@@ -225,7 +220,7 @@ def vllm_result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: 
     draft.set("concurrency", raw.get("max_concurrency") or meta.concurrency, "max_concurrency")
     _completion_check(raw, ctx)
     per_gpu(draft, _file_throughput(raw, "total_token_throughput", ctx), meta.gpus(), ctx, meta_name)
-    add_latencies_ms(draft, raw, ctx)
+    add_latencies_ms(draft, raw)
     return draft
 
 
@@ -251,7 +246,7 @@ def sglang_result(
                 ctx.error(f"server_info.{theirs}", err["msg"])
     identity(draft, meta, meta_name)
     dataset = raw.get("dataset_name")
-    _sequences(draft, raw, meta, meta_name, ctx, nominal=dataset is None or dataset == "random")
+    _sequences(draft, raw, meta, meta_name, ctx, nominal=dataset in (None, "random"))
     draft.set("concurrency", raw.get("max_concurrency") or meta.concurrency, "max_concurrency")
     _completion_check(raw, ctx)
     total_key = "total_throughput"
@@ -264,5 +259,5 @@ def sglang_result(
         except ValueError as exc:
             ctx.error("input_throughput", str(exc))
     per_gpu(draft, _file_throughput(raw, total_key, ctx), meta.gpus(), ctx, meta_name)
-    add_latencies_ms(draft, raw, ctx, names={"e2el": "e2e_latency"})
+    add_latencies_ms(draft, raw, names={"e2el": "e2e_latency"})
     return draft

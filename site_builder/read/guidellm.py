@@ -19,15 +19,15 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from site_builder.loaders.common import (
+from site_builder.read.fields import (
     PointDraft,
     RecordContext,
     Stated,
     as_mapping,
     optional_number,
-    parse_number,
+    positive_number,
 )
-from site_builder.loaders.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
+from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
 
 REPORT_VERSION = 2
 # our latency metric -> (GuideLLM metric, its unit in seconds)
@@ -77,6 +77,16 @@ def _stat(summary: Any, status: str, field: str) -> float | None:
     return optional_number(value)
 
 
+def _means(metrics: Mapping[str, Any], status: str, ours_theirs: Mapping[str, str]) -> dict[str, Stated]:
+    """The mean of each of these metrics (our name -> GuideLLM's) over requests of one status."""
+    found: dict[str, Stated] = {}
+    for ours, metric in ours_theirs.items():
+        mean = _stat(metrics.get(metric), status, "mean")
+        if mean is not None:
+            found[ours] = Stated(mean, f"metrics.{metric}.{status}.mean")
+    return found
+
+
 def _stated_lengths(report: Mapping[str, Any]) -> dict[str, Stated]:
     """A synthetic dataset's prompt/output tokens: `{kind: synthetic_text, prompt_tokens, ...}`
     or the command line's "prompt_tokens=…,output_tokens=…"."""
@@ -89,11 +99,8 @@ def _stated_lengths(report: Mapping[str, Any]) -> dict[str, Stated]:
         first = {key.strip(): value.strip() for key, value in pairs}
     stated: dict[str, Stated] = {}
     for ours, key in (("isl", "prompt_tokens"), ("osl", "output_tokens")):
-        try:
-            value = parse_number(as_mapping(first).get(key))
-        except ValueError:
-            continue
-        if value > 0:
+        value = positive_number(as_mapping(first).get(key))
+        if value is not None:
             stated[ours] = Stated(value, f"{where}.{key}")
     return stated
 
@@ -126,7 +133,7 @@ def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Re
     draft = PointDraft()
     report = as_mapping(record.get("report"))
     version = as_mapping(report.get("metadata")).get("version")
-    if version is not None and version != REPORT_VERSION:
+    if version not in (None, REPORT_VERSION):
         ctx.error(
             "metadata.version", f"report version {version!r}: this build reads version {REPORT_VERSION}"
         )
@@ -136,22 +143,16 @@ def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Re
     if not metrics:
         ctx.error("metrics", "missing: not a GuideLLM benchmark")
         return draft
-    means = {}
-    for ours, metric in (("isl", "prompt_token_count"), ("osl", "output_token_count")):
-        mean = _stat(metrics.get(metric), "successful", "mean")
-        if mean:
-            means[ours] = Stated(mean, f"metrics.{metric}.successful.mean")
+    means = _means(metrics, "successful", {"isl": "prompt_token_count", "osl": "output_token_count"})
     draft = client_run(meta, meta_name, _model_path(record), _stated_lengths(report), means, ctx)
     if strategy_name(record) == "synchronous":
         draft.set("concurrency", 1, "config.strategy.type_")
     else:
         draft.set("concurrency", strategy(record).get("streams"), "config.strategy.streams")
     _completion(metrics, ctx)
-    throughput: dict[str, tuple[float, str]] = {}
-    for ours, metric in (("total", "tokens_per_second"), ("output", "output_tokens_per_second")):
-        value = _stat(metrics.get(metric), "total", "mean")
-        if value is not None:
-            throughput[ours] = (value, f"metrics.{metric}.total.mean")
+    throughput = _means(
+        metrics, "total", {"total": "tokens_per_second", "output": "output_tokens_per_second"}
+    )
     per_gpu(draft, throughput, meta.gpus(), ctx, meta_name)
     for ours, (metric, seconds) in _LATENCIES.items():
         summary = metrics.get(metric)
@@ -166,9 +167,9 @@ def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Re
             value = _stat(summary, "successful", field)
             if value is None:
                 continue
-            draft.add_latency(ours, our_stat, value * seconds)
-            if (ours, our_stat) == ("tpot", "median"):
-                draft.set("median_tpot_s", value * seconds, f"metrics.{metric}.successful.median")
+            draft.add_latency(ours, our_stat, value * seconds, f"metrics.{metric}.successful.{field}")
+    tpot = "metrics.inter_token_latency_ms.successful.median"
+    draft.set("median_tpot_s", draft.values.get("tpot_median"), tpot)
     if "median_tpot_s" not in draft.values:
         ctx.error("metrics.inter_token_latency_ms", "missing: GuideLLM writes it for streaming runs")
     return draft

@@ -1,0 +1,777 @@
+"""The load stage: every result file under a folder into one point table (+ evaluation runs,
+sweep rows and data sets), each file's format detected by its keys.
+
+Each file is read into drafts by its format's reader (formats.py), validated in one go
+(validate_rows.py) and its sound records kept as rows of the table. Problems in any file are
+collected, never raised one at a time, so a single run tells the user everything that is
+wrong; a file's problems are logged record by record, each record's reader problems first.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from pydantic import BaseModel, ValidationError
+
+from site_builder.files import (
+    MAX_IDENTIFIER_CHARS,
+    Refused,
+    excerpt,
+    load_structured,
+    parse_json,
+    read_bytes_checked,
+    read_text,
+)
+from site_builder.problems import Loc, Problem, ProblemLog, Severity, add_validation_errors
+from site_builder.read import evals, formats, native, serving
+from site_builder.read.evals import EvalRun
+from site_builder.read.fields import PointDraft, RecordContext, as_mapping, date_from_stamp, objects
+from site_builder.read.formats import InputFormat, Reader, Source
+from site_builder.read.provenance import DatasetInfo, Provenance
+from site_builder.read.sweeps import SweepRow, looks_sweep, point_row, read_row
+from site_builder.read.table import PointTable
+from site_builder.read.validate_rows import Drafts, Objects, Validated, each_distinct, validate
+
+PROVENANCE_KEYS = tuple(Provenance.model_fields)
+RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
+DATASET_FILE = "_dataset.yaml"
+DATASET_ID_CHARS = MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
+FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
+MAX_LINE_ERRORS = 10  # of one JSON Lines file; then a count
+AFTER_RECORDS = 2**62  # the slot of a problem found after a file's records (_FileLog)
+Mask = npt.NDArray[np.bool_]
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+@dataclass
+class LoadResult:
+    table: PointTable = field(default_factory=lambda: PointTable.from_records([]))  # every point, in order
+    evaluations: list[EvalRun] = field(default_factory=list)
+    sweeps: list[SweepRow] = field(default_factory=list)  # node-level sweep rows (sweeps.py)
+    datasets: dict[str, DatasetInfo] = field(default_factory=dict)
+    log: ProblemLog = field(default_factory=ProblemLog)
+    # the table's rows as files give them (PointTable.from_parts), joined once every file is read
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    # evaluation runs before their samples logs are attached: (run, file date stamp, folder)
+    pending_runs: list[tuple[EvalRun, str, Path]] = field(default_factory=list)
+    sample_logs: list[evals.SampleLog] = field(default_factory=list)
+
+    def finish(self) -> None:
+        """The table of every file's rows, and each evaluation run with the per-question scores
+        its samples log holds (evals.py)."""
+        if self.parts:
+            self.table = PointTable.from_parts(self.parts)
+            self.parts = []
+
+        def warn(file: str, reason: str) -> None:
+            self.log.add(file, "", "", reason, Severity.WARNING)
+
+        self.evaluations.extend(evals.attach_samples(self.pending_runs, self.sample_logs, warn))
+        self.pending_runs, self.sample_logs = [], []
+
+
+@dataclass
+class _FileLog(ProblemLog):
+    """One file's problems, each tagged with the record being read when it was found (`slot`),
+    so that the problems validation finds for the file's records at once are logged after each
+    record's own, as if every record were read and validated in turn."""
+
+    slot: int = -1  # -1: before the first record
+    tags: list[tuple[int, int, int]] = field(default_factory=list)  # (slot, 0 read / 1 validated, order)
+
+    def add(
+        self,
+        file: str | Path,
+        record: str,
+        field_name: str,
+        reason: str,
+        severity: Severity = Severity.ERROR,
+    ) -> None:
+        super().add(file, record, field_name, reason, severity)
+        self.tags.append((self.slot, 0, len(self.tags)))
+
+    def add_validated(
+        self, slot: int, step: int, file: str, record: str, field_name: str, reason: str
+    ) -> None:
+        super().add(file, record, field_name, reason)
+        self.tags.append((slot, 1, step))
+
+    def errors_in(self, slots: Iterable[int]) -> set[int]:
+        """Those of these slots that have an error."""
+        wanted = set(slots)
+        return {
+            tag[0]
+            for tag, p in zip(self.tags, self.problems, strict=True)
+            if tag[0] in wanted and p.severity is Severity.ERROR
+        }
+
+    def ordered(self) -> list[Problem]:
+        order = sorted(range(len(self.tags)), key=self.tags.__getitem__)
+        return [self.problems[i] for i in order]
+
+
+def detect_record(record: Mapping[str, Any]) -> str | None:
+    """The name of the format one object is in, judged by its keys alone (loaders/formats.py)."""
+    found = formats.detect(record)
+    return found.name if found else None
+
+
+def _is_metadata_file(path: Path) -> bool:
+    name = path.name
+    return name in FOLDER_METADATA or name == DATASET_FILE or bool(re.search(r"\.meta\.(ya?ml|json)$", name))
+
+
+def result_files(root: Path) -> Iterator[Path]:
+    """Every file under `root` but hidden ones; symbolic links too, so that read_text can
+    refuse one that leaves the folder by name rather than skip it without a word."""
+    for path in sorted(root.rglob("*")):
+        if (path.is_file() or path.is_symlink()) and not any(
+            part.startswith(".") for part in path.relative_to(root).parts
+        ):
+            yield path
+
+
+class _FileLoader:
+    """Loads one file; knows its display name, dataset and (for raw formats) metadata."""
+
+    def __init__(
+        self, path: Path, root: Path, display: str, result: LoadResult, *, confined: bool = True
+    ) -> None:
+        self.path, self.root, self.display, self.result = path, root, display, result
+        self.confined = root if confined else None  # the folder reads must stay inside
+        self.log = _FileLog()
+        self.dataset: DatasetInfo | None = None
+        self._metadata_loaded = False
+        self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
+
+    def load(self) -> None:
+        """Read the file; its problems go to the result's log, in order, when it is done."""
+        try:
+            self._load()
+        finally:
+            self.result.log.problems.extend(self.log.ordered())
+
+    def _load(self) -> None:
+        if self._companion():
+            return
+        if self.path.suffix == ".parquet":
+            self._parquet()
+            return
+        text = read_text(self.path, self.display, self.log, self.confined)
+        if text is None:
+            return
+        if self.path.suffix == ".csv":
+            self._csv(text)
+            return
+        records = self._json(text)
+        if records is not None:
+            self._route(records)
+
+    def _json(self, text: str) -> list[tuple[str, Any]] | None:
+        """A JSON file's records, labelled: one document's, else one a line (JSON Lines)."""
+        try:
+            return self._json_records(parse_json(text))
+        except json.JSONDecodeError as whole_error:
+            return self._jsonl_records(text, whole_error)
+        except Refused as exc:
+            exc.log(self.log, self.display)
+            return None
+
+    def _route(self, records: list[tuple[str, Any]]) -> None:
+        """A JSON file's records as evaluation runs, sweep rows or points, as their keys say."""
+        evaluation = None if self.dataset else evals.detect(records)
+        if evaluation is not None:
+            self._evaluations(evaluation, records)
+        elif records and all(looks_sweep(set(as_mapping(r))) for _, r in records):
+            self._sweeps(records)
+        else:
+            self._records(records)
+
+    def _companion(self) -> bool:
+        """A file a client writes beside its results (formats.Companion): skip it and say so."""
+        found = formats.companion(self.path.name)
+        if found is None:
+            return False
+        input_format, known = found
+        if known.main is not None and not self.path.with_name(known.main).is_file():
+            self.log.add(
+                self.display,
+                "",
+                "",
+                f"{known.what}: not read on its own; put {known.main} beside it ({input_format.title})",
+            )
+        else:
+            self.log.add(self.display, "", "", f"skipped: {known.what}, not a result", Severity.NOTICE)
+        return True
+
+    def _context(self, label: str) -> RecordContext:
+        """Where a record of this file sits, for its problems."""
+        return RecordContext(self.display, label, self.log)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _json_records(self, document: Any) -> list[tuple[str, Any]] | None:
+        if isinstance(document, list):
+            return [(f"record {i}", row) for i, row in enumerate(document, 1)]
+        if not isinstance(document, Mapping):
+            self.log.add(self.display, "", "", "unknown format: expected a JSON object or array")
+            return None
+        if document.get("format") == native.NATIVE_FORMAT:
+            return self._native_envelope(document)
+        return [("", document)]
+
+    def _jsonl_records(self, text: str, whole_error: json.JSONDecodeError) -> list[tuple[str, Any]] | None:
+        """One JSON value a line (JSON Lines), if the first line is one on its own; otherwise the
+        file is one broken JSON document and gets one error, not one per line."""
+        lines = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+        first = _json_line(lines[0][1]) if len(lines) >= 2 else None
+        if not isinstance(first, Mapping):
+            where = f"line {whole_error.lineno}"
+            self.log.add(
+                self.display, where, "", f"not valid JSON: {whole_error.msg} (column {whole_error.colno})"
+            )
+            return None
+        records: list[tuple[str, Any]] = []
+        bad: list[tuple[str, str, str]] = []  # (line, field, reason)
+        for n, line in lines:
+            try:
+                records.append((f"line {n}", parse_json(line)))
+            except json.JSONDecodeError as exc:
+                bad.append((f"line {n}", "", f"not valid JSON: {exc.msg} (column {exc.colno})"))
+            except Refused as exc:
+                bad.append((f"line {n}", exc.field_name, exc.reason))
+        for where, name, reason in bad[:MAX_LINE_ERRORS]:
+            self.log.add(self.display, where, name, reason)
+        if len(bad) > MAX_LINE_ERRORS:
+            self.log.add(
+                self.display, "", "", f"{len(bad) - MAX_LINE_ERRORS} more lines are not valid JSON Lines"
+            )
+        return records
+
+    def _native_envelope(self, document: Mapping[str, Any]) -> list[tuple[str, Any]] | None:
+        version = document.get("version")
+        if version != native.NATIVE_VERSION:
+            self.log.add(
+                self.display,
+                "",
+                "version",
+                f"unsupported version {excerpt(version)} (this build reads version {native.NATIVE_VERSION})",
+            )
+            return None
+        envelope = ("format", "version", "dataset", "points", "evaluations", "sweeps")
+        RecordContext(self.display, "", self.log).unknown_fields(document, envelope)
+        try:
+            self.dataset = DatasetInfo.model_validate(document.get("dataset"))
+        except ValidationError as exc:
+            add_validation_errors(self.log, self.display, exc, prefix=("dataset",), fields=_dataset_fields)
+            return None
+        points = document.get("points", [] if {"evaluations", "sweeps"} & set(document) else None)
+        sweep_rows = document.get("sweeps", [])
+        if not isinstance(sweep_rows, list):
+            self.log.add(self.display, "", "sweeps", "not a list")
+            return None
+        if sweep_rows:
+            self._sweeps([(f"sweeps[{i}]", row) for i, row in enumerate(sweep_rows, 1)])
+        scores = document.get("evaluations", [])
+        if not isinstance(points, list):
+            self.log.add(self.display, "", "points", "missing or not a list")
+            return None
+        if not isinstance(scores, list):
+            self.log.add(self.display, "", "evaluations", "not a list")
+            return None
+        if scores:
+            labelled = [(f"evaluations[{i}]", row) for i, row in enumerate(scores, 1)]
+            self._evaluations(evals.BY_NAME["native-evals"], labelled)
+        return [(f"record {i}", row) for i, row in enumerate(points, 1)]
+
+    def _csv(self, text: str) -> None:
+        """A native CSV, read by pandas as text (every cell validated like a JSON value)."""
+        try:
+            header = next(csv.reader(io.StringIO(text)), [])
+        except csv.Error as exc:
+            self.log.add(self.display, "line 1", "", f"not a well-formed CSV: {exc}")
+            return
+        scores = evals.looks_native_eval(set(header))
+        records = scores or looks_sweep(set(header))  # evaluation scores or sweep rows, not points
+        if not records and not native.looks_native_columns(header):
+            self.log.add(
+                self.display,
+                "line 1",
+                "",
+                f"unknown format: a CSV needs the native columns ({', '.join(native.REQUIRED_COLUMNS)}); "
+                f"found {_few_columns(header)}",
+            )
+            return
+        for column, name in enumerate(header, 1):
+            first = header.index(name) + 1
+            if first != column:
+                self.log.add(
+                    self.display,
+                    "line 1",
+                    name,
+                    f"column appears twice (columns {first} and {column}): keep one, "
+                    "so no value is silently dropped",
+                )
+                return
+        try:
+            frame = _read_csv(text)
+        except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
+            reason = "a row has more cells than the header" if isinstance(exc, Warning) else str(exc).strip()
+            self.log.add(self.display, "", "", f"not a well-formed CSV: {reason}")
+            return
+        if not records:
+            self._native_csv(frame)
+            return
+        cells = map(_cells, frame.to_dict("records"))
+        rows = [(f"line {n}", row) for n, row in enumerate(cells, 2) if row]  # a row of empty cells: none
+        if scores:
+            self._evaluations(evals.BY_NAME["native-evals"], rows)
+            return
+        self._sweeps(rows)
+
+    def _native_csv(self, frame: pd.DataFrame) -> None:
+        """A CSV of native points: every cell as text, an empty one ""."""
+        columns = {str(name): frame[name].to_numpy() for name in frame.columns}
+        self._native_table(columns, _holds_text, "line", 2)  # the header is line 1
+
+    def _parquet(self) -> None:
+        """A Parquet table of native points (large data sets): the columns of the native CSV,
+        typed; an empty cell (null) is a missing field. Read under the input rules (files.py)."""
+        try:
+            raw = read_bytes_checked(self.path, self.confined)
+        except Refused as exc:
+            exc.log(self.log, self.display)
+            return
+        try:
+            frame = pd.read_parquet(io.BytesIO(raw))
+        except ImportError:
+            self.log.add(
+                self.display, "", "", "reading Parquet needs pyarrow: pip install 'site-builder[parquet]'"
+            )
+            return
+        except Exception as exc:  # a damaged or foreign file: say so, never a traceback
+            self.log.add(self.display, "", "", f"not a readable Parquet file: {excerpt(str(exc), 80)}")
+            return
+        header = [str(name) for name in frame.columns]
+        if not native.looks_native_columns(header):
+            self.log.add(
+                self.display,
+                "",
+                "",
+                "unknown format: a Parquet table needs the native columns "
+                f"({', '.join(native.REQUIRED_COLUMNS)}); found {_few_columns(header)}",
+            )
+            return
+        columns: dict[str, Objects] = {}
+        for name in frame.columns:
+            columns[str(name)] = frame[name].to_numpy(dtype=object)
+            columns[str(name)][frame[name].isna().to_numpy()] = None
+        self._native_table(columns, _holds_value, "row", 1)
+
+    def _native_table(
+        self, columns: Mapping[str, Objects], holds: Callable[[Objects], Mask], word: str, first: int
+    ) -> None:
+        """Native points from a table's columns (`holds`: which cells hold a value), the rows
+        labelled '{word} {first}' on; a row with no cell is no record. Each record's unknown
+        fields first, then validation's problems."""
+        dataset = self._accepted_dataset()
+        if dataset is None:
+            return
+        rows = _rows_with_a_cell(columns, holds)
+        if len(rows) < len(columns["model"]):
+            columns = {name: values[rows] for name, values in columns.items()}
+        drafts, unknown = native.columns(columns, holds)
+        for record, name, reason in unknown:
+            self.log.slot = record
+            self.log.add(self.display, f"{word} {rows[record] + first}", name, reason)
+        self.log.slot = AFTER_RECORDS
+        validated = validate(drafts)
+        for record, step, name, reason in validated.problems:
+            self.log.add_validated(record, step, self.display, f"{word} {rows[record] + first}", name, reason)
+        sound = np.setdiff1d(validated.kept, [record for record, _, _ in unknown])
+        provenance = {
+            "dataset": dataset.id,
+            "source_file": self.display,
+            "record": np.array([f"{word} {row}" for row in (rows[sound] + first).tolist()], dtype=object),
+            "date": _per_value(columns.get("date"), sound, _date),
+            **{key: _per_value(columns.get(key), sound, _text) for key in ("run_url", "image", "note")},
+        }
+        self._keep(validated, sound, provenance)
+
+    def _keep(self, validated: Validated, sound: npt.NDArray[np.intp], provenance: Mapping[str, Any]) -> None:
+        """These validated records (kept by validation, and no error in their reader) as rows of
+        the table, with their provenance."""
+        if len(sound) == 0:
+            return
+        size = len(next(iter(validated.columns.values())))
+        if len(sound) < size:
+            columns = {key: values[sound] for key, values in validated.columns.items()}
+        else:
+            columns = dict(validated.columns)
+        self.result.parts.append({**columns, **provenance})
+
+    # -- evaluation results --------------------------------------------------------------------
+
+    def _evaluations(self, kind: evals.EvalFormat, records: list[tuple[str, Any]]) -> None:
+        """An evaluation file (loaders/evals.py): its runs, or a samples log for a run beside it."""
+        dataset = self._accepted_dataset(advice=False)
+        if dataset is None:
+            return
+        errors_before = len(self.log.errors)
+        info = evals.FileInfo(self.path, self.display, dataset.id, lambda: self._metadata(kind.title))
+        found = kind.read(records, info, self._context)
+        if len(self.log.errors) > errors_before:
+            return  # nothing from a file with errors: the build stops and names them all
+        self.result.pending_runs.extend((run, stamp, self.path.parent) for run, stamp in found.runs)
+        if found.samples is not None:
+            self.result.sample_logs.append(found.samples)
+
+    # -- node-level sweep rows --------------------------------------------------------------------
+
+    def _sweeps(self, records: list[tuple[str, Any]]) -> None:
+        """Sweep rows (sweeps.py): each kept as read, and as a per-GPU output-basis point where it
+        has throughput and a GPU count (for the matched-interactivity analysis)."""
+        dataset = self.dataset or self._dataset_for_file()
+        if dataset is None:
+            return
+        self.result.datasets.setdefault(dataset.id, dataset)
+        points = []
+        for label, row, ctx in objects(records, self._context):
+            provenance = Provenance(**self._origin(dataset, label, row, formats.NATIVE))
+            found = read_row(row, ctx, provenance)
+            if found is not None:
+                self.result.sweeps.append(found)
+                point = point_row(found, ctx)
+                if point is not None:
+                    points.append(point)
+        if points:
+            self.result.parts.append({key: [point.get(key) for point in points] for key in points[0]})
+
+    # -- records -----------------------------------------------------------------------------
+
+    def _records(self, records: list[tuple[str, Any]]) -> None:
+        """Records of any format (a JSON file's): each drafted by its format's reader, in turn,
+        then all validated at once."""
+        dataset = self._accepted_dataset()
+        if dataset is None:
+            return
+        drafts: list[PointDraft] = []
+        slots: list[int] = []
+        labels: list[str] = []
+        origins: list[dict[str, Any]] = []
+        for slot, (label, row, kind) in enumerate(self._detected(records)):
+            self.log.slot = slot
+            found = self._draft_of(label, row, kind)
+            if found is not None:
+                drafts.append(found[0])
+                slots.append(slot)
+                labels.append(label)
+                origins.append(self._origin(dataset, label, row, found[1]))
+        self.log.slot = AFTER_RECORDS
+        if not drafts:
+            return
+        validated = validate(Drafts.of(drafts))
+        for record, step, name, reason in validated.problems:
+            self.log.add_validated(slots[record], step, self.display, labels[record], name, reason)
+        refused = self.log.errors_in(slots)  # a record the reader found an error in is not kept
+        sound = np.array([i for i in validated.kept.tolist() if slots[i] not in refused], dtype=np.intp)
+        provenance = {key: [origins[i][key] for i in sound.tolist()] for key in PROVENANCE_KEYS}
+        self._keep(validated, sound, provenance)
+
+    def _draft_of(
+        self, label: str, row: Any, kind: InputFormat | None
+    ) -> tuple[PointDraft, InputFormat] | None:
+        """One record's draft by its format's reader, and the format; None, the problem logged,
+        where there is none to validate."""
+        ctx = self._context(label)
+        if not isinstance(row, Mapping):
+            ctx.error("", "not an object")
+            return None
+        if kind is None:
+            ctx.error(
+                "",
+                f"unknown format: not any of {formats.supported_names()} "
+                f"(keys: {', '.join(excerpt(k, 24) for k in sorted(map(str, row))[:12])})",
+            )
+            return None
+        if kind.read is None:
+            ctx.error(
+                "",
+                f"{kind.title} is recognised but not supported yet; "
+                "convert it to the native format (docs/data-format.md)",
+            )
+            return None
+        skipped = kind.skip(row)
+        if skipped:
+            ctx.notice(*skipped)
+            return None
+        return self._draft(kind, kind.read, row, ctx)
+
+    def _accepted_dataset(self, *, advice: bool = True) -> DatasetInfo | None:
+        """The file's dataset, unless another file attributes the same id differently (logged;
+        `advice`: naming the other attribution and what to do)."""
+        dataset = self.dataset or self._dataset_for_file()
+        if dataset is None:
+            return None
+        known = self.result.datasets.setdefault(dataset.id, dataset)
+        if known == dataset:
+            return dataset
+        reason = f"dataset '{dataset.id}' is already attributed differently by another file"
+        if advice:
+            reason += f" (title '{known.title}', source '{known.source}'): give this one its own id"
+        self.log.add(self.display, "", "dataset.id", reason)
+        return None
+
+    def _detected(self, records: list[tuple[str, Any]]) -> Iterator[tuple[str, Any, InputFormat | None]]:
+        """Each record with its format; a document that holds many records (a report) opened up."""
+        for label, row in records:
+            if not isinstance(row, Mapping):
+                yield label, row, None
+                continue
+            kind = formats.NATIVE if self.dataset else formats.detect(row)  # a native file's: native
+            if kind is None or kind.expand is None:
+                yield label, row, kind
+                continue
+            for inner, part in kind.expand(row):
+                yield " ".join(x for x in (label, inner) if x), part, kind
+
+    def _draft(
+        self, kind: InputFormat, read: Reader, row: Mapping[str, Any], ctx: RecordContext
+    ) -> tuple[PointDraft, InputFormat] | None:
+        """A record's draft by `read`, its format's reader, given the metadata file it needs;
+        and the format."""
+        source = Source(self.path.name)
+        if kind.needs_metadata:
+            loaded = self._metadata(kind.title)
+            if loaded is None:
+                return None
+            source = Source(self.path.name, loaded[0], loaded[1])
+        return read(row, ctx, source), kind
+
+    def _origin(
+        self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], kind: InputFormat
+    ) -> dict[str, Any]:
+        """A record's provenance (read.provenance.Provenance's fields): the metadata file's
+        date, run and note where one was read, else the record's own."""
+        meta = self._metadata_cache[0] if self._metadata_cache else None  # None: no metadata file
+        date = row.get("date") if isinstance(row.get("date"), str) else kind.date(row)
+        return {
+            "dataset": dataset.id,
+            "source_file": self.display,
+            "record": label or "whole file",
+            "client": kind.client(row),
+            "date": getattr(meta, "date", None) or date_from_stamp(date),
+            **{key: getattr(meta, key, None) or _text(row.get(key)) for key in ("run_url", "image", "note")},
+        }
+
+    # -- side files ----------------------------------------------------------------------------
+
+    def _metadata(self, title: str) -> tuple[serving.RunMetadata, str] | None:
+        """The metadata file for a result of a format that needs one (`title` names the format)."""
+        if self._metadata_loaded:
+            return self._metadata_cache
+        self._metadata_loaded = True
+        stem = self.path.name.rsplit(".", 1)[0]
+        candidates = [self.path.with_name(f"{stem}.meta{ext}") for ext in (".yaml", ".yml", ".json")]
+        candidates += [folder / name for folder in self._folders_up() for name in FOLDER_METADATA]
+        found = _first_present(candidates)
+        if found is None:
+            self.log.add(
+                self.display,
+                "",
+                "",
+                f"{title} needs a metadata file: "
+                f"{stem}.meta.yaml beside it, or _meta.yaml in its folder or one above, naming "
+                "hardware, precision, framework and GPU count or TP (docs/data-format.md)",
+            )
+            return None
+        meta = self._read_model(found, serving.RunMetadata)
+        if meta is not None:
+            self._metadata_cache = (meta, _display(found, self.root))
+        return self._metadata_cache
+
+    def _folders_up(self) -> Iterator[Path]:
+        """The file's folder, then each one above it up to the data folder: nearest first."""
+        folder = self.path.parent
+        while True:
+            yield folder
+            if folder == self.root or folder.parent == folder:
+                return
+            folder = folder.parent
+
+    def _read_model(self, path: Path, model: type[_Model]) -> _Model | None:
+        """A side file (metadata, data set) read and validated as `model`; None, the problems
+        logged naming the file, where it cannot be read or is not one."""
+        display = _display(path, self.root)
+        data = load_structured(path, display, self.log, self.confined)
+        if data is None:
+            return None
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            add_validation_errors(self.log, display, exc, fields=lambda loc: model.model_fields)
+            return None
+
+    def _dataset_for_file(self) -> DatasetInfo | None:
+        """The `_dataset.yaml` nearest the file, else a data set named after the file's path."""
+        found = _first_present(folder / DATASET_FILE for folder in self._folders_up())
+        if found is not None:
+            return self._read_model(found, DatasetInfo)
+        relative = self.path.relative_to(self.root).with_suffix("").as_posix()
+        slug = re.sub(r"[^a-z0-9._-]+", "-", relative.lower()).strip("-.") or "results"
+        if len(slug) > DATASET_ID_CHARS:  # a deep path: cut, kept unique by a hash of the whole
+            digest = hashlib.sha256(relative.encode()).hexdigest()[:8]
+            slug = slug[: DATASET_ID_CHARS - 9].rstrip("-.") + "-" + digest
+        return DatasetInfo(id=slug, title=self.path.name, source=f"result file {self.display}")
+
+
+def _first_present(candidates: Iterable[Path]) -> Path | None:
+    """The first of these paths that is a file, or a symbolic link (for read_text to judge)."""
+    return next((path for path in candidates if path.is_file() or path.is_symlink()), None)
+
+
+def _few_columns(header: list[str], shown: int = 4, width: int = 24) -> str:
+    """The first few header cells, each cut short: enough to recognise a file, never a wall of text."""
+    if not header:
+        return "no columns"
+    cells = [c if len(c) <= width else c[: width - 1] + "…" for c in header[:shown]]  # printable: ProblemLog
+    more = f", … ({len(header)} columns)" if len(header) > shown else ""
+    return ", ".join(cells) + more
+
+
+def _read_csv(text: str) -> pd.DataFrame:
+    """A CSV as pandas reads it: every cell as the text written (an empty one as "")."""
+    with warnings.catch_warnings():
+        # pandas only warns when the first row is longer than the header: refuse that too
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        return pd.read_csv(
+            io.StringIO(text),
+            dtype=object,  # Python strings as read (dtype=str would convert them twice)
+            keep_default_na=False,
+            na_filter=False,  # no cell is "missing" to pandas: an empty one is ""
+            skip_blank_lines=False,
+            index_col=False,
+            engine="c",
+        )
+
+
+def _cells(row: Mapping[Any, Any]) -> dict[str, str]:
+    """A CSV row as a record: the cells that hold something (an empty cell is a missing field)."""
+    return {str(k): v for k, v in row.items() if isinstance(v, str) and v != ""}
+
+
+def _json_line(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, RecursionError, ValueError):
+        return None
+
+
+def _dataset_fields(loc: Loc) -> Iterable[str]:
+    return DatasetInfo.model_fields
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _holds_text(cells: Objects) -> Mask:
+    """Which of a CSV's cells hold something (an empty cell is a missing field)."""
+    return np.asarray(cells != "", dtype=bool)
+
+
+def _holds_value(cells: Objects) -> Mask:
+    """Which of a Parquet table's cells hold a value (None: null, a missing field)."""
+    return np.asarray(pd.notna(cells), dtype=bool)
+
+
+def _rows_with_a_cell(
+    columns: Mapping[str, Objects], holds: Callable[[Objects], Mask]
+) -> npt.NDArray[np.intp]:
+    """The rows of a table with at least one cell that holds a value: those whose model cell
+    does, and of the others those with another cell that does."""
+    empty = np.flatnonzero(~holds(columns["model"]))
+    for values in columns.values():
+        empty = empty[~holds(values[empty])] if len(empty) else empty
+    keep = np.ones(len(columns["model"]), dtype=bool)
+    keep[empty] = False
+    return np.flatnonzero(keep)
+
+
+def _date(value: Any) -> str | None:
+    return date_from_stamp(value) if isinstance(value, str) else None
+
+
+def _per_value(
+    values: Objects | None, rows: npt.NDArray[np.intp], rule: Callable[[Any], Any]
+) -> Objects | None:
+    """`rule` of a column's value in each of these rows, once per distinct value (None: no column)."""
+    return None if values is None else each_distinct(values[rows], rule)
+
+
+def _display(path: Path, root: Path) -> str:
+    """The path as the user knows it: from the data folder's name down (data/results/x.csv)."""
+    try:
+        return (Path(root.name) / path.relative_to(root)).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def excluded(relative: str, patterns: Sequence[str]) -> bool:
+    """Whether a path under the data folder (posix, relative) or a folder above it matches a glob.
+
+    `*` and `?` stay within one path segment; `**` spans any number of folders.
+    """
+    parts = relative.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    return any(_glob(pattern).fullmatch(p) for pattern in patterns for p in prefixes)
+
+
+# a glob's wildcards as regular expressions; any other text stands for itself
+_GLOB_WILDCARDS = {"**/": "(?:[^/]+/)*", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+_GLOB_TOKEN = re.compile(r"\*\*/|\*\*|\*|\?|[^*?]+")
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    tokens = _GLOB_TOKEN.findall(pattern.strip().strip("/"))
+    return re.compile("".join(_GLOB_WILDCARDS.get(token) or re.escape(token) for token in tokens))
+
+
+def load_results(
+    root: Path,
+    log: ProblemLog | None = None,
+    exclude: Sequence[str] = (),
+) -> LoadResult:
+    """Every result file under `root` (recursively), in sorted order, but those `exclude` names."""
+    result = LoadResult(log=log or ProblemLog())
+    if not root.is_dir():
+        result.log.add(root.as_posix(), "", "", "results folder does not exist")
+        return result
+    for path in result_files(root):
+        if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
+            continue
+        if excluded(path.relative_to(root).as_posix(), exclude):  # none: nothing excluded
+            continue
+        _FileLoader(path, root, _display(path, root), result).load()
+    result.finish()
+    return result
+
+
+def load_file(path: Path, log: ProblemLog | None = None) -> LoadResult:
+    """One file on its own (the importer's entry point)."""
+    result = LoadResult(log=log or ProblemLog())
+    _FileLoader(path, path.parent, path.as_posix(), result, confined=False).load()
+    result.finish()
+    return result

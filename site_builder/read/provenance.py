@@ -1,0 +1,46 @@
+"""Where loaded things come from: the data set a file belongs to, and one record's origin.
+
+Both are pydantic models because people write them (a `_dataset.yaml`, a native file's
+`dataset` block) or read them back (every evaluation run and sweep row carries its provenance).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Frozen(BaseModel):
+    """A model that never changes once made and refuses fields it does not know."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class DatasetInfo(BaseModel):
+    """Attribution of a set of points: shown in every page's provenance."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=64)
+    title: str
+    source: str
+    url: str | None = None
+    licence: str | None = None
+    retrieved: str | None = None
+    notes: str | None = None
+    published_values: bool = Field(
+        default=False,
+        description="True when the points are values a page published (read off its table), not measurements",
+    )
+
+
+class Provenance(Frozen):
+    """Where a point came from, so every figure on a page can be traced back."""
+
+    dataset: str
+    source_file: str
+    record: str
+    client: str | None = None  # the benchmark client and its version, e.g. "AIPerf 0.13.0"
+    date: str | None = None
+    run_url: str | None = None
+    image: str | None = None
+    note: str | None = None

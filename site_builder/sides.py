@@ -1,0 +1,98 @@
+"""A page's two sides as point rows: what each side's filters select, read on one throughput
+basis, workload by workload.
+
+The plan (which pages are published and which sequences each shows) and the compute stage read
+the very same rows, through these functions; the compute stage words what they found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from site_builder.content import Stub
+from site_builder.engine.compare import band_of
+from site_builder.engine.frontier import pareto_frontier
+from site_builder.read.table import PointTable
+
+Workload = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class PageSides:
+    """Each side's rows as its filters select them, then on one basis (output tok/s throughout
+    when any point gives output only: `dropped` points lacked it), by workload, and every
+    workload either side measured, the stub's first."""
+
+    selected: tuple[PointTable, PointTable]
+    rows: tuple[PointTable, PointTable]
+    basis: str
+    dropped: tuple[int, int]
+    by_workload: tuple[dict[Workload, PointTable], dict[Workload, PointTable]]
+    workloads: tuple[Workload, ...]
+
+    @property
+    def empty(self) -> bool:
+        """A side selects no point (or none with an output throughput where the page needs one)."""
+        return not all(len(rows) for rows in self.rows)
+
+
+def page_sides(stub: Stub, table: PointTable) -> PageSides:
+    """The page's sides from the table."""
+    selected = (table.select(stub.sides[0].filters), table.select(stub.sides[1].filters))
+    output = any((rows.column("throughput_basis") == "output").any() for rows in selected)
+    rows = tuple(_output_only(side) for side in selected) if output else selected
+    groups = (by_workload(rows[0]), by_workload(rows[1]))
+    return PageSides(
+        selected=selected,
+        rows=(rows[0], rows[1]),
+        basis="output" if output else "total",
+        dropped=(len(selected[0]) - len(rows[0]), len(selected[1]) - len(rows[1])),
+        by_workload=groups,
+        workloads=tuple(ordered_workloads(stub.sequence, groups)),
+    )
+
+
+def _output_only(rows: PointTable) -> PointTable:
+    """A side's points with an output throughput, read as output tok/s: a page never mixes the
+    two bases."""
+    return rows.rows(~np.isnan(rows.column("output_throughput_per_gpu").astype(float))).as_output_only()
+
+
+def by_workload(rows: PointTable) -> dict[Workload, PointTable]:
+    """A side's points by workload (isl, osl), workloads in order of first appearance, each
+    one's points in table order."""
+    if not len(rows):
+        return {}
+    isl, osl = rows.column("isl").astype(np.int64), rows.column("osl").astype(np.int64)
+    key = isl * 2**32 + osl  # lengths are counts below 2**31 (files.MAX_COUNT)
+    _, first, which = np.unique(key, return_index=True, return_inverse=True)
+    return {
+        (int(isl[first[k]]), int(osl[first[k]])): rows.rows(np.flatnonzero(which == k))
+        for k in np.argsort(first, kind="stable").tolist()
+    }
+
+
+def ordered_workloads(default: Workload, groups: Sequence[dict[Workload, PointTable]]) -> list[Workload]:
+    """Every workload either side measured, the stub's own first, then by size."""
+    return sorted(set(groups[0]) | set(groups[1]), key=lambda w: (w != default, w))
+
+
+def frontier_range(rows: PointTable) -> tuple[float, float] | None:
+    """The interactivity span of a side's frontier on one workload (None without a point)."""
+    x = rows.column("interactivity").astype(float)
+    knots = pareto_frontier(x, rows.column("throughput_per_gpu").astype(float))
+    return (float(x[knots[0]]), float(x[knots[-1]])) if len(knots) else None
+
+
+def matched_somewhere(sides: PageSides) -> bool:
+    """Whether the sides' frontiers overlap as a matched range (engine.compare.Band) on some
+    workload: a generated page without one is not published."""
+    return any(
+        band_of(frontier_range(a), frontier_range(b)).overlap
+        for workload in sides.workloads
+        if (a := sides.by_workload[0].get(workload)) is not None
+        and (b := sides.by_workload[1].get(workload)) is not None
+    )
