@@ -279,9 +279,9 @@ def test_a_number_cell_reads_as_pythons_float_of_its_text(tmp_path: Path, cells:
     """A number written in a CSV cell: Python's `float` of the text, at most MAX_NUMBER_CHARS
     long, finite, at most LIMIT, > 0 for a throughput; an empty cell is a missing field."""
     text = "model,hardware,framework,precision,isl,osl,concurrency,median_tpot_ms,throughput_per_gpu\n"
-    # each cell quoted (JSON's quotes are CSV's for these characters), its text as it is: an
-    # escaped '\u0661' would be another text than the '١' Python reads as 1.0
-    quoted = [json.dumps(cell, ensure_ascii=False) for cell in cells]
+    # each cell quoted as CSV quotes (its quotes doubled), its text as it is: JSON's quoting would
+    # write '١' or a tab as an escape, another text than the one Python reads as a number
+    quoted = ['"' + cell.replace('"', '""') + '"' for cell in cells]
     text += "".join(f"dsr1,h200,sglang,fp8,1024,1024,4,10,{cell}\n" for cell in quoted)
     result = load(tmp_path, "lab.csv", text)
     kept = iter(result.table.records())
