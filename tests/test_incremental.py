@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from jinja2 import Environment
 from markupsafe import Markup
 
-from site_builder import runner
+from site_builder import make, runner
 from site_builder.cache import FOLDER, TAG
 from site_builder.pipeline import SiteOutput, build, run
 from site_builder.problems import InputError
@@ -141,7 +141,7 @@ def test_pages_stream_through_the_pipeline(two_models: Path, monkeypatch: pytest
     before the next page is rendered, and the run keeps none of them (its output holds no
     files): memory does not grow with the pages' data."""
     events: list[str] = []
-    from site_builder.render.pages import render_page
+    render_page = make.render_page
 
     def rendering(renderer, page, related):  # type: ignore[no-untyped-def]
         events.append(f"render {page.comparison.slug}")
@@ -152,7 +152,7 @@ def test_pages_stream_through_the_pipeline(two_models: Path, monkeypatch: pytest
             events.append(f"write {relative}")
             super().put(relative, content)
 
-    monkeypatch.setattr("site_builder.make.render_page", rendering)
+    monkeypatch.setattr(make, "render_page", rendering)
     project = Project.under(two_models)
     output = run(project, Recording(project.out, project.input_folders()))
     pages = [e.split()[1] for e in events if e.startswith("render")]
@@ -435,26 +435,3 @@ def test_a_build_leaves_nothing_beside_the_output_folder(two_models: Path) -> No
     while [p for p in two_models.iterdir() if p.name.startswith(".site.")] and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [p.name for p in two_models.iterdir() if p.name.startswith(".site.")] == []
-
-
-def test_a_rebuild_over_unchanged_data_reads_no_result_file(
-    two_models: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The page cache keeps what a run loaded, with the stamp of its files: the next build over
-    the same files reads none of them (its problems are reported as before), one over a changed
-    file loads them all again."""
-    build(Project.under(two_models))
-    loads: list[Path] = []
-    from site_builder.read.load import load_results
-
-    def counting(root: Path, *args: object, **kwargs: object) -> object:
-        loads.append(root)
-        return load_results(root, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr("site_builder.pipeline.load_results", counting)
-    again = build(Project.under(two_models))
-    assert loads == [] and again.point_count > 0 and again.rendered == []
-    data = next((two_models / "data").rglob("*.csv"))
-    data.write_text(data.read_text())  # the same bytes, written again: a new stamp
-    build(Project.under(two_models))
-    assert len(loads) == 1
