@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from jinja2 import Environment
 from markupsafe import Markup
 
-from site_builder import make, runner
+from site_builder import runner
 from site_builder.cache import FOLDER, TAG
 from site_builder.pipeline import SiteOutput, build, run
 from site_builder.problems import InputError
@@ -141,7 +141,7 @@ def test_pages_stream_through_the_pipeline(two_models: Path, monkeypatch: pytest
     before the next page is rendered, and the run keeps none of them (its output holds no
     files): memory does not grow with the pages' data."""
     events: list[str] = []
-    render_page = make.render_page
+    from site_builder.render.pages import render_page
 
     def rendering(renderer, page, related):  # type: ignore[no-untyped-def]
         events.append(f"render {page.comparison.slug}")
@@ -152,7 +152,7 @@ def test_pages_stream_through_the_pipeline(two_models: Path, monkeypatch: pytest
             events.append(f"write {relative}")
             super().put(relative, content)
 
-    monkeypatch.setattr(make, "render_page", rendering)
+    monkeypatch.setattr("site_builder.make.render_page", rendering)
     project = Project.under(two_models)
     output = run(project, Recording(project.out, project.input_folders()))
     pages = [e.split()[1] for e in events if e.startswith("render")]
