@@ -16,24 +16,16 @@ links to the blobs where the system allows (a rebuild then writes no page's byte
 copies. A blob is used only while its size and modification time are the ones it was kept with, so
 an output file edited in place (through its link) is a miss: its page is made again (into a new
 blob), never the edit republished.
-
-It also keeps what the last run loaded (`kept_inputs`), which carries the stamp of the files it
-was loaded from, so a rebuild over unchanged data does not read it again. That is a pickle,
-signed with a secret of the user's kept outside any project (`user_key`): a cache folder from
-elsewhere (a cloned repository) is never unpickled.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import hmac
 import importlib.metadata
 import json
 import os
-import pickle
 import re
-import secrets
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -54,7 +46,6 @@ TAG_TEXT = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by site-builder (build cache; safe to delete).\n"
 )
-INPUTS = "inputs.pickle"  # kept_inputs
 MANIFEST = "manifest.json"
 FORMAT = 7  # 5: entries by page key, each with its own digest. 6: no head. 7: a blob's time kept
 BLOB_NAME = re.compile(r"[0-9a-f]{64}")
@@ -96,24 +87,6 @@ def markdown_key() -> str:
     """What turning a guide's Markdown into HTML depends on besides its text: this tool's code
     (which extensions, what is cleaned) and the versions of the two libraries that do it."""
     return digest(code_digest(), importlib.metadata.version("markdown"), importlib.metadata.version("nh3"))
-
-
-def user_key() -> bytes | None:
-    """A secret of this user's, made once, readable by them alone and kept outside any project
-    ($XDG_CACHE_HOME/site-builder/key): what signs the cache's pickled inputs. None if it cannot
-    be read or made (then nothing is pickled)."""
-    path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "site-builder" / "key"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with (
-            contextlib.suppress(FileExistsError),
-            os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out,
-        ):
-            out.write(secrets.token_bytes(32))
-        key = path.read_bytes()
-    except OSError:
-        return None
-    return key if len(key) == 32 else None
 
 
 def data_file_digests(data_folder: Path) -> dict[str, str]:
@@ -198,7 +171,6 @@ class PageCache:
         self._stored: dict[str, Any] = pages if isinstance(pages, dict) else {}
         self._used: dict[str, dict[str, Any]] = {}  # entries looked up or put by this run
         self._guides: dict[str, Any] = guides if isinstance(guides, dict) else {}
-        self._code = code_digest()
         self._markdown_key = markdown_key()
 
     @classmethod
@@ -280,33 +252,6 @@ class PageCache:
             _write_atomically(path, content)
         return path
 
-    def kept_inputs(self) -> Any:
-        """What the last run loaded (pipeline.Inputs), if this code kept it for this user; else None."""
-        key = user_key()
-        try:
-            stored = (self.folder / INPUTS).read_bytes()
-        except OSError:
-            return None
-        signature, payload = stored[:32], stored[32:]
-        if key is None or not hmac.compare_digest(signature, self._signed(key, payload)):
-            return None
-        try:
-            return pickle.loads(payload)  # signed with this user's key: this code wrote it
-        except Exception:  # an unpicklable or stale object: load again
-            return None
-
-    def keep_inputs(self, inputs: Any) -> None:
-        """Keep what this run loaded for the next (signed; nothing kept without the user's key)."""
-        key = user_key()
-        if key is not None:
-            payload = pickle.dumps(inputs, protocol=pickle.HIGHEST_PROTOCOL)
-            with contextlib.suppress(OSError):
-                _write_atomically(self.folder / INPUTS, self._signed(key, payload) + payload)
-
-    def _signed(self, key: bytes, payload: bytes) -> bytes:
-        """The signature of a pickle this code wrote (another version of the tool never reads it)."""
-        return hmac.digest(key, self._code.encode() + payload, "sha256")
-
     def guides_html(self) -> dict[str, str]:
         """The guides' HTML as the last run made it from their Markdown, by a digest of the text,
         if made by this code with these Markdown libraries."""
@@ -335,7 +280,6 @@ class PageCache:
             shutil.rmtree(inside, ignore_errors=True)
             inside.mkdir(parents=True, exist_ok=True)
         (self.folder / MANIFEST).unlink(missing_ok=True)
-        (self.folder / INPUTS).unlink(missing_ok=True)
         self._stored, self._used, self._guides = {}, {}, {}
 
 

@@ -137,13 +137,12 @@ def run(
 
 def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) -> SiteOutput:
     laps, log = Laps(), ProblemLog()
-    cache = PageCache.open(project.content.parent / FOLDER) if options.cache else None
-    earlier = kept or (cache.kept_inputs() if cache is not None else None)
-    inputs = load(project, options.site_url, earlier)  # LOAD and VALIDATE
+    inputs = load(project, options.site_url, kept)  # LOAD and VALIDATE
     log.problems.extend(inputs.problems)
     laps.lap("load")
     planned = plan(project, inputs, log)  # PLAN
     sink.start(inputs.config.keep)
+    cache = PageCache.open(project.content.parent / FOLDER) if options.cache else None
     pages = make_pages(
         project, inputs, planned, cache, sink, options.workers, options.progress, isinstance(sink, MemorySink)
     )  # COMPUTE, PRESENT, RENDER
@@ -160,8 +159,6 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
             sink.put(relative, content)
     sink.finish()
     if cache is not None:
-        if inputs is not earlier:  # loaded anew: kept for the next run
-            cache.keep_inputs(inputs)
         cache.keep_guides_html(renderer.guides_html)
         cache.save()
     laps.lap("finish")

@@ -1,8 +1,6 @@
 from __future__ import annotations
 
-import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,19 +17,6 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that needs ../shared: skipped in a fresh clone (see tests/outside.py)."""
     outside.skip_missing(items)
-
-
-@pytest.fixture(autouse=True, scope="session")
-def own_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The user's cache folder (where cache.user_key keeps the key that signs a page cache's
-    pickled inputs) is one of the tests' own: a test run never writes into the real one."""
-    before = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("user-cache"))
-    yield
-    if before is None:
-        del os.environ["XDG_CACHE_HOME"]
-    else:
-        os.environ["XDG_CACHE_HOME"] = before
 
 
 @pytest.hookimpl(tryfirst=True)

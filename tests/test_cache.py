@@ -5,15 +5,13 @@ folder that is not the cache's is a miss; `save` keeps what the run used and dro
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
-import pickle
 from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from site_builder.cache import FOLDER, INPUTS, MANIFEST, TAG, PageCache, code_digest
+from site_builder.cache import FOLDER, MANIFEST, TAG, PageCache
 from site_builder.problems import Problem, Severity
 
 ENTRY = {"kind": "precision", "title": "A: x vs y", "sequences": ["1k/1k"], "auto": False}
@@ -110,33 +108,3 @@ def test_a_folder_of_that_name_without_the_tag_is_the_users(tmp_path: Path) -> N
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "linked").symlink_to(tmp_path / "elsewhere")
     assert PageCache.open(tmp_path / "linked") is None
-
-
-class _Planted:
-    """What a planted pickle would do if it were ever loaded: leave a file behind."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple[object, tuple[Path, ...]]:
-        return (Path.touch, (self.marker,))
-
-
-def test_the_loaded_inputs_come_back_only_as_this_user_kept_them(tmp_path: Path) -> None:
-    """`keep_inputs` / `kept_inputs`: what a run loaded comes back to the next run of this user;
-    a pickle in the folder signed with any other key, or not at all (a cache folder from a cloned
-    repository), is never unpickled."""
-    cache = PageCache.open(tmp_path / FOLDER)
-    assert cache is not None and cache.kept_inputs() is None
-    cache.keep_inputs({"points": [1, 2, 3]})
-    again = PageCache.open(tmp_path / FOLDER)
-    assert again is not None and again.kept_inputs() == {"points": [1, 2, 3]}
-    marker = tmp_path / "unpickled"
-    payload = pickle.dumps(_Planted(marker))
-    for signature in (bytes(32), hmac.digest(b"k" * 32, code_digest().encode() + payload, "sha256")):
-        (tmp_path / FOLDER / INPUTS).write_bytes(signature + payload)
-        planted = PageCache.open(tmp_path / FOLDER)
-        assert planted is not None and planted.kept_inputs() is None
-    (tmp_path / FOLDER / INPUTS).write_bytes(b"short")
-    assert PageCache(tmp_path / FOLDER).kept_inputs() is None
-    assert not marker.exists()

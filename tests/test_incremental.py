@@ -435,26 +435,3 @@ def test_a_build_leaves_nothing_beside_the_output_folder(two_models: Path) -> No
     while [p for p in two_models.iterdir() if p.name.startswith(".site.")] and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [p.name for p in two_models.iterdir() if p.name.startswith(".site.")] == []
-
-
-def test_a_rebuild_over_unchanged_data_reads_no_result_file(
-    two_models: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The page cache keeps what a run loaded, with the stamp of its files: the next build over
-    the same files reads none of them (its problems are reported as before), one over a changed
-    file loads them all again."""
-    build(Project.under(two_models))
-    loads: list[Path] = []
-    from site_builder.read.load import load_results
-
-    def counting(root: Path, *args: object, **kwargs: object) -> object:
-        loads.append(root)
-        return load_results(root, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr("site_builder.pipeline.load_results", counting)
-    again = build(Project.under(two_models))
-    assert loads == [] and again.point_count > 0 and again.rendered == []
-    data = next((two_models / "data").rglob("*.csv"))
-    data.write_text(data.read_text())  # the same bytes, written again: a new stamp
-    build(Project.under(two_models))
-    assert len(loads) == 1
