@@ -245,7 +245,8 @@ class PageCache:
         (whole, or not at all)."""
         path = self.blobs / hashlib.sha256(content).hexdigest()
         try:
-            there = _is_blob(path, len(content)) and path.read_bytes() == content
+            stamp = _blob_stamp(path)
+            there = stamp is not None and stamp[0] == len(content) and path.read_bytes() == content
         except OSError:
             there = False
         if not there:
@@ -288,26 +289,21 @@ def _check(key: str, stored: Mapping[str, Any]) -> str:
     return digest(key, {part: stored.get(part) for part in ("files", "entry", "problems")})
 
 
-def _is_blob(path: Path, size: int) -> bool:
-    """Whether `path` names a blob of this size (a name the cache gives, never another path)."""
+def _blob_stamp(path: Path) -> tuple[int, int] | None:
+    """A blob's size and modification time (None: no such blob, or a name the cache never gives)."""
     if not BLOB_NAME.fullmatch(path.name):
-        return False
+        return None
     try:
-        return path.stat().st_size == size
+        info = path.stat()
     except OSError:
-        return False
+        return None
+    return info.st_size, info.st_mtime_ns
 
 
 def _unchanged(path: Path, size: int, written: int) -> bool:
     """Whether `path` is a blob of this size, last written when it was kept (an output file
     linked to it and edited in place changes its modification time)."""
-    if not BLOB_NAME.fullmatch(path.name):
-        return False
-    try:
-        info = path.stat()
-    except OSError:
-        return False
-    return (info.st_size, info.st_mtime_ns) == (size, written)
+    return _blob_stamp(path) == (size, written)
 
 
 def _write_atomically(path: Path, content: bytes) -> None:

@@ -4,10 +4,16 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests import outside
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# No property test has a deadline: an example's time measures the machine (a shared CI runner),
+# not the code; speed is measured by benchmarks/, never by tests
+settings.register_profile("site-builder", deadline=None)
+settings.load_profile("site-builder")
 
 
 def pytest_configure(config: pytest.Config) -> None:

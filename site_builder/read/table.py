@@ -292,7 +292,6 @@ class _Columns:
         self.arrays: dict[str, npt.NDArray[Any]] = {}
         self.codes: dict[str, tuple[npt.NDArray[np.intp], list[Any]]] = {}
         self.per_row: dict[str, npt.NDArray[np.object_]] = {}  # PointTable.per_row, by name
-        self.filtered: dict[tuple[str, str], Mask] = {}  # `accepted`, by column and filter text
         self._cells: _Cells | None = None
 
     def cells(self) -> _Cells:
@@ -314,16 +313,6 @@ class _Columns:
             self.arrays[name] = found
         return found
 
-    def accepted(self, key: str, wanted: FilterValue) -> Mask:
-        """The rows the filter `key: wanted` accepts: the filter rule asked once per distinct value
-        of the column, and each filter's rows kept (by the filter's text) for the table's life."""
-        found = self.filtered.get((key, repr(wanted)))
-        if found is None:
-            codes, distinct = self.factorized(key)
-            accepted = np.array([accepts(value, wanted) for value in distinct] + [False], dtype=bool)
-            found = self.filtered[(key, repr(wanted))] = accepted[codes]  # missing (code -1): never
-        return found
-
     def factorized(self, name: str) -> tuple[npt.NDArray[np.intp], list[Any]]:
         """A column as a code a row, and its distinct values."""
         found = self.codes.get(name)
@@ -338,7 +327,9 @@ def _accepted(columns: _Columns, filters: Mapping[str, FilterValue], size: int) 
     per distinct value of each column a filter reads."""
     keep = np.ones(size, dtype=bool)
     for key, wanted in filters.items():
-        keep &= columns.accepted(key, wanted)
+        codes, distinct = columns.factorized(key)
+        accepted = np.array([accepts(value, wanted) for value in distinct] + [False], dtype=bool)
+        keep &= accepted[codes]  # a missing value (code -1) is never accepted
     return keep
 
 

@@ -30,10 +30,7 @@ def guarded(value: Any) -> Any:
 def csv_bytes(rows: Iterable[Sequence[Any]], *, guard: bool = True) -> bytes:
     """Rows as CSV (the csv module's minimal quoting, a newline ending each line), every text
     cell guarded (unless the rows come guarded already)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerows(([guarded(value) for value in row] for row in rows) if guard else rows)
-    return buffer.getvalue().encode()
+    return "".join(csv_lines(([guarded(value) for value in row] for row in rows) if guard else rows)).encode()
 
 
 def comparison_json(result: ComparisonResult) -> bytes:
@@ -115,8 +112,8 @@ def point_cells(rows: PointTable) -> list[str]:
 
 
 def csv_lines(rows: Iterable[Sequence[Any]]) -> list[str]:
-    """Each row as its own CSV line (the csv module's minimal quoting, ending in a newline), as
-    `csv_bytes` writes it."""
+    """Each row as its own CSV line (the csv module's minimal quoting, ending in a newline): what
+    every CSV file of a page is made of."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     lines = []
