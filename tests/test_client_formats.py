@@ -219,3 +219,44 @@ def test_a_folder_of_each_clients_output_builds_a_fp4_vs_fp8_page(tmp_path: Path
     assert clients == {"AIPerf 0.13.0", "GuideLLM 0.8.0"}
     page = (site / "mi355x-fp4-vs-fp8-dsr1" / "index.html").read_text()
     assert "date not recorded" in page and "SGLang bench_serving (sglang 0.5.4)" in page
+
+
+LLMPERF = CLIENTS / "llmperf"
+
+
+def test_llmperf_summaries_equal_a_hand_computation() -> None:
+    """Real llmperf summaries (tests/fixtures/clients/README.md): Yi-1.5-34B on 4 A10G, vLLM."""
+    points, log = _points("llmperf")
+    assert [p["concurrency"] for p in points] == [1, 8, 64]
+    conc8 = points[1]
+    # by hand from the file: output 95.817 tok/s over 4 GPUs; total = output × (550 + 159.5) / 159.5
+    assert conc8["output_throughput_per_gpu"] == pytest.approx(95.81719381923115 / 4, rel=1e-12)
+    assert conc8["throughput_per_gpu"] == pytest.approx(95.81719381923115 * 709.5 / 159.5 / 4, rel=1e-12)
+    assert conc8["throughput_per_gpu"] == pytest.approx(106.5553, rel=1e-6)
+    # llmperf's inter-token latency includes the first token's wait: not read as TPOT, so the
+    # interactivity is derived (output tok/s ÷ concurrency) and said to be
+    assert conc8["interactivity"] == pytest.approx(95.81719381923115 / 8, rel=1e-12)
+    assert conc8["interactivity_source"] == "derived" and conc8["tpot_median"] is None
+    assert conc8["ttft_median"] == pytest.approx(3.1766039474996433, rel=1e-12)
+    assert conc8["e2el_p99"] == pytest.approx(12.886684354570388, rel=1e-12)
+    assert (conc8["isl"], conc8["osl"]) == (550, 150)  # the run's settings, mean_input/output_tokens
+    assert conc8["client"] == "llmperf (results 2023-08-31)" and conc8["date"] == "2024-06-12"
+    (notice,) = log.notices
+    assert notice.file.endswith("_individual_responses.json") and "per-request records" in notice.reason
+
+
+def test_llmperf_records_alone_and_failed_requests(tmp_path: Path) -> None:
+    run = LLMPERF / "result_01-ai_Yi-1.5-34B-Chat_8"
+    shutil.copy(LLMPERF / "_meta.yaml", tmp_path / "_meta.yaml")
+    shutil.copy(
+        run / "01-ai-Yi-1-5-34B-Chat_550_150_individual_responses.json",
+        tmp_path / "x_individual_responses.json",
+    )
+    summary = json.loads((run / "01-ai-Yi-1-5-34B-Chat_550_150_summary.json").read_text())
+    failing = {**summary, "results_num_completed_requests": 90, "results_number_errors": 14}
+    (tmp_path / "y_summary.json").write_text(json.dumps(failing))
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    alone, failed = sorted(log.errors, key=lambda p: p.file)
+    assert "not read on its own; put x_summary.json beside it" in alone.reason
+    assert failed.field == "results_num_completed_requests" and "only 90 of 104" in failed.reason

@@ -19,7 +19,7 @@ from fnmatch import fnmatchcase
 from functools import partial
 from typing import Any
 
-from site_builder.read import aiperf, guidellm, inferencex, native, serving
+from site_builder.read import aiperf, guidellm, inferencex, llmperf, native, serving
 from site_builder.read.fields import PointDraft, RecordContext
 
 
@@ -40,13 +40,22 @@ Records = list[tuple[str, Mapping[str, Any]]]
 class Companion:
     """A file a client writes beside its results that holds no result of its own.
 
-    `pattern` is a glob over the file name. With `main`, the companion is a copy of the result
-    file of that name in the same folder: skipped when that file is there, refused otherwise.
+    `pattern` is a glob over the file name. With `main`, the companion belongs to the result
+    file of that name in the same folder (a copy of it, or its per-request records): skipped when
+    that file is there, refused otherwise. A `main` starting with `*` names the result by what
+    the pattern's leading `*` matched (`*_summary.json` beside `x_individual_responses.json`).
     """
 
     pattern: str
     what: str
     main: str | None = None
+
+    def main_file(self, file_name: str) -> str | None:
+        """The name of the result file this companion belongs to, if it belongs to one."""
+        if self.main is None or not self.main.startswith("*") or not self.pattern.startswith("*"):
+            return self.main
+        stem = file_name[: len(file_name) - (len(self.pattern) - 1)]
+        return stem + self.main[1:]
 
 
 @dataclass(frozen=True)
@@ -183,6 +192,20 @@ FORMATS: tuple[InputFormat, ...] = (
             Companion("benchmarks.csv", "GuideLLM's CSV copy of the report", "benchmarks.json"),
             Companion("scenario.json", "a GuideLLM scenario (the run's settings)"),
             Companion("*.scenario.json", "a GuideLLM scenario (the run's settings)"),
+        ),
+    ),
+    InputFormat(
+        name="llmperf",
+        title="an llmperf summary",
+        detect=llmperf.detect,
+        read=partial(_with_metadata, llmperf.result),
+        needs_metadata=True,
+        client=llmperf.client,
+        date=llmperf.date,
+        companions=(
+            Companion(
+                "*_individual_responses.json", "llmperf's per-request records of a run", "*_summary.json"
+            ),
         ),
     ),
     InputFormat(

@@ -205,12 +205,13 @@ class _FileLoader:
         if found is None:
             return False
         input_format, known = found
-        if known.main is not None and not self.path.with_name(known.main).is_file():
+        main = known.main_file(self.path.name)
+        if main is not None and not self.path.with_name(main).is_file():
             self.log.add(
                 self.display,
                 "",
                 "",
-                f"{known.what}: not read on its own; put {known.main} beside it ({input_format.title})",
+                f"{known.what}: not read on its own; put {main} beside it ({input_format.title})",
             )
         else:
             self.log.add(self.display, "", "", f"skipped: {known.what}, not a result", Severity.NOTICE)
