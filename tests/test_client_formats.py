@@ -260,3 +260,36 @@ def test_llmperf_records_alone_and_failed_requests(tmp_path: Path) -> None:
     alone, failed = sorted(log.errors, key=lambda p: p.file)
     assert "not read on its own; put x_summary.json beside it" in alone.reason
     assert failed.field == "results_num_completed_requests" and "only 90 of 104" in failed.reason
+
+
+GUIDELLM_V1 = CLIENTS / "guidellm-v1"
+V1_FILE = "Qwen_Qwen3-4B-Thinking-2507_tp4_quant-fp8_benchmarks.json"
+
+
+def test_guidellm_report_version_1_equals_a_hand_computation() -> None:
+    """Real GuideLLM 0.5 reports (report version 1: `args`, not `config`) from Intel XPU runs."""
+    points, _ = _points("guidellm-v1")
+    assert [p["concurrency"] for p in points] == [1, 4]  # synchronous; concurrent, 4 streams
+    for point, folder in zip(points, ("sync-tp4", "concurrent4-tp4"), strict=True):
+        raw = json.loads((GUIDELLM_V1 / folder / V1_FILE).read_text())
+        assert raw["metadata"]["version"] == 1 and "config" not in raw
+        metrics = raw["benchmarks"][0]["metrics"]
+        itl = metrics["inter_token_latency_ms"]["successful"]["median"]
+        assert point["interactivity"] == pytest.approx(1000 / itl, rel=1e-12)
+        assert point["throughput_per_gpu"] == pytest.approx(metrics["tokens_per_second"]["total"]["mean"] / 4)
+        assert point["client"] == "GuideLLM 0.5.0.dev0" and point["date"] == "2026-03-02"
+        assert point["model"] == "qwen3-4b-thinking" and point["osl"] == 1024
+    # by hand: synchronous, median inter-token latency 20.379 ms → 49.07 tok/s/user;
+    # 54.103 tok/s over 4 GPUs → 13.53 tok/s/GPU
+    assert points[0]["interactivity"] == pytest.approx(49.0694, rel=1e-5)
+    assert points[0]["throughput_per_gpu"] == pytest.approx(13.5258, rel=1e-5)
+
+
+def test_a_report_version_we_do_not_read_is_one_error(tmp_path: Path) -> None:
+    raw = json.loads((GUIDELLM_V1 / "sync-tp4" / V1_FILE).read_text())
+    shutil.copy(GUIDELLM_V1 / "_meta.yaml", tmp_path / "_meta.yaml")
+    (tmp_path / "benchmarks.json").write_text(json.dumps({**raw, "metadata": {"version": 3}}))
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    (error,) = log.errors  # not also one "missing" error per required field
+    assert error.field == "metadata.version" and "reads versions 1 and 2" in error.reason

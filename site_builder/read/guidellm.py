@@ -1,6 +1,8 @@
 """GuideLLM `benchmarks.json`: one report, one benchmark per strategy (concurrency) in it.
 
-The report is `{metadata, config, benchmarks}`; each benchmark has `config.strategy` (concurrent
+The report is `{metadata, config, benchmarks}` (report version 2, GuideLLM 0.7+) or `{metadata,
+args, benchmarks}` (version 1, GuideLLM 0.5–0.6: the run's arguments under `args`, benchmarks and
+metrics as in version 2); each benchmark has `config.strategy` (concurrent
 benchmarks give their concurrency as `streams`) and `metrics`, where every metric is a summary
 per request status: `{successful, incomplete, errored, total}`, each `{mean, median, std_dev,
 percentiles{p50, p90, p99, p999, ...}, ...}`.
@@ -29,7 +31,7 @@ from site_builder.read.fields import (
 )
 from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
 
-REPORT_VERSION = 2
+REPORT_VERSIONS = (1, 2)
 # our latency metric -> (GuideLLM metric, its unit in seconds)
 _LATENCIES = {
     "ttft": ("time_to_first_token_ms", 1e-3),
@@ -40,7 +42,7 @@ _LATENCIES = {
 
 def benchmarks(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     """One record per benchmark: the benchmark with the report's metadata and config beside it."""
-    report = {"metadata": document.get("metadata"), "config": document.get("config")}
+    report = {key: document.get(key) for key in ("metadata", "config", "args")}
     items = document.get("benchmarks")
     if not isinstance(items, list):
         return [("", {"report": report, "benchmark": items})]
@@ -89,11 +91,12 @@ def _means(metrics: Mapping[str, Any], status: str, ours_theirs: Mapping[str, st
 
 def _stated_lengths(report: Mapping[str, Any]) -> dict[str, Stated]:
     """A synthetic dataset's prompt/output tokens: `{kind: synthetic_text, prompt_tokens, ...}`
-    or the command line's "prompt_tokens=…,output_tokens=…"."""
+    or the command line's "prompt_tokens=…,output_tokens=…" (version 1: under `args.data`)."""
     spec = as_mapping(as_mapping(report.get("config")).get("spec"))
-    data = spec.get("data")
+    data, where = spec.get("data"), "config.spec.data[0]"
+    if data is None:
+        data, where = as_mapping(report.get("args")).get("data"), "args.data[0]"
     first = data[0] if isinstance(data, list) and data else data
-    where = "config.spec.data[0]"
     if isinstance(first, str):
         pairs = (part.split("=", 1) for part in first.split(",") if "=" in part)
         first = {key.strip(): value.strip() for key, value in pairs}
@@ -109,7 +112,10 @@ def _model_path(record: Mapping[str, Any]) -> tuple[str, Any]:
     backend = as_mapping(as_mapping(as_mapping(record.get("benchmark")).get("config")).get("backend"))
     if backend.get("model"):
         return "config.backend.model", backend["model"]
-    spec = as_mapping(as_mapping(as_mapping(record.get("report")).get("config")).get("spec"))
+    report = as_mapping(record.get("report"))
+    spec = as_mapping(as_mapping(report.get("config")).get("spec"))
+    if "args" in report and not spec:  # version 1
+        return "args.model", as_mapping(report.get("args")).get("model")
     return "config.spec.backend.model", as_mapping(spec.get("backend")).get("model")
 
 
@@ -133,10 +139,8 @@ def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Re
     draft = PointDraft()
     report = as_mapping(record.get("report"))
     version = as_mapping(report.get("metadata")).get("version")
-    if version not in (None, REPORT_VERSION):
-        ctx.error(
-            "metadata.version", f"report version {version!r}: this build reads version {REPORT_VERSION}"
-        )
+    if version is not None and version not in REPORT_VERSIONS:
+        ctx.error("metadata.version", f"report version {version!r}: this build reads versions 1 and 2")
         return draft
     benchmark = as_mapping(record.get("benchmark"))
     metrics = as_mapping(benchmark.get("metrics"))

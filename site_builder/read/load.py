@@ -475,7 +475,9 @@ class _FileLoader:
         for slot, (label, row, kind) in enumerate(self._detected(records)):
             self.log.slot = slot
             found = self._draft_of(label, row, kind)
-            if found is not None:
+            if found is not None and (
+                found[0].values or not self.log.errors_in([slot])
+            ):  # refused outright: no more
                 drafts.append(found[0])
                 slots.append(slot)
                 labels.append(label)
