@@ -92,9 +92,16 @@ def test_guidellm_report_picks_the_fields_of_our_definitions() -> None:
     points, log = _points("guidellm")
     raw = json.loads((CLIENTS / "guidellm" / "benchmarks.json").read_text())
     by_index = {int(p["record"].split("[")[1].rstrip("]")): p for p in points}
-    assert sorted(by_index) == [0, 2, 3, 4]  # [1] is the sweep's throughput run: no fixed concurrency
-    (skip,) = [p for p in log.notices if p.field == "config.strategy"]
-    assert skip.record == "benchmarks[1]" and "throughput benchmark skipped" in skip.reason
+    assert sorted(by_index) == [0, 1, 2, 3, 4]
+    # [1] is the sweep's throughput run: no fixed concurrency, so its measured mean (Little's law)
+    (rate,) = [p for p in log.notices if p.field == "config.strategy"]
+    assert rate.record == "benchmarks[1]" and "measured mean" in rate.reason
+    throughput_run = raw["benchmarks"][1]["metrics"]
+    in_flight = (
+        throughput_run["requests_per_second"]["successful"]["mean"]
+        * throughput_run["request_latency"]["successful"]["mean"]
+    )
+    assert by_index.pop(1)["concurrency"] == round(in_flight)
     for index, point in by_index.items():
         metrics = raw["benchmarks"][index]["metrics"]
         itl = metrics["inter_token_latency_ms"]["successful"]["median"]
@@ -293,3 +300,62 @@ def test_a_report_version_we_do_not_read_is_one_error(tmp_path: Path) -> None:
     assert len(load_results(tmp_path, log).table) == 0
     (error,) = log.errors  # not also one "missing" error per required field
     assert error.field == "metadata.version" and "reads versions 1 and 2" in error.reason
+
+
+SGLANG_RATE = CLIENTS / "sglang-request-rate"
+
+
+def test_sglang_request_rate_runs_get_their_measured_mean_concurrency() -> None:
+    """Real SGLang outputs of request-rate and all-at-once runs (no max_concurrency), written by an
+    older bench_serving without total_throughput, request_throughput or TPOT."""
+    log = ProblemLog()
+    result = load_results(SGLANG_RATE, log)
+    assert [str(p) for p in log.errors] == []
+    points = {(Path(p["source_file"]).name, p["record"]): p for p in result.table.records()}
+    assert len(points) == 14  # 7 runs a file, none dropped
+    raw = json.loads((SGLANG_RATE / "llama_3_3_70b_online_output.jsonl").read_text().splitlines()[0])
+    assert raw["request_rate"] == 1.0 and raw["max_concurrency"] is None and "total_throughput" not in raw
+    point = points[("llama_3_3_70b_online_output.jsonl", "line 1")]
+    # by hand: 300 requests in 298.37 s, mean end-to-end 7.84 s: 7.88 requests in flight
+    assert raw["completed"] / raw["duration"] * raw["mean_e2e_latency_ms"] / 1000 == pytest.approx(
+        7.884, abs=1e-3
+    )
+    assert point["concurrency"] == 8
+    tokens = raw["total_input_tokens"] + raw["total_output_tokens"]
+    assert point["throughput_per_gpu"] == pytest.approx(tokens / raw["duration"] / 4, rel=1e-12)
+    # no TPOT in the file: interactivity derived from output tok/s ÷ concurrency, and said to be
+    assert point["interactivity_source"] == "derived"
+    assert point["interactivity"] == pytest.approx(raw["output_throughput"] / 8, rel=1e-12)
+    # one notice a file for the rule, not one a run
+    rule = [p for p in log.notices if p.field == "request_rate"]
+    assert sorted(Path(p.file).name for p in rule) == [
+        "llama_3_3_70b_offline_output.jsonl",
+        "llama_3_3_70b_online_output.jsonl",
+    ]
+
+
+def test_a_rate_run_that_cannot_be_measured_is_skipped_once(tmp_path: Path) -> None:
+    lines = (SGLANG_RATE / "llama_3_3_70b_online_output.jsonl").read_text().splitlines()[:3]
+    bare = [{k: v for k, v in json.loads(line).items() if k != "mean_e2e_latency_ms"} for line in lines]
+    (tmp_path / "runs.jsonl").write_text("\n".join(json.dumps(run) for run in bare) + "\n")
+    shutil.copy(SGLANG_RATE / "_meta.yaml", tmp_path / "_meta.yaml")
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    assert log.errors == []
+    (skipped,) = log.notices
+    assert skipped.field == "request_rate" and "run skipped" in skipped.reason
+
+
+def test_vllm_rate_run_measured_from_its_latencies(tmp_path: Path) -> None:
+    source = (
+        CLIENTS / "vllm-bench-serve" / "openai-chat-infqps-concurrency8-DeepSeek-R1-0528-20261022-101500.json"
+    )
+    raw = json.loads(source.read_text())
+    run = {**raw, "max_concurrency": None, "request_rate": 4.0}
+    assert "mean_e2el_ms" not in run and run["latencies"]  # vLLM's default: no E2E statistics
+    (tmp_path / "run.json").write_text(json.dumps(run))
+    shutil.copy(CLIENTS / "vllm-bench-serve" / "_meta.yaml", tmp_path / "_meta.yaml")
+    log = ProblemLog()
+    (point,) = load_results(tmp_path, log).table.records()
+    mean_latency = sum(run["latencies"]) / len(run["latencies"])
+    assert point["concurrency"] == max(1, round(run["request_throughput"] * mean_latency))

@@ -32,7 +32,8 @@ class Source:
     metadata_file: str = ""
 
 
-Reader = Callable[[Mapping[str, Any], RecordContext, Source], PointDraft]
+# None: the record is refused or skipped outright, the reader having said why (nothing to validate)
+Reader = Callable[[Mapping[str, Any], RecordContext, Source], PointDraft | None]
 Records = list[tuple[str, Mapping[str, Any]]]
 
 
@@ -72,12 +73,12 @@ class InputFormat:
     companions: tuple[Companion, ...] = ()
 
 
-RunReader = Callable[[Mapping[str, Any], serving.RunMetadata, str, RecordContext], PointDraft]
+RunReader = Callable[[Mapping[str, Any], serving.RunMetadata, str, RecordContext], PointDraft | None]
 
 
 def _with_metadata(
     result: RunReader, record: Mapping[str, Any], ctx: RecordContext, source: Source
-) -> PointDraft:
+) -> PointDraft | None:
     """A reader of a format that needs a metadata file (`needs_metadata`: the loader reads it first)."""
     assert source.metadata is not None
     return result(record, source.metadata, source.metadata_file, ctx)
@@ -184,7 +185,6 @@ FORMATS: tuple[InputFormat, ...] = (
         detect=lambda keys: "benchmarks" in keys and bool({"config", "metadata"} & keys),
         read=partial(_with_metadata, guidellm.result),
         needs_metadata=True,
-        skip=guidellm.skip,
         expand=guidellm.benchmarks,
         client=guidellm.client,
         date=guidellm.date,

@@ -29,7 +29,13 @@ from site_builder.read.fields import (
     optional_number,
     positive_number,
 )
-from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
+from site_builder.read.serving import (
+    MIN_COMPLETED_SHARE,
+    RunMetadata,
+    client_run,
+    measured_concurrency,
+    per_gpu,
+)
 
 REPORT_VERSIONS = (1, 2)
 # our latency metric -> (GuideLLM metric, its unit in seconds)
@@ -57,19 +63,6 @@ def strategy_name(record: Mapping[str, Any]) -> str:
     found = strategy(record)
     kind = found.get("type_", found.get("type"))
     return str(kind) if kind is not None else "unknown"
-
-
-def skip(record: Mapping[str, Any]) -> tuple[str, str] | None:
-    """Rate-driven benchmarks (a sweep's throughput and constant-rate runs) have no fixed concurrency."""
-    kind = strategy_name(record)
-    if kind in ("concurrent", "synchronous"):
-        return None
-    rate = strategy(record).get("rate")
-    detail = f" at {rate} requests/s" if isinstance(rate, int | float) else ""
-    reason = (
-        f"{kind} benchmark{detail} skipped: only concurrent and synchronous runs have a fixed concurrency"
-    )
-    return "config.strategy", reason
 
 
 def _stat(summary: Any, status: str, field: str) -> float | None:
@@ -119,6 +112,16 @@ def _model_path(record: Mapping[str, Any]) -> tuple[str, Any]:
     return "config.spec.backend.model", as_mapping(spec.get("backend")).get("model")
 
 
+def _rate_concurrency(draft: PointDraft, metrics: Mapping[str, Any], ctx: RecordContext) -> bool:
+    """A rate-driven benchmark's concurrency: the measured mean, as for every format."""
+    found = {
+        ours: Stated(value, f"metrics.{metric}.successful.mean")
+        for ours, metric in (("rate", "requests_per_second"), ("latency", "request_latency"))
+        if (value := positive_number(_stat(metrics.get(metric), "successful", "mean"))) is not None
+    }
+    return measured_concurrency(draft, "config.strategy", found.get("rate"), found.get("latency"), ctx)
+
+
 def _completion(metrics: Mapping[str, Any], ctx: RecordContext) -> None:
     """Errored requests count against completion; incomplete ones were cut off when the run ended."""
     totals = as_mapping(metrics.get("request_totals"))
@@ -134,25 +137,30 @@ def _completion(metrics: Mapping[str, Any], ctx: RecordContext) -> None:
         )
 
 
-def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
+def result(
+    record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext
+) -> PointDraft | None:
     """One benchmark of a report (see `benchmarks`)."""
     draft = PointDraft()
     report = as_mapping(record.get("report"))
     version = as_mapping(report.get("metadata")).get("version")
     if version is not None and version not in REPORT_VERSIONS:
         ctx.error("metadata.version", f"report version {version!r}: this build reads versions 1 and 2")
-        return draft
+        return None
     benchmark = as_mapping(record.get("benchmark"))
     metrics = as_mapping(benchmark.get("metrics"))
     if not metrics:
         ctx.error("metrics", "missing: not a GuideLLM benchmark")
-        return draft
+        return None
     means = _means(metrics, "successful", {"isl": "prompt_token_count", "osl": "output_token_count"})
     draft = client_run(meta, meta_name, _model_path(record), _stated_lengths(report), means, ctx)
-    if strategy_name(record) == "synchronous":
+    kind = strategy_name(record)
+    if kind == "synchronous":
         draft.set("concurrency", 1, "config.strategy.type_")
-    else:
+    elif kind == "concurrent":
         draft.set("concurrency", strategy(record).get("streams"), "config.strategy.streams")
+    elif not _rate_concurrency(draft, metrics, ctx):  # throughput, constant, poisson: measured
+        return None
     _completion(metrics, ctx)
     throughput = _means(
         metrics, "total", {"total": "tokens_per_second", "output": "output_tokens_per_second"}

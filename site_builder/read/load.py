@@ -475,9 +475,7 @@ class _FileLoader:
         for slot, (label, row, kind) in enumerate(self._detected(records)):
             self.log.slot = slot
             found = self._draft_of(label, row, kind)
-            if found is not None and (
-                found[0].values or not self.log.errors_in([slot])
-            ):  # refused outright: no more
+            if found is not None:
                 drafts.append(found[0])
                 slots.append(slot)
                 labels.append(label)
@@ -561,7 +559,8 @@ class _FileLoader:
             if loaded is None:
                 return None
             source = Source(self.path.name, loaded[0], loaded[1])
-        return read(row, ctx, source), kind
+        draft = read(row, ctx, source)  # None: the reader kept nothing and said why
+        return None if draft is None else (draft, kind)
 
     def _origin(
         self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], kind: InputFormat
