@@ -82,7 +82,12 @@ def as_json(report: CheckReport, strict: bool) -> str:
 
 
 def as_text(report: CheckReport, strict: bool) -> str:
+    """Errors and warnings, then every file or run left unread with its reason (a notice that
+    starts "skipped"), then the verdict; other notices only in the JSON report."""
     lines = [str(p) for p in report.problems if p.severity is not Severity.NOTICE]
+    lines += [
+        str(p) for p in report.problems if p.severity is Severity.NOTICE and p.reason.startswith("skipped")
+    ]
     counts = report.counts()
     errors, warnings = counts[Severity.ERROR], counts[Severity.WARNING]
     verdict = "failed" if report.failed(strict) else "ok"

@@ -343,7 +343,7 @@ def test_a_rate_run_that_cannot_be_measured_is_skipped_once(tmp_path: Path) -> N
     assert len(load_results(tmp_path, log).table) == 0
     assert log.errors == []
     (skipped,) = log.notices
-    assert skipped.field == "request_rate" and "run skipped" in skipped.reason
+    assert skipped.field == "request_rate" and skipped.reason.startswith("skipped: a run without")
 
 
 def test_vllm_rate_run_measured_from_its_latencies(tmp_path: Path) -> None:
@@ -359,3 +359,22 @@ def test_vllm_rate_run_measured_from_its_latencies(tmp_path: Path) -> None:
     (point,) = load_results(tmp_path, log).table.records()
     mean_latency = sum(run["latencies"]) / len(run["latencies"])
     assert point["concurrency"] == max(1, round(run["request_throughput"] * mean_latency))
+
+
+def test_check_lists_every_file_it_does_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "data" / "results" / "run"
+    (tmp_path / "content").mkdir()
+    shutil.copytree(LLMPERF, results)
+    (results / "gpu_metrics.csv").write_text("timestamp,index,power.draw [W]\n")
+    (results / "mlperf_log_summary.txt").write_text("MLPerf Results Summary\n")
+    (results / "notes.md").write_text("our notes\n")
+    main(["check", "--root", str(tmp_path)])
+    lines = capsys.readouterr().out.splitlines()
+    skipped = {line.split(": ", 2)[1].rsplit("/", 1)[-1]: line for line in lines if ": skipped: " in line}
+    assert set(skipped) == {
+        "gpu_metrics.csv",
+        "mlperf_log_summary.txt",
+        "notes.md",
+        "01-ai-Yi-1-5-34B-Chat_550_150_individual_responses.json",
+    }
+    assert "GPU telemetry" in skipped["gpu_metrics.csv"] and "MLPerf" in skipped["mlperf_log_summary.txt"]

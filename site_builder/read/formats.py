@@ -139,6 +139,11 @@ FORMATS: tuple[InputFormat, ...] = (
             Companion("summary.json", "vllm bench sweep's list of the run=N.json results"),
             Companion("summary.csv", "vllm bench sweep's table of the run=N.json results"),
             Companion("*.failure.json", "vllm bench sweep's record of a failed run"),
+            Companion(
+                "gpu_metrics.csv",
+                "the InferenceX runner's GPU telemetry (nvidia-smi/amd-smi power and clocks; "
+                "its measured power is not attached to the run yet)",
+            ),
         ),
     ),
     InputFormat(

@@ -46,6 +46,12 @@ from site_builder.read.validate_rows import Drafts, Objects, Validated, each_dis
 
 PROVENANCE_KEYS = tuple(Provenance.model_fields)
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
+SETTINGS_SUFFIXES = (".yaml", ".yml")  # catalogs and metadata files, read where they apply
+# files a user may copy under data/ that no reader takes yet: why, in the notice that lists them
+_NOT_READ = {
+    "mlperf_log_summary.txt": "an MLPerf LoadGen summary, which this build does not read yet: give its "
+    "result as a native record (docs/data-format.md)",
+}
 DATASET_FILE = "_dataset.yaml"
 DATASET_ID_CHARS = MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
 FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
@@ -762,9 +768,13 @@ def load_results(
         result.log.add(root.as_posix(), "", "", "results folder does not exist")
         return result
     for path in result_files(root):
-        if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
+        if _is_metadata_file(path) or path.suffix in SETTINGS_SUFFIXES:
             continue
         if excluded(path.relative_to(root).as_posix(), exclude):  # none: nothing excluded
+            continue
+        if path.suffix not in RESULT_SUFFIXES:  # listed, never silently passed over
+            why = _NOT_READ.get(path.name, f"not a result file ({', '.join(RESULT_SUFFIXES)} files are read)")
+            result.log.add(_display(path, root), "", "", f"skipped: {why}", Severity.NOTICE)
             continue
         _FileLoader(path, root, _display(path, root), result).load()
     result.finish()

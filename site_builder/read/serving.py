@@ -95,7 +95,7 @@ RATE_MEASURED = (
     "(Little's law), rounded to a whole number of at least 1"
 )
 RATE_SKIPPED = (
-    "run skipped: it has no fixed concurrency (paced by request rate, or every request sent at "
+    "skipped: a run without a fixed concurrency (paced by request rate, or every request sent at "
     "once), and the file lacks the request throughput or the mean end-to-end latency to measure one"
 )
 
