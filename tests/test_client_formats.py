@@ -378,3 +378,102 @@ def test_check_lists_every_file_it_does_not_read(tmp_path: Path, capsys: pytest.
         "01-ai-Yi-1-5-34B-Chat_550_150_individual_responses.json",
     }
     assert "GPU telemetry" in skipped["gpu_metrics.csv"] and "MLPerf" in skipped["mlperf_log_summary.txt"]
+
+
+SWEEP_STUB = """---
+kind: precision
+title: "B200 FP4 vs FP8 from client runs"
+model: dsr1
+hardware: b200
+sequence: 1k/1k
+sides:
+  - {{label: FP4, precision: fp4}}
+  - {{label: FP8, precision: fp8}}
+sections: [matched-concurrency, peak, latency, latency-sla, power, matched-interactivity]
+sla: {{tpot_ms: {tpot}, basis: measured}}
+---
+"""
+
+
+def _client_project(tmp_path: Path) -> Path:
+    """The AIPerf FP8 and GuideLLM FP4 folders (B200, DeepSeek-R1): client points only, no
+    sweep rows."""
+    (tmp_path / "content").mkdir()
+    (tmp_path / "data").mkdir()
+    for name in ("hardware.yaml", "models.yaml"):
+        shutil.copy(ROOT / "data" / name, tmp_path / "data" / name)
+    for folder in ("aiperf-sweep", "guidellm"):
+        shutil.copytree(CLIENTS / folder, tmp_path / "data" / "results" / folder)
+    return tmp_path
+
+
+def test_sweep_sections_on_client_points(tmp_path: Path) -> None:
+    """Matched-concurrency, peak, latency and SLA sections read ordinary client points (no sweep
+    rows): the FP8 side's AIPerf runs, the FP4 side's GuideLLM report."""
+    root = _client_project(tmp_path)
+    (root / "content" / "clients.md").write_text(SWEEP_STUB.format(tpot=10))
+    assert main(["build", "--root", str(root), "-q"]) == 0
+    page = root / "site" / "clients"
+    (workload,) = json.loads((page / "comparison.json").read_text())["sweep"]["workloads"]
+    at = {row["concurrency"]: row["values"] for row in workload["output_throughput"]}
+    tpot = {row["concurrency"]: row["values"] for row in workload["tpot_ms"]}
+    for concurrency in (4, 16, 64):
+        raw = json.loads(
+            (
+                CLIENTS / "aiperf-sweep" / f"concurrency_{concurrency}" / "profile_export_aiperf.json"
+            ).read_text()
+        )
+        assert at[concurrency][1] == pytest.approx(raw["output_token_throughput"]["avg"], rel=1e-12)
+        assert tpot[concurrency][1] == pytest.approx(raw["inter_token_latency"]["p50"], rel=1e-12)
+    report = json.loads((CLIENTS / "guidellm" / "benchmarks.json").read_text())
+    streams4 = report["benchmarks"][2]["metrics"]
+    assert at[4][0] == pytest.approx(streams4["output_tokens_per_second"]["total"]["mean"], rel=1e-12)
+    html = (page / "index.html").read_text()
+    for heading in ("matched-concurrency-heading", "peak-heading", "latency-heading", "sweep-charts-heading"):
+        assert heading in html
+
+
+FULL_POINTS: dict[str, list[Any]] = {
+    "model": ["dsr1"] * 4,
+    "hardware": ["b200"] * 4,
+    "framework": ["vllm"] * 4,
+    "precision": ["fp4", "fp4", "fp8", "fp8"],
+    "gpu_count": [8] * 4,
+    "isl": [1024] * 4,
+    "osl": [1024] * 4,
+    "concurrency": [8, 32, 8, 32],
+    "throughput_per_gpu": [500, 1500, 400, 1200],
+    "output_throughput_per_gpu": [250, 750, 200, 600],
+    "median_tpot_ms": [10, 20, 11, 22],
+    "median_ttft_ms": [100, 300, 120, 330],
+    "avg_power_w": [700, 900, 650, 850],
+}
+OPTIONAL = ("output_throughput_per_gpu", "median_tpot_ms", "median_ttft_ms", "avg_power_w")
+
+
+@pytest.mark.parametrize(
+    "missing", [(), *((c,) for c in OPTIONAL), ("output_throughput_per_gpu", "median_ttft_ms", "avg_power_w")]
+)
+def test_every_sweep_section_renders_over_points_lacking_a_field(
+    tmp_path: Path, missing: tuple[str, ...]
+) -> None:
+    """No input makes a section's template fail: each sweep section over client points that lack
+    a field either shows the field's numbers or says, in words, that it was not measured."""
+    (tmp_path / "content").mkdir()
+    (tmp_path / "data" / "results").mkdir(parents=True)
+    for name in ("hardware.yaml", "models.yaml"):
+        shutil.copy(ROOT / "data" / name, tmp_path / "data" / name)
+    columns = {k: v for k, v in FULL_POINTS.items() if k not in missing}
+    lines = [",".join(columns)] + [",".join(str(v[i]) for v in columns.values()) for i in range(4)]
+    (tmp_path / "data" / "results" / "points.csv").write_text("\n".join(lines) + "\n")
+    (tmp_path / "content" / "all.md").write_text(SWEEP_STUB.format(tpot=15))
+    assert main(["build", "--root", str(tmp_path), "-q"]) == 0
+    html = (tmp_path / "site" / "all" / "index.html").read_text()
+    for key in ("matched-concurrency", "peak", "latency", "latency-sla", "power", "sweep-charts"):
+        assert f'aria-labelledby="{key}-heading"' in html
+    if "avg_power_w" in missing or "output_throughput_per_gpu" in missing:
+        assert "Neither side's rows carry a measured system power." in html
+    if "median_ttft_ms" in missing:
+        assert "No concurrency has a TTFT from both sides" in html
+    if "output_throughput_per_gpu" in missing:
+        assert "neither side measured this" in html
