@@ -184,18 +184,30 @@ def point_measures(points: PointTable) -> list[tuple[tuple[int, int], Measure]]:
     (where measured: a derived interactivity gives no TPOT), system watts (per GPU × GPUs)."""
     found = []
     for r in points.records(columns=_POINT_MEASURE_COLUMNS):
-        gpus, per_gpu, watts = r["gpu_count"], r["output_throughput_per_gpu"], r["avg_watts_per_gpu"]
-        output_gpus = r["decode_gpus"] or gpus
+        gpus = r["gpu_count"]
         measure = Measure(
             concurrency=r["concurrency"],
-            output_throughput=per_gpu * output_gpus if per_gpu is not None and output_gpus else None,
+            output_throughput=_product(r["output_throughput_per_gpu"], r["decode_gpus"] or gpus),
             gpu_count=gpus,
-            tpot_ms=None if r["tpot_median"] is None else r["tpot_median"] * 1000,
-            ttft_ms=None if r["ttft_median"] is None else r["ttft_median"] * 1000,
-            power_w=watts * gpus if watts is not None and gpus else None,
+            tpot_ms=_product(r["tpot_median"], 1000),
+            ttft_ms=_product(r["ttft_median"], 1000),
+            power_w=_product(r["avg_watts_per_gpu"], gpus),
         )
         found.append(((r["isl"], r["osl"]), measure))
     return found
+
+
+def _product(value: float | None, factor: float | None) -> float | None:
+    """value × factor; None where either is unknown (a GPU count of 0 included)."""
+    return None if value is None or not factor else value * factor
+
+
+def _side_measures(
+    rows: Sequence[SweepRow], points: Sequence[PointTable], side: int
+) -> list[tuple[tuple[int, int], Measure]]:
+    """A side's tested concurrencies: its node-level sweep rows, else its ordinary points."""
+    tested = [((r.isl, r.osl), r.measure()) for r in rows]
+    return tested or (point_measures(points[side]) if side < len(points) else [])
 
 
 def page_sweep(
@@ -216,9 +228,7 @@ def page_sweep(
     for i, side in enumerate(stub.sides):
         side_rows = tuple(r for r in sweeps if sweep_matches(r, side.filters))
         rows.append(side_rows)
-        tested = [((r.isl, r.osl), r.measure()) for r in side_rows]
-        if not tested and i < len(points):
-            tested = point_measures(points[i])
+        tested = _side_measures(side_rows, points, i)
         for workload, measure in tested:
             measures.setdefault(workload, ([], []))[i].append(measure)
         if not tested:

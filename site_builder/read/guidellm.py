@@ -18,7 +18,6 @@ Which fields match our definitions (docs/data-format.md says why):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from site_builder.read.fields import (
@@ -33,6 +32,7 @@ from site_builder.read.serving import (
     MIN_COMPLETED_SHARE,
     RunMetadata,
     client_run,
+    epoch_date,
     measured_concurrency,
     per_gpu,
 )
@@ -112,6 +112,21 @@ def _model_path(record: Mapping[str, Any]) -> tuple[str, Any]:
     return "config.spec.backend.model", as_mapping(spec.get("backend")).get("model")
 
 
+def _concurrency(
+    draft: PointDraft, record: Mapping[str, Any], metrics: Mapping[str, Any], ctx: RecordContext
+) -> bool:
+    """Synchronous: 1; concurrent: its streams; rate-driven (throughput, constant, poisson): the
+    measured mean. False where that cannot be measured (said once, nothing kept)."""
+    kind = strategy_name(record)
+    if kind == "synchronous":
+        draft.set("concurrency", 1, "config.strategy.type_")
+    elif kind == "concurrent":
+        draft.set("concurrency", strategy(record).get("streams"), "config.strategy.streams")
+    else:
+        return _rate_concurrency(draft, metrics, ctx)
+    return True
+
+
 def _rate_concurrency(draft: PointDraft, metrics: Mapping[str, Any], ctx: RecordContext) -> bool:
     """A rate-driven benchmark's concurrency: the measured mean, as for every format."""
     found = {
@@ -120,6 +135,18 @@ def _rate_concurrency(draft: PointDraft, metrics: Mapping[str, Any], ctx: Record
         if (value := positive_number(_stat(metrics.get(metric), "successful", "mean"))) is not None
     }
     return measured_concurrency(draft, "config.strategy", found.get("rate"), found.get("latency"), ctx)
+
+
+_STATS = {"mean": "mean", "median": "median", "std": "std_dev", "p90": "p90", "p99": "p99", "p99.9": "p999"}
+
+
+def _latencies(draft: PointDraft, metrics: Mapping[str, Any]) -> None:
+    """TTFT, TPOT and E2E statistics of the successful requests, in seconds."""
+    for ours, (metric, seconds) in _LATENCIES.items():
+        for our_stat, field in _STATS.items():
+            value = _stat(metrics.get(metric), "successful", field)
+            name = f"metrics.{metric}.successful.{field}"
+            draft.add_latency(ours, our_stat, None if value is None else value * seconds, name)
 
 
 def _completion(metrics: Mapping[str, Any], ctx: RecordContext) -> None:
@@ -154,32 +181,14 @@ def result(
         return None
     means = _means(metrics, "successful", {"isl": "prompt_token_count", "osl": "output_token_count"})
     draft = client_run(meta, meta_name, _model_path(record), _stated_lengths(report), means, ctx)
-    kind = strategy_name(record)
-    if kind == "synchronous":
-        draft.set("concurrency", 1, "config.strategy.type_")
-    elif kind == "concurrent":
-        draft.set("concurrency", strategy(record).get("streams"), "config.strategy.streams")
-    elif not _rate_concurrency(draft, metrics, ctx):  # throughput, constant, poisson: measured
+    if not _concurrency(draft, record, metrics, ctx):
         return None
     _completion(metrics, ctx)
     throughput = _means(
         metrics, "total", {"total": "tokens_per_second", "output": "output_tokens_per_second"}
     )
     per_gpu(draft, throughput, meta.gpus(), ctx, meta_name)
-    for ours, (metric, seconds) in _LATENCIES.items():
-        summary = metrics.get(metric)
-        for our_stat, field in (
-            ("mean", "mean"),
-            ("median", "median"),
-            ("std", "std_dev"),
-            ("p90", "p90"),
-            ("p99", "p99"),
-            ("p99.9", "p999"),
-        ):
-            value = _stat(summary, "successful", field)
-            if value is None:
-                continue
-            draft.add_latency(ours, our_stat, value * seconds, f"metrics.{metric}.successful.{field}")
+    _latencies(draft, metrics)
     tpot = "metrics.inter_token_latency_ms.successful.median"
     draft.set("median_tpot_s", draft.values.get("tpot_median"), tpot)
     if "median_tpot_s" not in draft.values:
@@ -193,12 +202,7 @@ def date(record: Mapping[str, Any]) -> str | None:
     start = benchmark.get(
         "start_time", as_mapping(benchmark.get("scheduler_metrics")).get("measure_start_time")
     )
-    if not isinstance(start, int | float) or isinstance(start, bool) or start <= 0:
-        return None
-    try:
-        return datetime.fromtimestamp(start, tz=UTC).strftime("%Y-%m-%d")
-    except (OverflowError, OSError, ValueError):
-        return None
+    return epoch_date(start)
 
 
 def client(record: Mapping[str, Any]) -> str:

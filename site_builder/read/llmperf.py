@@ -19,11 +19,10 @@ What matches our definitions (docs/data-format.md says why):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from site_builder.read.fields import PointDraft, RecordContext, Stated, optional_number, positive_number
-from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
+from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, epoch_date, per_gpu
 
 OUTPUT_THROUGHPUT = "results_mean_output_throughput_token_per_s"
 _INPUT_MEAN = "results_number_input_tokens_mean"
@@ -38,6 +37,12 @@ _STATS = {
     "p90": "quantiles_p90",
     "p99": "quantiles_p99",
 }
+
+
+def _lengths(raw: Mapping[str, Any], fields: Mapping[str, str]) -> dict[str, Stated]:
+    """ISL and OSL (our name -> llmperf's field) where the file gives a positive number."""
+    found = {ours: (positive_number(raw.get(theirs)), theirs) for ours, theirs in fields.items()}
+    return {ours: Stated(value, theirs) for ours, (value, theirs) in found.items() if value is not None}
 
 
 def detect(keys: set[str]) -> bool:
@@ -77,17 +82,8 @@ def _throughput(raw: Mapping[str, Any], ctx: RecordContext) -> dict[str, Stated]
 
 def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
     """One `…_summary.json`."""
-    stated, means = {}, {}
-    for ours, setting, mean in (
-        ("isl", "mean_input_tokens", _INPUT_MEAN),
-        ("osl", "mean_output_tokens", _OUTPUT_MEAN),
-    ):
-        value = positive_number(raw.get(setting))
-        if value is not None:
-            stated[ours] = Stated(value, setting)
-        value = positive_number(raw.get(mean))
-        if value is not None:
-            means[ours] = Stated(value, mean)
+    stated = _lengths(raw, {"isl": "mean_input_tokens", "osl": "mean_output_tokens"})
+    means = _lengths(raw, {"isl": _INPUT_MEAN, "osl": _OUTPUT_MEAN})
     draft = client_run(meta, meta_name, ("model", raw.get("model")), stated, means, ctx)
     draft.set(
         "concurrency", raw.get("num_concurrent_requests") or meta.concurrency, "num_concurrent_requests"
@@ -102,14 +98,8 @@ def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Recor
 
 
 def date(raw: Mapping[str, Any]) -> str | None:
-    """`timestamp`: the run's end, seconds since the epoch, as a UTC date."""
-    stamp = raw.get("timestamp")
-    if not isinstance(stamp, int | float) or isinstance(stamp, bool) or stamp <= 0:
-        return None
-    try:
-        return datetime.fromtimestamp(stamp, tz=UTC).strftime("%Y-%m-%d")
-    except (OverflowError, OSError, ValueError):
-        return None
+    """`timestamp`: when the results were saved, seconds since the epoch, as a UTC date."""
+    return epoch_date(raw.get("timestamp"))
 
 
 def client(raw: Mapping[str, Any]) -> str:

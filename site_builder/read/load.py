@@ -773,12 +773,17 @@ def load_results(
         if excluded(path.relative_to(root).as_posix(), exclude):  # none: nothing excluded
             continue
         if path.suffix not in RESULT_SUFFIXES:  # listed, never silently passed over
-            why = _NOT_READ.get(path.name, f"not a result file ({', '.join(RESULT_SUFFIXES)} files are read)")
-            result.log.add(_display(path, root), "", "", f"skipped: {why}", Severity.NOTICE)
+            result.log.add(_display(path, root), "", "", _not_read(path), Severity.NOTICE)
             continue
         _FileLoader(path, root, _display(path, root), result).load()
     result.finish()
     return result
+
+
+def _not_read(path: Path) -> str:
+    """Why a file under the data folder is not read, for the notice that lists it."""
+    default = f"not a result file ({', '.join(RESULT_SUFFIXES)} files are read)"
+    return f"skipped: {_NOT_READ.get(path.name, default)}"
 
 
 def load_file(path: Path, log: ProblemLog | None = None) -> LoadResult:

@@ -100,6 +100,16 @@ RATE_SKIPPED = (
 )
 
 
+def epoch_date(stamp: Any) -> str | None:
+    """Seconds since the epoch as a UTC date (YYYY-MM-DD); None for anything else."""
+    if not isinstance(stamp, int | float) or isinstance(stamp, bool) or stamp <= 0:
+        return None
+    try:
+        return dt.datetime.fromtimestamp(stamp, tz=dt.UTC).strftime("%Y-%m-%d")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 def notice_once(ctx: RecordContext, field_name: str, reason: str) -> None:
     """A notice said once per file, however many of its records share the cause."""
     if not any(p.file == ctx.file and p.field == field_name and p.reason == reason for p in ctx.log.problems):
@@ -139,12 +149,15 @@ def _mean_latency(raw: Mapping[str, Any], e2el: str) -> Stated | None:
     mean_ms = _positive(raw, f"mean_{e2el}_ms")
     if mean_ms is not None:
         return Stated(mean_ms.value / 1000, mean_ms.name)
-    latencies = raw.get("latencies")
-    if isinstance(latencies, list) and latencies:
-        values = [positive_number(v) for v in latencies]
-        if all(v is not None for v in values):
-            return Stated(sum(v for v in values if v is not None) / len(values), "mean of latencies")
-    return None
+    mean = _mean(raw.get("latencies"))
+    return None if mean is None else Stated(mean, "mean of latencies")
+
+
+def _mean(values: Any) -> float | None:
+    """The mean of a list of positive numbers; None for anything else (a bad value included)."""
+    numbers = [positive_number(v) for v in values] if isinstance(values, list) else [None]
+    good = [n for n in numbers if n is not None]
+    return sum(good) / len(good) if good and len(good) == len(numbers) else None
 
 
 def _concurrency(
@@ -206,13 +219,22 @@ def _file_throughput(raw: Mapping[str, Any], total_key: str, ctx: RecordContext)
             found[ours] = Stated(parse_number(raw[key]), key)
         except ValueError as exc:
             ctx.error(key, str(exc))
+    if raw.get(total_key) is None:
+        found.update(_total_from_tokens(raw))
+    return found
+
+
+def _total_from_tokens(raw: Mapping[str, Any]) -> dict[str, Stated]:
+    """{"total": (total_input_tokens + total_output_tokens) ÷ duration}, where the file has them."""
     tokens = [_positive(raw, key) for key in ("total_input_tokens", "total_output_tokens", "duration")]
-    if raw.get(total_key) is None and all(t is not None for t in tokens):
-        inputs, outputs, duration = (t.value for t in tokens if t is not None)
-        found["total"] = Stated(
+    if None in tokens:
+        return {}
+    inputs, outputs, duration = (t.value for t in tokens if t is not None)
+    return {
+        "total": Stated(
             (inputs + outputs) / duration, "(total_input_tokens + total_output_tokens) ÷ duration"
         )
-    return found
+    }
 
 
 def model_key(
