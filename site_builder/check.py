@@ -81,8 +81,16 @@ def as_json(report: CheckReport, strict: bool) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False)
 
 
+def _skipped(problem: Problem) -> bool:
+    """A notice that a file or a run was left unread ("skipped: …")."""
+    return problem.severity is Severity.NOTICE and problem.reason.startswith("skipped")
+
+
 def as_text(report: CheckReport, strict: bool) -> str:
+    """Errors and warnings, then every file or run left unread with its reason (a notice that
+    starts "skipped"), then the verdict; other notices only in the JSON report."""
     lines = [str(p) for p in report.problems if p.severity is not Severity.NOTICE]
+    lines += [str(p) for p in report.problems if _skipped(p)]
     counts = report.counts()
     errors, warnings = counts[Severity.ERROR], counts[Severity.WARNING]
     verdict = "failed" if report.failed(strict) else "ok"

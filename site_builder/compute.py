@@ -165,10 +165,60 @@ def side_points(rows: PointTable) -> SidePoints:
     )
 
 
+_POINT_MEASURE_COLUMNS = (
+    "isl",
+    "osl",
+    "concurrency",
+    "gpu_count",
+    "decode_gpus",
+    "output_throughput_per_gpu",
+    "tpot_median",
+    "ttft_median",
+    "avg_watts_per_gpu",
+)
+
+
+def point_measures(points: PointTable) -> list[tuple[tuple[int, int], Measure]]:
+    """A side's ordinary points as the sweep analyses read tested concurrencies: output tok/s of
+    the deployment (per GPU × the GPUs that make output tokens), median TPOT and TTFT in ms
+    (where measured: a derived interactivity gives no TPOT), system watts (per GPU × GPUs)."""
+    found = []
+    for r in points.records(columns=_POINT_MEASURE_COLUMNS):
+        gpus = r["gpu_count"]
+        measure = Measure(
+            concurrency=r["concurrency"],
+            output_throughput=_product(r["output_throughput_per_gpu"], r["decode_gpus"] or gpus),
+            gpu_count=gpus,
+            tpot_ms=_product(r["tpot_median"], 1000),
+            ttft_ms=_product(r["ttft_median"], 1000),
+            power_w=_product(r["avg_watts_per_gpu"], gpus),
+        )
+        found.append(((r["isl"], r["osl"]), measure))
+    return found
+
+
+def _product(value: float | None, factor: float | None) -> float | None:
+    """value × factor; None where either is unknown (a GPU count of 0 included)."""
+    return None if value is None or not factor else value * factor
+
+
+def _side_measures(
+    rows: Sequence[SweepRow], points: Sequence[PointTable], side: int
+) -> list[tuple[tuple[int, int], Measure]]:
+    """A side's tested concurrencies: its node-level sweep rows, else its ordinary points."""
+    tested = [((r.isl, r.osl), r.measure()) for r in rows]
+    return tested or (point_measures(points[side]) if side < len(points) else [])
+
+
 def page_sweep(
-    stub: Stub, sweeps: Sequence[SweepRow], default: tuple[int, int], log: ProblemLog
+    stub: Stub,
+    sweeps: Sequence[SweepRow],
+    default: tuple[int, int],
+    log: ProblemLog,
+    points: Sequence[PointTable] = (),
 ) -> PageSweep | None:
-    """Each side's sweep rows and their analyses, when the stub asks for a sweep section."""
+    """Each side's sweep rows and their analyses, when the stub asks for a sweep section; a side
+    without node-level sweep rows is analysed from its ordinary points (`points`, a table a side)."""
     spec = stub.spec
     if not set(spec.sections) & set(SWEEP_ANALYSES):
         return None
@@ -178,14 +228,15 @@ def page_sweep(
     for i, side in enumerate(stub.sides):
         side_rows = tuple(r for r in sweeps if sweep_matches(r, side.filters))
         rows.append(side_rows)
-        for r in side_rows:
-            measures.setdefault((r.isl, r.osl), ([], []))[i].append(r.measure())
-        if not side_rows:
+        tested = _side_measures(side_rows, points, i)
+        for workload, measure in tested:
+            measures.setdefault(workload, ([], []))[i].append(measure)
+        if not tested:
             log.add(
                 _where(stub),
                 stub.line_of("sections"),
                 "sections",
-                f"side '{side.label}': no node-level sweep rows match its filters, "
+                f"side '{side.label}': no node-level sweep rows or points match its filters, "
                 "so the sweep sections show it as not measured",
                 Severity.WARNING,
             )
@@ -351,7 +402,7 @@ def compute_page(
         for side, c in zip(stub.sides, constants, strict=True)
     )
     accuracy = page_accuracy(stub, selected, evaluations)
-    sweep = page_sweep(stub, sweeps, stub.sequence, log)
+    sweep = page_sweep(stub, sweeps, stub.sequence, log, selected)
     used = {d for side in selected for d in side.values("dataset")}
     used |= {r.provenance.dataset for side in (accuracy.sides if accuracy else ()) for r in side.runs}
     used |= {r.provenance.dataset for side in (sweep.rows if sweep else ()) for r in side}

@@ -92,9 +92,16 @@ def test_guidellm_report_picks_the_fields_of_our_definitions() -> None:
     points, log = _points("guidellm")
     raw = json.loads((CLIENTS / "guidellm" / "benchmarks.json").read_text())
     by_index = {int(p["record"].split("[")[1].rstrip("]")): p for p in points}
-    assert sorted(by_index) == [0, 2, 3, 4]  # [1] is the sweep's throughput run: no fixed concurrency
-    (skip,) = [p for p in log.notices if p.field == "config.strategy"]
-    assert skip.record == "benchmarks[1]" and "throughput benchmark skipped" in skip.reason
+    assert sorted(by_index) == [0, 1, 2, 3, 4]
+    # [1] is the sweep's throughput run: no fixed concurrency, so its measured mean (Little's law)
+    (rate,) = [p for p in log.notices if p.field == "config.strategy"]
+    assert rate.record == "benchmarks[1]" and "measured mean" in rate.reason
+    throughput_run = raw["benchmarks"][1]["metrics"]
+    in_flight = (
+        throughput_run["requests_per_second"]["successful"]["mean"]
+        * throughput_run["request_latency"]["successful"]["mean"]
+    )
+    assert by_index.pop(1)["concurrency"] == round(in_flight)
     for index, point in by_index.items():
         metrics = raw["benchmarks"][index]["metrics"]
         itl = metrics["inter_token_latency_ms"]["successful"]["median"]
@@ -219,3 +226,254 @@ def test_a_folder_of_each_clients_output_builds_a_fp4_vs_fp8_page(tmp_path: Path
     assert clients == {"AIPerf 0.13.0", "GuideLLM 0.8.0"}
     page = (site / "mi355x-fp4-vs-fp8-dsr1" / "index.html").read_text()
     assert "date not recorded" in page and "SGLang bench_serving (sglang 0.5.4)" in page
+
+
+LLMPERF = CLIENTS / "llmperf"
+
+
+def test_llmperf_summaries_equal_a_hand_computation() -> None:
+    """Real llmperf summaries (tests/fixtures/clients/README.md): Yi-1.5-34B on 4 A10G, vLLM."""
+    points, log = _points("llmperf")
+    assert [p["concurrency"] for p in points] == [1, 8, 64]
+    conc8 = points[1]
+    # by hand from the file: output 95.817 tok/s over 4 GPUs; total = output × (550 + 159.5) / 159.5
+    assert conc8["output_throughput_per_gpu"] == pytest.approx(95.81719381923115 / 4, rel=1e-12)
+    assert conc8["throughput_per_gpu"] == pytest.approx(95.81719381923115 * 709.5 / 159.5 / 4, rel=1e-12)
+    assert conc8["throughput_per_gpu"] == pytest.approx(106.5553, rel=1e-6)
+    # llmperf's inter-token latency includes the first token's wait: not read as TPOT, so the
+    # interactivity is derived (output tok/s ÷ concurrency) and said to be
+    assert conc8["interactivity"] == pytest.approx(95.81719381923115 / 8, rel=1e-12)
+    assert conc8["interactivity_source"] == "derived" and conc8["tpot_median"] is None
+    assert conc8["ttft_median"] == pytest.approx(3.1766039474996433, rel=1e-12)
+    assert conc8["e2el_p99"] == pytest.approx(12.886684354570388, rel=1e-12)
+    assert (conc8["isl"], conc8["osl"]) == (550, 150)  # the run's settings, mean_input/output_tokens
+    assert conc8["client"] == "llmperf (results 2023-08-31)" and conc8["date"] == "2024-06-12"
+    (notice,) = log.notices
+    assert notice.file.endswith("_individual_responses.json") and "per-request records" in notice.reason
+
+
+def test_llmperf_records_alone_and_failed_requests(tmp_path: Path) -> None:
+    run = LLMPERF / "result_01-ai_Yi-1.5-34B-Chat_8"
+    shutil.copy(LLMPERF / "_meta.yaml", tmp_path / "_meta.yaml")
+    shutil.copy(
+        run / "01-ai-Yi-1-5-34B-Chat_550_150_individual_responses.json",
+        tmp_path / "x_individual_responses.json",
+    )
+    summary = json.loads((run / "01-ai-Yi-1-5-34B-Chat_550_150_summary.json").read_text())
+    failing = {**summary, "results_num_completed_requests": 90, "results_number_errors": 14}
+    (tmp_path / "y_summary.json").write_text(json.dumps(failing))
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    alone, failed = sorted(log.errors, key=lambda p: p.file)
+    assert "not read on its own; put x_summary.json beside it" in alone.reason
+    assert failed.field == "results_num_completed_requests" and "only 90 of 104" in failed.reason
+
+
+GUIDELLM_V1 = CLIENTS / "guidellm-v1"
+V1_FILE = "Qwen_Qwen3-4B-Thinking-2507_tp4_quant-fp8_benchmarks.json"
+
+
+def test_guidellm_report_version_1_equals_a_hand_computation() -> None:
+    """Real GuideLLM 0.5 reports (report version 1: `args`, not `config`) from Intel XPU runs."""
+    points, _ = _points("guidellm-v1")
+    assert [p["concurrency"] for p in points] == [1, 4]  # synchronous; concurrent, 4 streams
+    for point, folder in zip(points, ("sync-tp4", "concurrent4-tp4"), strict=True):
+        raw = json.loads((GUIDELLM_V1 / folder / V1_FILE).read_text())
+        assert raw["metadata"]["version"] == 1 and "config" not in raw
+        metrics = raw["benchmarks"][0]["metrics"]
+        itl = metrics["inter_token_latency_ms"]["successful"]["median"]
+        assert point["interactivity"] == pytest.approx(1000 / itl, rel=1e-12)
+        assert point["throughput_per_gpu"] == pytest.approx(metrics["tokens_per_second"]["total"]["mean"] / 4)
+        assert point["client"] == "GuideLLM 0.5.0.dev0" and point["date"] == "2026-03-02"
+        assert point["model"] == "qwen3-4b-thinking" and point["osl"] == 1024
+    # by hand: synchronous, median inter-token latency 20.379 ms → 49.07 tok/s/user;
+    # 54.103 tok/s over 4 GPUs → 13.53 tok/s/GPU
+    assert points[0]["interactivity"] == pytest.approx(49.0694, rel=1e-5)
+    assert points[0]["throughput_per_gpu"] == pytest.approx(13.5258, rel=1e-5)
+
+
+def test_a_report_version_we_do_not_read_is_one_error(tmp_path: Path) -> None:
+    raw = json.loads((GUIDELLM_V1 / "sync-tp4" / V1_FILE).read_text())
+    shutil.copy(GUIDELLM_V1 / "_meta.yaml", tmp_path / "_meta.yaml")
+    (tmp_path / "benchmarks.json").write_text(json.dumps({**raw, "metadata": {"version": 3}}))
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    (error,) = log.errors  # not also one "missing" error per required field
+    assert error.field == "metadata.version" and "reads versions 1 and 2" in error.reason
+
+
+SGLANG_RATE = CLIENTS / "sglang-request-rate"
+
+
+def test_sglang_request_rate_runs_get_their_measured_mean_concurrency() -> None:
+    """Real SGLang outputs of request-rate and all-at-once runs (no max_concurrency), written by an
+    older bench_serving without total_throughput, request_throughput or TPOT."""
+    log = ProblemLog()
+    result = load_results(SGLANG_RATE, log)
+    assert [str(p) for p in log.errors] == []
+    points = {(Path(p["source_file"]).name, p["record"]): p for p in result.table.records()}
+    assert len(points) == 14  # 7 runs a file, none dropped
+    raw = json.loads((SGLANG_RATE / "llama_3_3_70b_online_output.jsonl").read_text().splitlines()[0])
+    assert raw["request_rate"] == 1.0 and raw["max_concurrency"] is None and "total_throughput" not in raw
+    point = points[("llama_3_3_70b_online_output.jsonl", "line 1")]
+    # by hand: 300 requests in 298.37 s, mean end-to-end 7.84 s: 7.88 requests in flight
+    assert raw["completed"] / raw["duration"] * raw["mean_e2e_latency_ms"] / 1000 == pytest.approx(
+        7.884, abs=1e-3
+    )
+    assert point["concurrency"] == 8
+    tokens = raw["total_input_tokens"] + raw["total_output_tokens"]
+    assert point["throughput_per_gpu"] == pytest.approx(tokens / raw["duration"] / 4, rel=1e-12)
+    # no TPOT in the file: interactivity derived from output tok/s ÷ concurrency, and said to be
+    assert point["interactivity_source"] == "derived"
+    assert point["interactivity"] == pytest.approx(raw["output_throughput"] / 8, rel=1e-12)
+    # one notice a file for the rule, not one a run
+    rule = [p for p in log.notices if p.field == "request_rate"]
+    assert sorted(Path(p.file).name for p in rule) == [
+        "llama_3_3_70b_offline_output.jsonl",
+        "llama_3_3_70b_online_output.jsonl",
+    ]
+
+
+def test_a_rate_run_that_cannot_be_measured_is_skipped_once(tmp_path: Path) -> None:
+    lines = (SGLANG_RATE / "llama_3_3_70b_online_output.jsonl").read_text().splitlines()[:3]
+    bare = [{k: v for k, v in json.loads(line).items() if k != "mean_e2e_latency_ms"} for line in lines]
+    (tmp_path / "runs.jsonl").write_text("\n".join(json.dumps(run) for run in bare) + "\n")
+    shutil.copy(SGLANG_RATE / "_meta.yaml", tmp_path / "_meta.yaml")
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    assert log.errors == []
+    (skipped,) = log.notices
+    assert skipped.field == "request_rate" and skipped.reason.startswith("skipped: a run without")
+
+
+def test_vllm_rate_run_measured_from_its_latencies(tmp_path: Path) -> None:
+    source = (
+        CLIENTS / "vllm-bench-serve" / "openai-chat-infqps-concurrency8-DeepSeek-R1-0528-20261022-101500.json"
+    )
+    raw = json.loads(source.read_text())
+    run = {**raw, "max_concurrency": None, "request_rate": 4.0}
+    assert "mean_e2el_ms" not in run and run["latencies"]  # vLLM's default: no E2E statistics
+    (tmp_path / "run.json").write_text(json.dumps(run))
+    shutil.copy(CLIENTS / "vllm-bench-serve" / "_meta.yaml", tmp_path / "_meta.yaml")
+    log = ProblemLog()
+    (point,) = load_results(tmp_path, log).table.records()
+    mean_latency = sum(run["latencies"]) / len(run["latencies"])
+    assert point["concurrency"] == max(1, round(run["request_throughput"] * mean_latency))
+
+
+def test_check_lists_every_file_it_does_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "data" / "results" / "run"
+    (tmp_path / "content").mkdir()
+    shutil.copytree(LLMPERF, results)
+    (results / "gpu_metrics.csv").write_text("timestamp,index,power.draw [W]\n")
+    (results / "mlperf_log_summary.txt").write_text("MLPerf Results Summary\n")
+    (results / "notes.md").write_text("our notes\n")
+    main(["check", "--root", str(tmp_path)])
+    lines = capsys.readouterr().out.splitlines()
+    skipped = {line.split(": ", 2)[1].rsplit("/", 1)[-1]: line for line in lines if ": skipped: " in line}
+    assert set(skipped) == {
+        "gpu_metrics.csv",
+        "mlperf_log_summary.txt",
+        "notes.md",
+        "01-ai-Yi-1-5-34B-Chat_550_150_individual_responses.json",
+    }
+    assert "GPU telemetry" in skipped["gpu_metrics.csv"] and "MLPerf" in skipped["mlperf_log_summary.txt"]
+
+
+SWEEP_STUB = """---
+kind: precision
+title: "B200 FP4 vs FP8 from client runs"
+model: dsr1
+hardware: b200
+sequence: 1k/1k
+sides:
+  - {{label: FP4, precision: fp4}}
+  - {{label: FP8, precision: fp8}}
+sections: [matched-concurrency, peak, latency, latency-sla, power, matched-interactivity]
+sla: {{tpot_ms: {tpot}, basis: measured}}
+---
+"""
+
+
+def _client_project(tmp_path: Path) -> Path:
+    """The AIPerf FP8 and GuideLLM FP4 folders (B200, DeepSeek-R1): client points only, no
+    sweep rows."""
+    (tmp_path / "content").mkdir()
+    (tmp_path / "data").mkdir()
+    for name in ("hardware.yaml", "models.yaml"):
+        shutil.copy(ROOT / "data" / name, tmp_path / "data" / name)
+    for folder in ("aiperf-sweep", "guidellm"):
+        shutil.copytree(CLIENTS / folder, tmp_path / "data" / "results" / folder)
+    return tmp_path
+
+
+def test_sweep_sections_on_client_points(tmp_path: Path) -> None:
+    """Matched-concurrency, peak, latency and SLA sections read ordinary client points (no sweep
+    rows): the FP8 side's AIPerf runs, the FP4 side's GuideLLM report."""
+    root = _client_project(tmp_path)
+    (root / "content" / "clients.md").write_text(SWEEP_STUB.format(tpot=10))
+    assert main(["build", "--root", str(root), "-q"]) == 0
+    page = root / "site" / "clients"
+    (workload,) = json.loads((page / "comparison.json").read_text())["sweep"]["workloads"]
+    at = {row["concurrency"]: row["values"] for row in workload["output_throughput"]}
+    tpot = {row["concurrency"]: row["values"] for row in workload["tpot_ms"]}
+    for concurrency in (4, 16, 64):
+        raw = json.loads(
+            (
+                CLIENTS / "aiperf-sweep" / f"concurrency_{concurrency}" / "profile_export_aiperf.json"
+            ).read_text()
+        )
+        assert at[concurrency][1] == pytest.approx(raw["output_token_throughput"]["avg"], rel=1e-12)
+        assert tpot[concurrency][1] == pytest.approx(raw["inter_token_latency"]["p50"], rel=1e-12)
+    report = json.loads((CLIENTS / "guidellm" / "benchmarks.json").read_text())
+    streams4 = report["benchmarks"][2]["metrics"]
+    assert at[4][0] == pytest.approx(streams4["output_tokens_per_second"]["total"]["mean"], rel=1e-12)
+    html = (page / "index.html").read_text()
+    for heading in ("matched-concurrency-heading", "peak-heading", "latency-heading", "sweep-charts-heading"):
+        assert heading in html
+
+
+FULL_POINTS: dict[str, list[Any]] = {
+    "model": ["dsr1"] * 4,
+    "hardware": ["b200"] * 4,
+    "framework": ["vllm"] * 4,
+    "precision": ["fp4", "fp4", "fp8", "fp8"],
+    "gpu_count": [8] * 4,
+    "isl": [1024] * 4,
+    "osl": [1024] * 4,
+    "concurrency": [8, 32, 8, 32],
+    "throughput_per_gpu": [500, 1500, 400, 1200],
+    "output_throughput_per_gpu": [250, 750, 200, 600],
+    "median_tpot_ms": [10, 20, 11, 22],
+    "median_ttft_ms": [100, 300, 120, 330],
+    "avg_power_w": [700, 900, 650, 850],
+}
+OPTIONAL = ("output_throughput_per_gpu", "median_tpot_ms", "median_ttft_ms", "avg_power_w")
+
+
+@pytest.mark.parametrize(
+    "missing", [(), *((c,) for c in OPTIONAL), ("output_throughput_per_gpu", "median_ttft_ms", "avg_power_w")]
+)
+def test_every_sweep_section_renders_over_points_lacking_a_field(
+    tmp_path: Path, missing: tuple[str, ...]
+) -> None:
+    """No input makes a section's template fail: each sweep section over client points that lack
+    a field either shows the field's numbers or says, in words, that it was not measured."""
+    (tmp_path / "content").mkdir()
+    (tmp_path / "data" / "results").mkdir(parents=True)
+    for name in ("hardware.yaml", "models.yaml"):
+        shutil.copy(ROOT / "data" / name, tmp_path / "data" / name)
+    columns = {k: v for k, v in FULL_POINTS.items() if k not in missing}
+    lines = [",".join(columns)] + [",".join(str(v[i]) for v in columns.values()) for i in range(4)]
+    (tmp_path / "data" / "results" / "points.csv").write_text("\n".join(lines) + "\n")
+    (tmp_path / "content" / "all.md").write_text(SWEEP_STUB.format(tpot=15))
+    assert main(["build", "--root", str(tmp_path), "-q"]) == 0
+    html = (tmp_path / "site" / "all" / "index.html").read_text()
+    for key in ("matched-concurrency", "peak", "latency", "latency-sla", "power", "sweep-charts"):
+        assert f'aria-labelledby="{key}-heading"' in html
+    if "avg_power_w" in missing or "output_throughput_per_gpu" in missing:
+        assert "Neither side's rows carry a measured system power." in html
+    if "median_ttft_ms" in missing:
+        assert "No concurrency has a TTFT from both sides" in html
+    if "output_throughput_per_gpu" in missing:
+        assert "neither side measured this" in html

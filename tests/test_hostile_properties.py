@@ -159,6 +159,12 @@ def test_inferencex_rows_never_raise(
 SERVING = [
     ("vllm/kimi_fp4_b200_c16.json", "vllm/kimi_fp4_b200_c16.meta.yaml", "run.json", "run.meta.yaml"),
     ("sglang/qwen35_mxfp4_mtp_isl32768_osl1024.jsonl", "sglang/_meta.yaml", "run.jsonl", "_meta.yaml"),
+    (
+        "clients/llmperf/result_01-ai_Yi-1.5-34B-Chat_8/01-ai-Yi-1-5-34B-Chat_550_150_summary.json",
+        "clients/llmperf/_meta.yaml",
+        "run.json",
+        "_meta.yaml",
+    ),
 ]
 SERVING_KEYS = [
     "max_concurrency",
@@ -168,6 +174,11 @@ SERVING_KEYS = [
     "completed",
     "server_info",
     "total_throughput",
+    "num_concurrent_requests",
+    "results_mean_output_throughput_token_per_s",
+    "results_number_output_tokens_mean",
+    "results_num_requests_started",
+    "timestamp",
 ]
 
 
@@ -184,7 +195,8 @@ def test_vllm_and_sglang_results_and_their_metadata_never_raise(
 ) -> None:
     result_file, meta_file, result_name, meta_name = case
     fixtures = ROOT / "tests" / "fixtures"
-    first = (fixtures / result_file).read_text().splitlines()[0]
+    text = (fixtures / result_file).read_text()
+    first = text.splitlines()[0] if result_file.endswith(".jsonl") else text  # a JSON Lines file's first
     path = _fresh(tmp_path, result_name)
     record = {**json.loads(first), **changes}
     path.write_text(_json_text(record) + ("\n" + _json_text(record) if result_name.endswith("l") else ""))

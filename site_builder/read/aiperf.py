@@ -20,7 +20,13 @@ from site_builder.read.fields import (
     optional_number,
     positive_number,
 )
-from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
+from site_builder.read.serving import (
+    MIN_COMPLETED_SHARE,
+    RunMetadata,
+    client_run,
+    measured_concurrency,
+    per_gpu,
+)
 
 _SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "seconds": 1.0}
 # our latency metric -> AIPerf's metric
@@ -92,6 +98,19 @@ def _concurrency(raw: Mapping[str, Any], meta: RunMetadata, ctx: RecordContext) 
     if loadgen.get("concurrency") is not None:
         return loadgen["concurrency"], "input_config.loadgen.concurrency"
     return meta.concurrency, "input_config.loadgen.concurrency"
+
+
+def _rate_concurrency(draft: PointDraft, raw: Mapping[str, Any], ctx: RecordContext) -> bool:
+    """A run without a concurrency (request-rate mode): the measured mean, as for every format."""
+    rate = stat(raw, "request_throughput")
+    latency = _seconds(raw, "request_latency", "avg", ctx)
+    return measured_concurrency(
+        draft,
+        "input_config",
+        Stated(rate, "request_throughput.avg") if rate else None,
+        Stated(latency, "request_latency.avg") if latency else None,
+        ctx,
+    )
 
 
 def _length_setting(value: Any) -> float | None:
@@ -183,7 +202,9 @@ def _throughput(raw: Mapping[str, Any], ctx: RecordContext) -> dict[str, Stated]
     return found
 
 
-def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
+def result(
+    raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext
+) -> PointDraft | None:
     """One `profile_export_aiperf.json`."""
     means = {}
     for ours, metric in (("isl", "input_sequence_length"), ("osl", "output_sequence_length")):
@@ -194,6 +215,8 @@ def result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: Recor
     draft = client_run(meta, meta_name, model_path(raw), stated, means, ctx)
     value, name = _concurrency(raw, meta, ctx)
     draft.set("concurrency", value, name)
+    if value is None and not _rate_concurrency(draft, raw, ctx):  # a request-rate run: measured
+        return None
     _completion(raw, ctx)
     throughput = _throughput(raw, ctx)
     if "total" not in throughput:

@@ -19,7 +19,7 @@ from fnmatch import fnmatchcase
 from functools import partial
 from typing import Any
 
-from site_builder.read import aiperf, guidellm, inferencex, native, serving
+from site_builder.read import aiperf, guidellm, inferencex, llmperf, native, serving
 from site_builder.read.fields import PointDraft, RecordContext
 
 
@@ -32,7 +32,8 @@ class Source:
     metadata_file: str = ""
 
 
-Reader = Callable[[Mapping[str, Any], RecordContext, Source], PointDraft]
+# None: the record is refused or skipped outright, the reader having said why (nothing to validate)
+Reader = Callable[[Mapping[str, Any], RecordContext, Source], PointDraft | None]
 Records = list[tuple[str, Mapping[str, Any]]]
 
 
@@ -40,13 +41,22 @@ Records = list[tuple[str, Mapping[str, Any]]]
 class Companion:
     """A file a client writes beside its results that holds no result of its own.
 
-    `pattern` is a glob over the file name. With `main`, the companion is a copy of the result
-    file of that name in the same folder: skipped when that file is there, refused otherwise.
+    `pattern` is a glob over the file name. With `main`, the companion belongs to the result
+    file of that name in the same folder (a copy of it, or its per-request records): skipped when
+    that file is there, refused otherwise. A `main` starting with `*` names the result by what
+    the pattern's leading `*` matched (`*_summary.json` beside `x_individual_responses.json`).
     """
 
     pattern: str
     what: str
     main: str | None = None
+
+    def main_file(self, file_name: str) -> str | None:
+        """The name of the result file this companion belongs to, if it belongs to one."""
+        if self.main is None or not self.main.startswith("*") or not self.pattern.startswith("*"):
+            return self.main
+        stem = file_name[: len(file_name) - (len(self.pattern) - 1)]
+        return stem + self.main[1:]
 
 
 @dataclass(frozen=True)
@@ -63,12 +73,12 @@ class InputFormat:
     companions: tuple[Companion, ...] = ()
 
 
-RunReader = Callable[[Mapping[str, Any], serving.RunMetadata, str, RecordContext], PointDraft]
+RunReader = Callable[[Mapping[str, Any], serving.RunMetadata, str, RecordContext], PointDraft | None]
 
 
 def _with_metadata(
     result: RunReader, record: Mapping[str, Any], ctx: RecordContext, source: Source
-) -> PointDraft:
+) -> PointDraft | None:
     """A reader of a format that needs a metadata file (`needs_metadata`: the loader reads it first)."""
     assert source.metadata is not None
     return result(record, source.metadata, source.metadata_file, ctx)
@@ -129,6 +139,11 @@ FORMATS: tuple[InputFormat, ...] = (
             Companion("summary.json", "vllm bench sweep's list of the run=N.json results"),
             Companion("summary.csv", "vllm bench sweep's table of the run=N.json results"),
             Companion("*.failure.json", "vllm bench sweep's record of a failed run"),
+            Companion(
+                "gpu_metrics.csv",
+                "the InferenceX runner's GPU telemetry (nvidia-smi/amd-smi power and clocks; "
+                "its measured power is not attached to the run yet)",
+            ),
         ),
     ),
     InputFormat(
@@ -175,7 +190,6 @@ FORMATS: tuple[InputFormat, ...] = (
         detect=lambda keys: "benchmarks" in keys and bool({"config", "metadata"} & keys),
         read=partial(_with_metadata, guidellm.result),
         needs_metadata=True,
-        skip=guidellm.skip,
         expand=guidellm.benchmarks,
         client=guidellm.client,
         date=guidellm.date,
@@ -183,6 +197,20 @@ FORMATS: tuple[InputFormat, ...] = (
             Companion("benchmarks.csv", "GuideLLM's CSV copy of the report", "benchmarks.json"),
             Companion("scenario.json", "a GuideLLM scenario (the run's settings)"),
             Companion("*.scenario.json", "a GuideLLM scenario (the run's settings)"),
+        ),
+    ),
+    InputFormat(
+        name="llmperf",
+        title="an llmperf summary",
+        detect=llmperf.detect,
+        read=partial(_with_metadata, llmperf.result),
+        needs_metadata=True,
+        client=llmperf.client,
+        date=llmperf.date,
+        companions=(
+            Companion(
+                "*_individual_responses.json", "llmperf's per-request records of a run", "*_summary.json"
+            ),
         ),
     ),
     InputFormat(

@@ -1,6 +1,8 @@
 """GuideLLM `benchmarks.json`: one report, one benchmark per strategy (concurrency) in it.
 
-The report is `{metadata, config, benchmarks}`; each benchmark has `config.strategy` (concurrent
+The report is `{metadata, config, benchmarks}` (report version 2, GuideLLM 0.7+) or `{metadata,
+args, benchmarks}` (version 1, GuideLLM 0.5–0.6: the run's arguments under `args`, benchmarks and
+metrics as in version 2); each benchmark has `config.strategy` (concurrent
 benchmarks give their concurrency as `streams`) and `metrics`, where every metric is a summary
 per request status: `{successful, incomplete, errored, total}`, each `{mean, median, std_dev,
 percentiles{p50, p90, p99, p999, ...}, ...}`.
@@ -16,7 +18,6 @@ Which fields match our definitions (docs/data-format.md says why):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from site_builder.read.fields import (
@@ -27,9 +28,16 @@ from site_builder.read.fields import (
     optional_number,
     positive_number,
 )
-from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, per_gpu
+from site_builder.read.serving import (
+    MIN_COMPLETED_SHARE,
+    RunMetadata,
+    client_run,
+    epoch_date,
+    measured_concurrency,
+    per_gpu,
+)
 
-REPORT_VERSION = 2
+REPORT_VERSIONS = (1, 2)
 # our latency metric -> (GuideLLM metric, its unit in seconds)
 _LATENCIES = {
     "ttft": ("time_to_first_token_ms", 1e-3),
@@ -40,7 +48,7 @@ _LATENCIES = {
 
 def benchmarks(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     """One record per benchmark: the benchmark with the report's metadata and config beside it."""
-    report = {"metadata": document.get("metadata"), "config": document.get("config")}
+    report = {key: document.get(key) for key in ("metadata", "config", "args")}
     items = document.get("benchmarks")
     if not isinstance(items, list):
         return [("", {"report": report, "benchmark": items})]
@@ -55,19 +63,6 @@ def strategy_name(record: Mapping[str, Any]) -> str:
     found = strategy(record)
     kind = found.get("type_", found.get("type"))
     return str(kind) if kind is not None else "unknown"
-
-
-def skip(record: Mapping[str, Any]) -> tuple[str, str] | None:
-    """Rate-driven benchmarks (a sweep's throughput and constant-rate runs) have no fixed concurrency."""
-    kind = strategy_name(record)
-    if kind in ("concurrent", "synchronous"):
-        return None
-    rate = strategy(record).get("rate")
-    detail = f" at {rate} requests/s" if isinstance(rate, int | float) else ""
-    reason = (
-        f"{kind} benchmark{detail} skipped: only concurrent and synchronous runs have a fixed concurrency"
-    )
-    return "config.strategy", reason
 
 
 def _stat(summary: Any, status: str, field: str) -> float | None:
@@ -89,11 +84,12 @@ def _means(metrics: Mapping[str, Any], status: str, ours_theirs: Mapping[str, st
 
 def _stated_lengths(report: Mapping[str, Any]) -> dict[str, Stated]:
     """A synthetic dataset's prompt/output tokens: `{kind: synthetic_text, prompt_tokens, ...}`
-    or the command line's "prompt_tokens=…,output_tokens=…"."""
+    or the command line's "prompt_tokens=…,output_tokens=…" (version 1: under `args.data`)."""
     spec = as_mapping(as_mapping(report.get("config")).get("spec"))
-    data = spec.get("data")
+    data, where = spec.get("data"), "config.spec.data[0]"
+    if data is None:
+        data, where = as_mapping(report.get("args")).get("data"), "args.data[0]"
     first = data[0] if isinstance(data, list) and data else data
-    where = "config.spec.data[0]"
     if isinstance(first, str):
         pairs = (part.split("=", 1) for part in first.split(",") if "=" in part)
         first = {key.strip(): value.strip() for key, value in pairs}
@@ -109,8 +105,48 @@ def _model_path(record: Mapping[str, Any]) -> tuple[str, Any]:
     backend = as_mapping(as_mapping(as_mapping(record.get("benchmark")).get("config")).get("backend"))
     if backend.get("model"):
         return "config.backend.model", backend["model"]
-    spec = as_mapping(as_mapping(as_mapping(record.get("report")).get("config")).get("spec"))
+    report = as_mapping(record.get("report"))
+    spec = as_mapping(as_mapping(report.get("config")).get("spec"))
+    if "args" in report and not spec:  # version 1
+        return "args.model", as_mapping(report.get("args")).get("model")
     return "config.spec.backend.model", as_mapping(spec.get("backend")).get("model")
+
+
+def _concurrency(
+    draft: PointDraft, record: Mapping[str, Any], metrics: Mapping[str, Any], ctx: RecordContext
+) -> bool:
+    """Synchronous: 1; concurrent: its streams; rate-driven (throughput, constant, poisson): the
+    measured mean. False where that cannot be measured (said once, nothing kept)."""
+    kind = strategy_name(record)
+    if kind == "synchronous":
+        draft.set("concurrency", 1, "config.strategy.type_")
+    elif kind == "concurrent":
+        draft.set("concurrency", strategy(record).get("streams"), "config.strategy.streams")
+    else:
+        return _rate_concurrency(draft, metrics, ctx)
+    return True
+
+
+def _rate_concurrency(draft: PointDraft, metrics: Mapping[str, Any], ctx: RecordContext) -> bool:
+    """A rate-driven benchmark's concurrency: the measured mean, as for every format."""
+    found = {
+        ours: Stated(value, f"metrics.{metric}.successful.mean")
+        for ours, metric in (("rate", "requests_per_second"), ("latency", "request_latency"))
+        if (value := positive_number(_stat(metrics.get(metric), "successful", "mean"))) is not None
+    }
+    return measured_concurrency(draft, "config.strategy", found.get("rate"), found.get("latency"), ctx)
+
+
+_STATS = {"mean": "mean", "median": "median", "std": "std_dev", "p90": "p90", "p99": "p99", "p99.9": "p999"}
+
+
+def _latencies(draft: PointDraft, metrics: Mapping[str, Any]) -> None:
+    """TTFT, TPOT and E2E statistics of the successful requests, in seconds."""
+    for ours, (metric, seconds) in _LATENCIES.items():
+        for our_stat, field in _STATS.items():
+            value = _stat(metrics.get(metric), "successful", field)
+            name = f"metrics.{metric}.successful.{field}"
+            draft.add_latency(ours, our_stat, None if value is None else value * seconds, name)
 
 
 def _completion(metrics: Mapping[str, Any], ctx: RecordContext) -> None:
@@ -128,46 +164,31 @@ def _completion(metrics: Mapping[str, Any], ctx: RecordContext) -> None:
         )
 
 
-def result(record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
+def result(
+    record: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext
+) -> PointDraft | None:
     """One benchmark of a report (see `benchmarks`)."""
     draft = PointDraft()
     report = as_mapping(record.get("report"))
     version = as_mapping(report.get("metadata")).get("version")
-    if version not in (None, REPORT_VERSION):
-        ctx.error(
-            "metadata.version", f"report version {version!r}: this build reads version {REPORT_VERSION}"
-        )
-        return draft
+    if version is not None and version not in REPORT_VERSIONS:
+        ctx.error("metadata.version", f"report version {version!r}: this build reads versions 1 and 2")
+        return None
     benchmark = as_mapping(record.get("benchmark"))
     metrics = as_mapping(benchmark.get("metrics"))
     if not metrics:
         ctx.error("metrics", "missing: not a GuideLLM benchmark")
-        return draft
+        return None
     means = _means(metrics, "successful", {"isl": "prompt_token_count", "osl": "output_token_count"})
     draft = client_run(meta, meta_name, _model_path(record), _stated_lengths(report), means, ctx)
-    if strategy_name(record) == "synchronous":
-        draft.set("concurrency", 1, "config.strategy.type_")
-    else:
-        draft.set("concurrency", strategy(record).get("streams"), "config.strategy.streams")
+    if not _concurrency(draft, record, metrics, ctx):
+        return None
     _completion(metrics, ctx)
     throughput = _means(
         metrics, "total", {"total": "tokens_per_second", "output": "output_tokens_per_second"}
     )
     per_gpu(draft, throughput, meta.gpus(), ctx, meta_name)
-    for ours, (metric, seconds) in _LATENCIES.items():
-        summary = metrics.get(metric)
-        for our_stat, field in (
-            ("mean", "mean"),
-            ("median", "median"),
-            ("std", "std_dev"),
-            ("p90", "p90"),
-            ("p99", "p99"),
-            ("p99.9", "p999"),
-        ):
-            value = _stat(summary, "successful", field)
-            if value is None:
-                continue
-            draft.add_latency(ours, our_stat, value * seconds, f"metrics.{metric}.successful.{field}")
+    _latencies(draft, metrics)
     tpot = "metrics.inter_token_latency_ms.successful.median"
     draft.set("median_tpot_s", draft.values.get("tpot_median"), tpot)
     if "median_tpot_s" not in draft.values:
@@ -181,12 +202,7 @@ def date(record: Mapping[str, Any]) -> str | None:
     start = benchmark.get(
         "start_time", as_mapping(benchmark.get("scheduler_metrics")).get("measure_start_time")
     )
-    if not isinstance(start, int | float) or isinstance(start, bool) or start <= 0:
-        return None
-    try:
-        return datetime.fromtimestamp(start, tz=UTC).strftime("%Y-%m-%d")
-    except (OverflowError, OSError, ValueError):
-        return None
+    return epoch_date(start)
 
 
 def client(record: Mapping[str, Any]) -> str:

@@ -46,6 +46,12 @@ from site_builder.read.validate_rows import Drafts, Objects, Validated, each_dis
 
 PROVENANCE_KEYS = tuple(Provenance.model_fields)
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
+SETTINGS_SUFFIXES = (".yaml", ".yml")  # catalogs and metadata files, read where they apply
+# files a user may copy under data/ that no reader takes yet: why, in the notice that lists them
+_NOT_READ = {
+    "mlperf_log_summary.txt": "an MLPerf LoadGen summary, which this build does not read yet: give its "
+    "result as a native record (docs/data-format.md)",
+}
 DATASET_FILE = "_dataset.yaml"
 DATASET_ID_CHARS = MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
 FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
@@ -205,12 +211,13 @@ class _FileLoader:
         if found is None:
             return False
         input_format, known = found
-        if known.main is not None and not self.path.with_name(known.main).is_file():
+        main = known.main_file(self.path.name)
+        if main is not None and not self.path.with_name(main).is_file():
             self.log.add(
                 self.display,
                 "",
                 "",
-                f"{known.what}: not read on its own; put {known.main} beside it ({input_format.title})",
+                f"{known.what}: not read on its own; put {main} beside it ({input_format.title})",
             )
         else:
             self.log.add(self.display, "", "", f"skipped: {known.what}, not a result", Severity.NOTICE)
@@ -558,7 +565,8 @@ class _FileLoader:
             if loaded is None:
                 return None
             source = Source(self.path.name, loaded[0], loaded[1])
-        return read(row, ctx, source), kind
+        draft = read(row, ctx, source)  # None: the reader kept nothing and said why
+        return None if draft is None else (draft, kind)
 
     def _origin(
         self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], kind: InputFormat
@@ -760,13 +768,22 @@ def load_results(
         result.log.add(root.as_posix(), "", "", "results folder does not exist")
         return result
     for path in result_files(root):
-        if _is_metadata_file(path) or path.suffix not in RESULT_SUFFIXES:
+        if _is_metadata_file(path) or path.suffix in SETTINGS_SUFFIXES:
             continue
         if excluded(path.relative_to(root).as_posix(), exclude):  # none: nothing excluded
+            continue
+        if path.suffix not in RESULT_SUFFIXES:  # listed, never silently passed over
+            result.log.add(_display(path, root), "", "", _not_read(path), Severity.NOTICE)
             continue
         _FileLoader(path, root, _display(path, root), result).load()
     result.finish()
     return result
+
+
+def _not_read(path: Path) -> str:
+    """Why a file under the data folder is not read, for the notice that lists it."""
+    default = f"not a result file ({', '.join(RESULT_SUFFIXES)} files are read)"
+    return f"skipped: {_NOT_READ.get(path.name, default)}"
 
 
 def load_file(path: Path, log: ProblemLog | None = None) -> LoadResult:

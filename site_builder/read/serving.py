@@ -89,6 +89,87 @@ def _completion_check(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error("failed", f"{failed} of {attempted} requests failed")
 
 
+RATE_MEASURED = (
+    "a run without a fixed concurrency (paced by request rate, or every request sent at once): "
+    "its concurrency is the measured mean, request throughput × mean end-to-end latency "
+    "(Little's law), rounded to a whole number of at least 1"
+)
+RATE_SKIPPED = (
+    "skipped: a run without a fixed concurrency (paced by request rate, or every request sent at "
+    "once), and the file lacks the request throughput or the mean end-to-end latency to measure one"
+)
+
+
+def epoch_date(stamp: Any) -> str | None:
+    """Seconds since the epoch as a UTC date (YYYY-MM-DD); None for anything else."""
+    if not isinstance(stamp, int | float) or isinstance(stamp, bool) or stamp <= 0:
+        return None
+    try:
+        return dt.datetime.fromtimestamp(stamp, tz=dt.UTC).strftime("%Y-%m-%d")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def notice_once(ctx: RecordContext, field_name: str, reason: str) -> None:
+    """A notice said once per file, however many of its records share the cause."""
+    if not any(p.file == ctx.file and p.field == field_name and p.reason == reason for p in ctx.log.problems):
+        ctx.notice(field_name, reason)
+
+
+def measured_concurrency(
+    draft: PointDraft,
+    rate_field: str,
+    requests_per_s: Stated | None,
+    latency_s: Stated | None,
+    ctx: RecordContext,
+) -> bool:
+    """The one rule for runs without a fixed concurrency, in every format: the mean number of
+    requests in flight (request throughput × mean end-to-end latency), rounded; False, with a
+    notice, where the file lacks either figure (the caller then keeps no point)."""
+    if requests_per_s is None or latency_s is None:
+        notice_once(ctx, rate_field, RATE_SKIPPED)
+        return False
+    mean = requests_per_s.value * latency_s.value
+    draft.set("concurrency", max(1, round(mean)), f"{requests_per_s.name} × {latency_s.name}")
+    notice_once(ctx, rate_field, RATE_MEASURED)
+    return True
+
+
+def _request_rate(raw: Mapping[str, Any]) -> Stated | None:
+    """Requests per second of a raw result: `request_throughput`, else completed ÷ duration."""
+    found = _positive(raw, "request_throughput")
+    completed, duration = _positive(raw, "completed"), _positive(raw, "duration")
+    if found is None and completed is not None and duration is not None:
+        found = Stated(completed.value / duration.value, "completed ÷ duration")
+    return found
+
+
+def _mean_latency(raw: Mapping[str, Any], e2el: str) -> Stated | None:
+    """Mean end-to-end latency in seconds: `mean_<e2el>_ms`, else the mean of `latencies` (s)."""
+    mean_ms = _positive(raw, f"mean_{e2el}_ms")
+    if mean_ms is not None:
+        return Stated(mean_ms.value / 1000, mean_ms.name)
+    mean = _mean(raw.get("latencies"))
+    return None if mean is None else Stated(mean, "mean of latencies")
+
+
+def _mean(values: Any) -> float | None:
+    """The mean of a list of positive numbers; None for anything else (a bad value included)."""
+    numbers = [positive_number(v) for v in values] if isinstance(values, list) else [None]
+    good = [n for n in numbers if n is not None]
+    return sum(good) / len(good) if good and len(good) == len(numbers) else None
+
+
+def _concurrency(
+    draft: PointDraft, raw: Mapping[str, Any], meta: RunMetadata, e2el: str, ctx: RecordContext
+) -> bool:
+    """`max_concurrency` (else the metadata's); a run without one is measured (measured_concurrency)."""
+    if raw.get("max_concurrency") is not None or meta.concurrency is not None:
+        draft.set("concurrency", raw.get("max_concurrency") or meta.concurrency, "max_concurrency")
+        return True
+    return measured_concurrency(draft, "request_rate", _request_rate(raw), _mean_latency(raw, e2el), ctx)
+
+
 def identity(draft: PointDraft, meta: RunMetadata, meta_name: str) -> None:
     draft.set("hardware", meta.hardware, f"{meta_name}: hardware")
     draft.set("precision", meta.precision, f"{meta_name}: precision")
@@ -128,6 +209,8 @@ def per_gpu(
 
 
 def _file_throughput(raw: Mapping[str, Any], total_key: str, ctx: RecordContext) -> dict[str, Stated]:
+    """Total and output tok/s as written; a file without the total (older SGLang) gives it as
+    (total_input_tokens + total_output_tokens) ÷ duration, which is how the clients compute it."""
     found: dict[str, Stated] = {}
     for ours, key in (("total", total_key), ("output", "output_throughput")):
         if raw.get(key) is None:
@@ -136,7 +219,22 @@ def _file_throughput(raw: Mapping[str, Any], total_key: str, ctx: RecordContext)
             found[ours] = Stated(parse_number(raw[key]), key)
         except ValueError as exc:
             ctx.error(key, str(exc))
+    if raw.get(total_key) is None:
+        found.update(_total_from_tokens(raw))
     return found
+
+
+def _total_from_tokens(raw: Mapping[str, Any]) -> dict[str, Stated]:
+    """{"total": (total_input_tokens + total_output_tokens) ÷ duration}, where the file has them."""
+    tokens = [_positive(raw, key) for key in ("total_input_tokens", "total_output_tokens", "duration")]
+    if None in tokens:
+        return {}
+    inputs, outputs, duration = (t.value for t in tokens if t is not None)
+    return {
+        "total": Stated(
+            (inputs + outputs) / duration, "(total_input_tokens + total_output_tokens) ÷ duration"
+        )
+    }
 
 
 def model_key(
@@ -209,7 +307,9 @@ def client_run(
     return draft
 
 
-def vllm_result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext) -> PointDraft:
+def vllm_result(
+    raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext
+) -> PointDraft | None:
     """One `benchmark_serving` / `vllm bench serve` result (also a sweep's `run=N.json`)."""
     draft = PointDraft()
     model_key(draft, meta, meta_name, "model_id", raw.get("model_id"), ctx)
@@ -217,7 +317,8 @@ def vllm_result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: 
     draft.set("spec_method", meta.spec_method, f"{meta_name}: spec_method")
     identity(draft, meta, meta_name)
     _sequences(draft, raw, meta, meta_name, ctx, nominal=True)
-    draft.set("concurrency", raw.get("max_concurrency") or meta.concurrency, "max_concurrency")
+    if not _concurrency(draft, raw, meta, "e2el", ctx):
+        return None
     _completion_check(raw, ctx)
     per_gpu(draft, _file_throughput(raw, "total_token_throughput", ctx), meta.gpus(), ctx, meta_name)
     add_latencies_ms(draft, raw)
@@ -226,7 +327,7 @@ def vllm_result(raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: 
 
 def sglang_result(
     raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext
-) -> PointDraft:
+) -> PointDraft | None:
     """One line of SGLang `bench_serving` JSONL."""
     draft = PointDraft()
     info = as_mapping(raw.get("server_info"))
@@ -247,7 +348,8 @@ def sglang_result(
     identity(draft, meta, meta_name)
     dataset = raw.get("dataset_name")
     _sequences(draft, raw, meta, meta_name, ctx, nominal=dataset in (None, "random"))
-    draft.set("concurrency", raw.get("max_concurrency") or meta.concurrency, "max_concurrency")
+    if not _concurrency(draft, raw, meta, "e2e_latency", ctx):
+        return None
     _completion_check(raw, ctx)
     total_key = "total_throughput"
     if raw.get(total_key) is None and raw.get("input_throughput") is not None:
