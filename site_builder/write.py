@@ -306,7 +306,6 @@ class Staging:
         self.folder.mkdir()
         self.written: set[str] = set()
         self._folders: set[str] = set()  # folders made (a page's five files share one)
-        self._links = True  # whether hard links to the page cache work here
 
     def _target(self, relative: str) -> str:
         """Where a new file of the site goes in the staging folder (its folder made)."""
@@ -326,18 +325,6 @@ class Staging:
     def write(self, relative: str, content: bytes) -> None:
         with open(self._target(relative), "xb") as out:
             out.write(content)
-
-    def link(self, relative: str, source: Path) -> None:
-        """The file as `source` (a page cache blob) holds it: hard-linked where the system allows
-        (no byte written again), else copied."""
-        target = self._target(relative)
-        if self._links:
-            try:
-                os.link(source, target)
-                return
-            except OSError:  # another file system, or links not allowed: copies from now on
-                self._links = False
-        shutil.copyfile(source, target)
 
     def finish(self) -> None:
         """Carry kept files over, write the marker, swap the new site in."""
@@ -395,7 +382,6 @@ class Sink(Protocol):
 
     def start(self, keep: list[str]) -> None: ...
     def put(self, relative: str, content: bytes) -> None: ...
-    def put_file(self, relative: str, source: Path) -> None: ...
     def finish(self) -> None: ...
     def abort(self) -> None: ...
 
@@ -411,9 +397,6 @@ class MemorySink:
 
     def put(self, relative: str, content: bytes) -> None:
         self.files[relative] = content
-
-    def put_file(self, relative: str, source: Path) -> None:
-        self.files[relative] = source.read_bytes()
 
     def finish(self) -> None:
         pass
@@ -438,9 +421,6 @@ class NoSink:
     def put(self, relative: str, content: bytes) -> None:
         pass
 
-    def put_file(self, relative: str, source: Path) -> None:
-        pass
-
     def finish(self) -> None:
         pass
 
@@ -461,10 +441,6 @@ class StagingSink:
     def put(self, relative: str, content: bytes) -> None:
         assert self.staging is not None
         self.staging.write(relative, content)
-
-    def put_file(self, relative: str, source: Path) -> None:
-        assert self.staging is not None
-        self.staging.link(relative, source)
 
     def finish(self) -> None:
         if self.staging is not None:
