@@ -84,7 +84,7 @@ class SiteOutput:
     rendered: list[str] = field(default_factory=list)  # slugs of the pages made this run
     seconds: float = 0.0
     stages: dict[str, float] = field(default_factory=dict)  # seconds a stage; CPU seconds of the pages
-    cache_notice: str | None = None  # what went wrong with the build cache (shown even when quiet)
+    remarks: list[str] = field(default_factory=list)  # said even when quiet: the cache, leftovers
 
     @property
     def site_url(self) -> str | None:
@@ -114,9 +114,14 @@ def build(
     """The site written into a staging folder and swapped in at the end; nothing is replaced if
     any problem stops the run (or, with `strict`, any warning)."""
     check_output_folder(project.out, project.input_folders())
-    clean_leftovers(project.out.resolve())  # a killed build's staging; a site a kill left missing
+    stuck = clean_leftovers(project.out.resolve())  # a killed build's staging; a site a kill left missing
     sink = StagingSink(project.out, project.input_folders())
-    return run(project, sink, Options(site_url, strict, cache, workers, progress))
+    output = run(project, sink, Options(site_url, strict, cache, workers, progress))
+    output.remarks += [
+        f"notice: {folder}: left by an earlier build and cannot be removed by this one; remove it yourself"
+        for folder in stuck
+    ]
+    return output
 
 
 def run(
@@ -163,7 +168,7 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
         inputs=inputs,
         rendered=pages.made,
         stages={**laps.seconds, **pages.cpu},
-        cache_notice=notice and f"notice: {folder.as_posix()}: {notice}",
+        remarks=[f"notice: {folder.as_posix()}: {notice}"] if notice else [],
     )
 
 
