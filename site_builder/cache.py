@@ -241,7 +241,7 @@ class PageCache:
         """The cache in `folder` (made if missing) held by this run, or None and why not: the
         folder is not ours (no tag), cannot be made or written, or another run holds it."""
         if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-            return None, f"not a folder: building without the build cache (remove it, or {NO_CACHE})"
+            return None, f"not a folder (a file or a link): building without the build cache; {NO_CACHE}"
         if folder.exists() and not (folder / TAG).is_file():
             return None, f"holds no {TAG}: not this tool's build cache, left alone; building without it"
         try:

@@ -299,3 +299,37 @@ def test_an_import_killed_while_writing_leaves_nothing_the_next_refuses(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lab.csv", "lab.json"]
     with pytest.raises(ImportRefused):
         _import(results_file, out)
+
+
+def test_a_build_of_other_data_beside_serve_leaves_every_served_page_whole(two_models: Path) -> None:
+    """serve and a build of the same project with other data share the cache folder: the build
+    drops the blobs serve's pages came from, and serve still answers every page as it did."""
+    import urllib.request
+
+    from site_builder.serve import start
+
+    server = start(Project.under(two_models), port=0, log=lambda line: None)
+    try:
+        _build(two_models, "clean", cache=False)
+        paths = sorted(
+            p.relative_to(two_models / "clean").as_posix() for p in (two_models / "clean").rglob("*.html")
+        )
+
+        def served() -> dict[str, bytes]:
+            found = {}
+            for path in paths:
+                with urllib.request.urlopen(server.url + path, timeout=30) as response:
+                    assert response.status == 200
+                    found[path] = response.read()
+            return found
+
+        before = served()
+        other = two_models / "other-data"
+        shutil.copytree(two_models / "data", other)
+        for csv in (other / "results").glob("*.csv"):
+            csv.write_text(csv.read_text().replace(".0,", ".5,"))
+        command = [*BUILD, "--root", str(two_models), "--data", str(other), "-o", str(two_models / "other")]
+        assert subprocess.run(command, cwd=ROOT, timeout=600).returncode == 0
+        assert served() == before
+    finally:
+        server.shutdown()
