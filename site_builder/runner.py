@@ -36,8 +36,11 @@ WATCH_SECONDS = 0.5  # how often a worker without PR_SET_PDEATHSIG looks for its
 
 
 def _start(shared: object, parent: int) -> None:
+    """A worker's start: Ctrl+C (sent to the terminal's whole process group) is the build
+    process's to handle (it stops the pool); a worker only ends with it."""
     global _shared
     _shared = shared
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
 
 

@@ -333,3 +333,78 @@ def test_a_build_of_other_data_beside_serve_leaves_every_served_page_whole(two_m
         assert served() == before
     finally:
         server.shutdown()
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads processes from /proc")
+def test_ctrl_c_reaches_the_build_process_alone_and_its_workers_end_quietly() -> None:
+    """Ctrl+C is sent to the terminal's whole process group: no worker prints a traceback of
+    its own; the build process stops the pool and its workers end."""
+    script = textwrap.dedent(
+        """
+        import time
+        from site_builder.runner import map_pages
+
+        def quick(shared, page):
+            return page
+
+        print("started", flush=True)
+        try:
+            for _ in map_pages(quick, list(range(400)), 2, None):
+                time.sleep(0.2)  # the workers wait for the build process, idle
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        """
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        assert process.stdout is not None and process.stdout.readline() == b"started\n"
+        _wait_for(lambda: len(_children(process.pid)) >= 2)
+        workers = _children(process.pid)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert out == b"interrupted\n" and b"Traceback" not in err, err.decode()
+    _wait_for(lambda: all(_gone(pid) for pid in workers), seconds=5)
+
+
+def _dead_pid() -> int:
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    done.wait()
+    return done.pid
+
+
+def test_a_leftover_the_build_cannot_remove_is_named(
+    two_models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A retired site of a killed build that cannot be removed (another user's: simulated, the
+    tests may run as root) is named in one line, saying to remove it."""
+    left = two_models / f".site.previous-{_dead_pid()}"
+    (left / "page").mkdir(parents=True)
+    rmtree = shutil.rmtree
+
+    def refusing(path: Any, *args: Any, **kwargs: Any) -> None:
+        if Path(path) != left:
+            rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "rmtree", refusing)
+    output = _build(two_models)
+    assert [remark for remark in output.remarks if str(left) in remark and "remove it" in remark] != []
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may delete read-only folders: nothing to test")
+def test_a_read_only_previous_site_is_replaced_and_removed(two_models: Path) -> None:
+    _build(two_models)
+    for folder in [two_models / "site", *(p for p in (two_models / "site").rglob("*") if p.is_dir())]:
+        folder.chmod(0o555)
+    _build(two_models)
+    _build(two_models)  # removes what the first's background removal could not
+    _wait_for(lambda: _beside(two_models) == [])
+    assert tree(two_models / "site") == _clean(two_models)
