@@ -40,8 +40,9 @@ def _start(shared: object, parent: int) -> None:
     process's to handle (it stops the pool); a worker only ends with it."""
     global _shared
     _shared = shared
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with(parent)
+    if os.getpid() != parent:  # a worker process (not a thread of the build's, as a test may run)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _die_with(parent)
 
 
 def _die_with(parent: int) -> None:
