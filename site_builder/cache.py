@@ -10,12 +10,16 @@ The cache is one folder (`.site-builder-cache/` beside content/) tagged with CAC
 manifest (JSON) and the files, named by the SHA-256 of their content ("blobs"). It is the only
 module that knows about either. Deleting it is always safe (the next build is a clean one, byte
 for byte the same); a folder of that name without the tag is a user's and is left alone (the
-build runs uncached). A manifest entry is used only as it was written (a digest of it is kept
-with it), so a damaged or foreign manifest is a miss, never an error. The site's files are hard
-links to the blobs where the system allows (a rebuild then writes no page's bytes again), else
-copies. A blob is used only while its size and modification time are the ones it was kept with, so
-an output file edited in place (through its link) is a miss: its page is made again (into a new
-blob), never the edit republished.
+build runs uncached).
+
+Nothing read back can run code or give a wrong page: the manifest is JSON whose every part is
+checked on read (`StoredPage`) and used only as it was written (a digest of each entry is kept
+with it); a blob is used only while its bytes are the ones its name digests. A damaged cache
+is a miss, reported once a run (`notice`), never an error. The site gets copies of the blobs,
+never links: nothing done to the output folder reaches the cache. One run at a time uses the
+cache (a lock on `lock` in the folder): another build, or serve, of the same project that finds
+it taken waits briefly, then builds without the cache. A cache that cannot be written (full
+disk, no permission) is given up for the rest of the run, with one notice.
 """
 
 from __future__ import annotations
@@ -28,10 +32,13 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
 import site_builder
 from site_builder import __version__
@@ -47,8 +54,17 @@ TAG_TEXT = (
     "# This file is a cache directory tag created by site-builder (build cache; safe to delete).\n"
 )
 MANIFEST = "manifest.json"
-FORMAT = 7  # 5: entries by page key, each with its own digest. 6: no head. 7: a blob's time kept
+LOCK = "lock"
+WRITING = ".writing-"  # the prefix of a file being written (renamed into place when whole)
+FORMAT = 8  # 5: entries by page key, each with its own digest. 6: no head. 8: a file is its blob's name
 BLOB_NAME = re.compile(r"[0-9a-f]{64}")
+WAIT_SECONDS = 5.0  # how long a run waits for another run of the project to finish with the cache
+NO_CACHE = "--no-cache skips the cache"
+
+try:
+    import fcntl
+except ImportError:  # not on this system: runs do not wait for each other
+    fcntl = None  # type: ignore[assignment]
 
 
 # -- keys -----------------------------------------------------------------------------------------
@@ -144,79 +160,148 @@ def page_key(stub: Stub, digests: Digests, related: Sequence[RelatedLink]) -> st
     return digest(digests.shared, data, stub.path, stub.slug, spec, lines, stub.body, links)
 
 
+# -- what the manifest holds, checked on read -----------------------------------------------------
+
+
+class _Stored(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+BlobName = Annotated[str, StringConstraints(pattern=BLOB_NAME.pattern)]
+
+
+class StoredProblem(_Stored):
+    file: str
+    record: str
+    field: str
+    reason: str
+    severity: Literal["error", "warning", "notice"]
+
+
+class StoredPage(_Stored):
+    """A page as the manifest keeps it: its files (relative path -> blob name), index entry,
+    problems, and the digest of all three with its key."""
+
+    files: dict[str, BlobName]
+    entry: dict[str, Any] | None
+    problems: list[StoredProblem]
+    check: str
+
+
+class StoredGuides(_Stored):
+    html: dict[str, str] = {}
+    check: str = ""
+
+
+class Manifest(_Stored):
+    format: Literal[8]  # FORMAT
+    pages: dict[str, StoredPage]
+    guides: StoredGuides
+
+
+class _Format(BaseModel):
+    """Which version of the tool wrote the manifest: a whole number, or none."""
+
+    model_config = ConfigDict(strict=True)
+    format: int | None = None
+
+
 # -- the folder -----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class CachedPage:
-    """A page as the cache holds it: its files (each a blob of this cache), index entry and the
-    problems making it found."""
+    """A page as the cache holds it: its files' bytes, index entry and the problems making it found."""
 
-    files: dict[str, Path]
+    files: dict[str, bytes]
     entry: dict[str, Any] | None
     problems: list[Problem]
 
 
 class PageCache:
-    """The cache folder: `get` a page by its key, `put` one, `save` what this run used. Besides
-    the pages it keeps the guides' HTML made from their Markdown (`guides_html`), which costs
-    more than a small site's pages, and Jinja's compiled theme (`templates`)."""
+    """The cache folder, held by this run (`open` … `close`): `get` a page by its key, `put` one,
+    `save` what this run used. Besides the pages it keeps the guides' HTML made from their
+    Markdown (`guides_html`), which costs more than a small site's pages. `notice`: the first
+    thing that went wrong with it this run (None: nothing)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, lock: int | None) -> None:
         self.folder = folder
         self.blobs = folder / "blobs"
-        self.templates = folder / "templates"  # where Jinja keeps the theme compiled
+        self.notice: str | None = None
+        self.writable = True  # False once a write failed: the rest of the run leaves the cache alone
+        self._lock = lock
         manifest = self._load()
-        pages, guides = manifest.get("pages"), manifest.get("guides")
-        self._stored: dict[str, Any] = pages if isinstance(pages, dict) else {}
-        self._used: dict[str, dict[str, Any]] = {}  # entries looked up or put by this run
-        self._guides: dict[str, Any] = guides if isinstance(guides, dict) else {}
+        self._stored: dict[str, StoredPage] = manifest.pages if manifest else {}
+        self._used: dict[str, StoredPage] = {}  # entries looked up or put by this run
+        self._guides = manifest.guides if manifest else StoredGuides()
         self._markdown_key = markdown_key()
 
     @classmethod
-    def open(cls, folder: Path) -> PageCache | None:
-        """The cache in `folder`, made if missing; None if the folder is not ours (no tag) or
-        cannot be made."""
-        if folder.is_symlink() or (folder.exists() and not (folder / TAG).is_file()):
-            return None
+    def open(cls, folder: Path) -> tuple[PageCache | None, str | None]:
+        """The cache in `folder` (made if missing) held by this run, or None and why not: the
+        folder is not ours (no tag), cannot be made or written, or another run holds it."""
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            return None, f"not a folder (a file or a link): building without the build cache; {NO_CACHE}"
+        if folder.exists() and not (folder / TAG).is_file():
+            return None, f"holds no {TAG}: not this tool's build cache, left alone; building without it"
         try:
-            for inside in (folder / "blobs", folder / "templates"):
-                inside.mkdir(parents=True, exist_ok=True)
-            if not (folder / TAG).is_file():
-                (folder / TAG).write_text(TAG_TEXT)
-        except OSError:
-            return None
-        return cls(folder)
+            cls._make(folder)
+            lock = _hold(folder / LOCK)
+        except OSError as exc:
+            return None, f"the build cache cannot be used ({_reason(exc)}): building without it; {NO_CACHE}"
+        except Busy:
+            return None, (
+                f"the build cache is in use by another build or serve of this project (waited "
+                f"{WAIT_SECONDS:.0f} s): building without it"
+            )
+        _remove_unfinished(folder)
+        return cls(folder, lock), None
 
-    def _load(self) -> dict[str, Any]:
-        """The manifest (empty when it is missing, damaged or of another format)."""
+    @staticmethod
+    def _make(folder: Path) -> None:
+        (folder / "blobs").mkdir(parents=True, exist_ok=True)
+        if not (folder / TAG).is_file():
+            (folder / TAG).write_text(TAG_TEXT)
+
+    def _load(self) -> Manifest | None:
+        """The manifest (None when it is missing, damaged or of another format)."""
         try:
-            manifest = json.loads((self.folder / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            return {}
-        return manifest
+            text = (self.folder / MANIFEST).read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self._trouble(f"its manifest cannot be read ({_reason(exc)})")
+            return None
+        try:
+            if _Format.model_validate_json(text).format != FORMAT:  # another version's: a miss
+                return None
+            return Manifest.model_validate_json(text)
+        except ValidationError as exc:
+            self._trouble(f"its manifest is damaged ({exc.errors()[0]['msg']})")
+            return None
+
+    def _trouble(self, what: str) -> None:
+        if self.notice is None:
+            self.notice = f"the build cache is damaged: {what}; the pages concerned are made afresh"
 
     def get(self, key: str) -> CachedPage | None:
         """The page made from exactly the inputs `key` digests, if the cache holds it whole."""
         stored = self._stored.get(key)
-        if not isinstance(stored, dict) or stored.get("check") != _check(key, stored):
+        if stored is None:
             return None
-        kept = stored["files"]  # relative path -> [blob name, size, modification time]
-        if not all(isinstance(blob, list) and len(blob) == 3 for blob in kept.values()):
+        if stored.check != _check(key, stored):
+            self._trouble(f"the entry of a page was changed after it was written ({MANIFEST})")
             return None
-        files = {relative: self.blobs / str(name) for relative, (name, _, _) in kept.items()}
-        if not all(
-            _unchanged(files[relative], size, written) for relative, (_, size, written) in kept.items()
-        ):
-            return None
+        files = {}
+        for relative, name in stored.files.items():
+            content = _read_blob(self.blobs / name)
+            if content is None:
+                self._trouble(f"a file it lists is missing or changed (blobs/{name})")
+                return None
+            files[relative] = content
         self._used[key] = stored
-        return CachedPage(
-            files,
-            stored["entry"],
-            [Problem(**{**p, "severity": Severity(p["severity"])}) for p in stored["problems"]],
-        )
+        problems = [Problem(**{**p.model_dump(), "severity": Severity(p.severity)}) for p in stored.problems]
+        return CachedPage(files, stored.entry, problems)
 
     def put(
         self,
@@ -224,90 +309,124 @@ class PageCache:
         files: Mapping[str, bytes],
         entry: dict[str, Any] | None,
         problems: Sequence[Problem],
-    ) -> CachedPage:
-        """Keep a page under its key; returns it as `get` will."""
-        blobs = {relative: self._keep(content) for relative, content in files.items()}
-        stored: dict[str, Any] = {
-            "files": {
-                relative: [path.name, len(files[relative]), path.stat().st_mtime_ns]
-                for relative, path in blobs.items()
-            },
-            "entry": entry,
-            "problems": [asdict(p) for p in problems],
-        }
-        stored = json.loads(json.dumps(stored))  # as the manifest will hold it (tuples as lists)
-        stored["check"] = _check(key, stored)
-        self._used[key] = stored
-        return CachedPage(blobs, entry, list(problems))
-
-    def _keep(self, content: bytes) -> Path:
-        """The blob holding `content`: the one there if it holds exactly that, else written anew
-        (whole, or not at all)."""
-        path = self.blobs / hashlib.sha256(content).hexdigest()
+    ) -> None:
+        """Keep a page under its key (unless the cache cannot be written)."""
+        if not self.writable:
+            return
         try:
-            stamp = _blob_stamp(path)
-            there = stamp is not None and stamp[0] == len(content) and path.read_bytes() == content
-        except OSError:
-            there = False
-        if not there:
-            _write_atomically(path, content)
-        return path
+            names = {relative: self._keep(content) for relative, content in files.items()}
+        except OSError as exc:
+            self._give_up(exc)
+            return
+        parts: dict[str, Any] = {
+            "files": names,
+            "entry": json.loads(json.dumps(entry)),  # as the manifest will hold it (tuples as lists)
+            "problems": [{**asdict(p), "severity": p.severity.value} for p in problems],
+        }
+        self._used[key] = StoredPage(**parts, check=digest(key, parts))
+
+    def _keep(self, content: bytes) -> str:
+        """The name of the blob holding `content`: the one there if it holds exactly that, else
+        written anew (whole, or not at all)."""
+        name = hashlib.sha256(content).hexdigest()
+        if _read_blob(self.blobs / name) is None:
+            _write_atomically(self.blobs / name, content)
+        return name
+
+    def _give_up(self, exc: OSError) -> None:
+        """A write failed: the cache is left as it is for the rest of the run, said once."""
+        self.writable = False
+        self.notice = self.notice or (
+            f"the build cache cannot be written ({_reason(exc)}): building on without it; "
+            f"free space or permission there, or {NO_CACHE}"
+        )
 
     def guides_html(self) -> dict[str, str]:
         """The guides' HTML as the last run made it from their Markdown, by a digest of the text,
         if made by this code with these Markdown libraries."""
-        html = self._guides.get("html")
-        if self._guides.get("check") != digest(self._markdown_key, html) or not isinstance(html, dict):
+        if self._guides.check != digest(self._markdown_key, self._guides.html):
             return {}
-        return html
+        return dict(self._guides.html)
 
     def keep_guides_html(self, html: Mapping[str, str]) -> None:
-        self._guides = {"html": dict(html), "check": digest(self._markdown_key, html)}
+        self._guides = StoredGuides(html=dict(html), check=digest(self._markdown_key, html))
 
     def save(self) -> None:
         """Write the manifest of the pages this run used (in one step), and drop every blob they
         do not refer to."""
-        with contextlib.suppress(OSError):
-            manifest = {"format": FORMAT, "pages": self._used, "guides": self._guides}
-            _write_atomically(self.folder / MANIFEST, json.dumps(manifest, sort_keys=True).encode())
-            referenced = {name for page in self._used.values() for name, *_ in page["files"].values()}
+        if not self.writable:
+            return
+        manifest = Manifest(format=8, pages=self._used, guides=self._guides)
+        try:
+            _write_atomically(self.folder / MANIFEST, manifest.model_dump_json().encode())
+            referenced = {name for page in self._used.values() for name in page.files.values()}
             for blob in self.blobs.iterdir():
                 if blob.name not in referenced:
                     blob.unlink()
+        except OSError as exc:
+            self._give_up(exc)
 
-    def clear(self) -> None:
-        """Forget everything (the folder stays, tagged)."""
-        for inside in (self.blobs, self.templates):
-            shutil.rmtree(inside, ignore_errors=True)
-            inside.mkdir(parents=True, exist_ok=True)
-        (self.folder / MANIFEST).unlink(missing_ok=True)
-        self._stored, self._used, self._guides = {}, {}, {}
+    def close(self) -> None:
+        """Let the next run have the cache."""
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
 
-def _check(key: str, stored: Mapping[str, Any]) -> str:
+def _check(key: str, stored: StoredPage) -> str:
     """The digest an entry is kept with: an entry whose content (or key) differs is not used."""
-    return digest(key, {part: stored.get(part) for part in ("files", "entry", "problems")})
+    return digest(key, stored.model_dump(include={"files", "entry", "problems"}))
 
 
-def _blob_stamp(path: Path) -> tuple[int, int] | None:
-    """A blob's size and modification time (None: no such blob, or a name the cache never gives)."""
-    if not BLOB_NAME.fullmatch(path.name):
-        return None
+def _read_blob(path: Path) -> bytes | None:
+    """A blob's bytes, if they are the ones its name digests."""
     try:
-        info = path.stat()
+        content = path.read_bytes()
     except OSError:
         return None
-    return info.st_size, info.st_mtime_ns
+    return content if hashlib.sha256(content).hexdigest() == path.name else None
 
 
-def _unchanged(path: Path, size: int, written: int) -> bool:
-    """Whether `path` is a blob of this size, last written when it was kept (an output file
-    linked to it and edited in place changes its modification time)."""
-    return _blob_stamp(path) == (size, written)
+class Busy(Exception):
+    """Another run of the project held the cache for WAIT_SECONDS."""
+
+
+def _hold(path: Path) -> int | None:
+    """The lock file, open and locked by this run (None where the system has no locks)."""
+    if fcntl is None:
+        return None
+    handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return handle
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(handle)
+                raise Busy from None
+            time.sleep(0.1)
+        except OSError:
+            os.close(handle)
+            raise
+
+
+def _remove_unfinished(folder: Path) -> None:
+    """What a killed run left: files it was writing, and Jinja's compiled theme, which earlier
+    versions kept here (code: nothing from the cache is run)."""
+    for place in (folder, folder / "blobs"):
+        for unfinished in place.glob(f"{WRITING}*"):
+            with contextlib.suppress(OSError):
+                unfinished.unlink()
+    shutil.rmtree(folder / "templates", ignore_errors=True)
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
 
 
 def _write_atomically(path: Path, content: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".writing-")
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=WRITING)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(content)

@@ -153,6 +153,8 @@ def _build(args: argparse.Namespace) -> int:
     )
     for warning in report.warnings:
         print(warning, file=sys.stderr)
+    for remark in report.remarks:
+        print(remark, file=sys.stderr)
     if not args.quiet:
         print(
             f"Built {report.page_count} comparison pages from {report.point_count} points into {project.out} "

@@ -19,6 +19,7 @@ from site_builder.read.load import load_file
 from site_builder.read.native import NATIVE_FORMAT, NATIVE_VERSION
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.table import CONFIG_TEXT, ROLES, WORKER_GROUP_KEYS
+from site_builder.write import write_new_file
 
 
 class ImportRefused(Exception):
@@ -113,11 +114,19 @@ def native_document(
 
 
 def _write_new(out: Path, text: str) -> None:
+    """`out` written whole, or not at all (write.write_new_file), never over an existing file."""
+    exists = f"{out} exists; the importer never overwrites a file (remove it or choose -o)"
     if out.exists():
-        raise ImportRefused(f"{out} exists; the importer never overwrites a file (remove it or choose -o)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("x", encoding="utf-8") as handle:
-        handle.write(text)
+        raise ImportRefused(exists)
+    try:
+        write_new_file(out, text.encode("utf-8"))
+    except FileExistsError:
+        raise ImportRefused(exists) from None
+    except OSError as exc:
+        raise ImportRefused(
+            f"cannot write {out} ({exc.strerror or exc}); nothing was written: free space or "
+            "permission there, or choose another -o"
+        ) from None
 
 
 def import_results(sources: Sequence[Path], dataset: DatasetInfo, out: Path) -> tuple[int, ProblemLog]:

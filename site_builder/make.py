@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from site_builder.cache import CachedPage, Digests, PageCache, page_key
@@ -36,7 +35,6 @@ class PageWork:
 
     project: Project
     inputs: Inputs
-    compiled: Path | None  # where Jinja keeps the compiled theme (the page cache's), if anywhere
     keep_pages: bool  # hand each page's PageSource back (a run into memory)
     renderer: SiteRenderer | None = None  # made in the process that first renders a page
 
@@ -47,9 +45,7 @@ class PageWork:
         """The renderer, reporting a page's template problems to `log` (the guides' problems
         are the site renderer's to report, once)."""
         if self.renderer is None:
-            self.renderer = SiteRenderer(
-                self.project, self.inputs.config, self.inputs.catalog, ProblemLog(), self.compiled
-            )
+            self.renderer = SiteRenderer(self.project, self.inputs.config, self.inputs.catalog, ProblemLog())
         self.renderer.log = log
         return self.renderer
 
@@ -105,19 +101,14 @@ class Pages:
     made: list[str] = field(default_factory=list)
     cpu: dict[str, float] = field(default_factory=lambda: {"compute (CPU)": 0.0, "render (CPU)": 0.0})
 
-    def add(
-        self, slug: str, page: MadePage | CachedPage, files: Mapping[str, bytes | Path], sink: Sink
-    ) -> None:
+    def add(self, slug: str, page: MadePage | CachedPage, sink: Sink) -> None:
         """A page's files to the sink; its entry, paths and problems kept."""
         self.problems[slug] = page.problems
         if page.entry is None:
             return
-        self.entries[slug], self.paths[slug] = page.entry, sorted(files)
-        for relative, content in files.items():
-            if isinstance(content, Path):
-                sink.put_file(relative, content)
-            else:
-                sink.put(relative, content)
+        self.entries[slug], self.paths[slug] = page.entry, sorted(page.files)
+        for relative, content in page.files.items():
+            sink.put(relative, content)
 
     def count(self, page: MadePage) -> None:
         """A page made this run: named in `made`, its source kept (a run into memory), its CPU."""
@@ -150,14 +141,13 @@ def make_pages(
         if hit is None:
             todo.append(planned_page)
         else:
-            pages.add(planned_page.head.slug, hit, hit.files, sink)
-    work = PageWork(project, inputs, cache.templates if cache else None, keep_sources)
+            pages.add(planned_page.head.slug, hit, sink)
+    work = PageWork(project, inputs, keep_sources)
     with contextlib.closing(map_pages(make_page, todo, workers, work)) as made:
         for done, page in enumerate(made, 1):
-            kept = None
             if cache is not None and not of_severity(page.problems, Severity.ERROR):
-                kept = cache.put(keys[page.slug], page.files, page.entry, page.problems)
-            pages.add(page.slug, page, kept.files if kept else page.files, sink)
+                cache.put(keys[page.slug], page.files, page.entry, page.problems)
+            pages.add(page.slug, page, sink)
             pages.count(page)
             if progress:
                 progress("building pages", done, len(todo))

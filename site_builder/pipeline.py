@@ -84,6 +84,7 @@ class SiteOutput:
     rendered: list[str] = field(default_factory=list)  # slugs of the pages made this run
     seconds: float = 0.0
     stages: dict[str, float] = field(default_factory=dict)  # seconds a stage; CPU seconds of the pages
+    remarks: list[str] = field(default_factory=list)  # said even when quiet: the cache, leftovers
 
     @property
     def site_url(self) -> str | None:
@@ -113,9 +114,14 @@ def build(
     """The site written into a staging folder and swapped in at the end; nothing is replaced if
     any problem stops the run (or, with `strict`, any warning)."""
     check_output_folder(project.out, project.input_folders())
-    clean_leftovers(project.out.resolve())  # a killed build's staging; a site a kill left missing
+    stuck = clean_leftovers(project.out.resolve())  # a killed build's staging; a site a kill left missing
     sink = StagingSink(project.out, project.input_folders())
-    return run(project, sink, Options(site_url, strict, cache, workers, progress))
+    output = run(project, sink, Options(site_url, strict, cache, workers, progress))
+    output.remarks += [
+        f"notice: {folder}: left by an earlier build and cannot be removed by this one; remove it yourself"
+        for folder in stuck
+    ]
+    return output
 
 
 def run(
@@ -142,14 +148,49 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
     laps.lap("load")
     planned = plan(project, inputs, log)  # PLAN
     sink.start(inputs.config.keep)
-    cache = PageCache.open(project.content.parent / FOLDER) if options.cache else None
+    folder = project.content.parent / FOLDER
+    cache, notice = PageCache.open(folder) if options.cache else (None, None)
+    try:
+        claims, pages = _pages_and_site(project, inputs, planned, cache, sink, options, log, laps)
+    finally:
+        if cache is not None:
+            cache.close()
+            notice = notice or cache.notice
+        if notice:
+            log.add(folder.as_posix(), "", "", notice, Severity.NOTICE)
+    laps.lap("finish")
+    return SiteOutput(
+        files=sink.site(claims) if isinstance(sink, MemorySink) else SiteFiles(),
+        pages=sorted(pages.sources, key=lambda page: page.comparison.slug),
+        page_count=len(planned),
+        point_count=len(inputs.table),
+        problems=log.problems,
+        inputs=inputs,
+        rendered=pages.made,
+        stages={**laps.seconds, **pages.cpu},
+        remarks=[f"notice: {folder.as_posix()}: {notice}"] if notice else [],
+    )
+
+
+def _pages_and_site(
+    project: Project,
+    inputs: Inputs,
+    planned: list[PlannedPage],
+    cache: PageCache | None,
+    sink: Sink,
+    options: Options,
+    log: ProblemLog,
+    laps: Laps,
+) -> tuple[SiteFiles, Pages]:
+    """Every page (from the cache or made), then the site's own files, into the sink; the sink
+    finished (the site swapped in) and the cache saved."""
     pages = make_pages(
         project, inputs, planned, cache, sink, options.workers, options.progress, isinstance(sink, MemorySink)
     )  # COMPUTE, PRESENT, RENDER
     log.problems.extend(problem for page in planned for problem in pages.problems[page.head.slug])
     laps.lap("pages")
     stop_on_problems(log, strict=False)
-    renderer = SiteRenderer(project, inputs.config, inputs.catalog, log, cache.templates if cache else None)
+    renderer = SiteRenderer(project, inputs.config, inputs.catalog, log)
     renderer.known_guides_html = cache.guides_html() if cache is not None else {}
     shared = render_shared(renderer, pages.slugs(), [pages.entries[s] for s in pages.slugs()])
     claims = claim_paths(shared, pages, planned, log)  # one owner a path
@@ -161,17 +202,7 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
     if cache is not None:
         cache.keep_guides_html(renderer.guides_html)
         cache.save()
-    laps.lap("finish")
-    return SiteOutput(
-        files=sink.site(claims) if isinstance(sink, MemorySink) else SiteFiles(),
-        pages=sorted(pages.sources, key=lambda page: page.comparison.slug),
-        page_count=len(planned),
-        point_count=len(inputs.table),
-        problems=log.problems,
-        inputs=inputs,
-        rendered=pages.made,
-        stages={**laps.seconds, **pages.cpu},
-    )
+    return claims, pages
 
 
 def stop_on_problems(log: ProblemLog, strict: bool) -> None:

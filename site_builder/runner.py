@@ -6,15 +6,18 @@ inputs every page reads) reaches each worker once: a forked worker inherits it (
 its collector leaves it alone), a spawned one receives it through the pool's initializer. At most
 AHEAD pages are in flight (made, or being made, and not yet taken), so memory does not grow with
 the site. Few pages, or one worker, run here in this process: starting workers costs more than
-it saves.
+it saves. A worker ends when the process that started it dies (`_die_with`), however it dies.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
 import os
+import signal
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -29,11 +32,37 @@ SPAWN_FROM = 200  # the same where workers must be spawned (each imports the too
 AHEAD = 64  # pages in flight at most
 
 _shared: Any = None  # in a worker: what `map_pages` was given, set once by `_start`
+WATCH_SECONDS = 0.5  # how often a worker without PR_SET_PDEATHSIG looks for its parent
 
 
-def _start(shared: object) -> None:
+def _start(shared: object, parent: int) -> None:
+    """A worker's start: Ctrl+C (sent to the terminal's whole process group) is the build
+    process's to handle (it stops the pool); a worker only ends with it."""
     global _shared
     _shared = shared
+    if os.getpid() != parent:  # a worker process (not a thread of the build's, as a test may run)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _die_with(parent)
+
+
+def _die_with(parent: int) -> None:
+    """End this worker when the build process (`parent`) dies, even by SIGKILL (a CI timeout
+    kills one process): on Linux the kernel sends SIGKILL (PR_SET_PDEATHSIG), elsewhere a thread
+    looks for the parent twice a second. A parent gone already ends it now."""
+    try:
+        pdeathsig = ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL) == 0  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pdeathsig = False
+    if os.getppid() != parent:
+        os._exit(1)
+    if not pdeathsig:
+        threading.Thread(target=_watch, args=(parent,), daemon=True).start()
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCH_SECONDS)
+    os._exit(1)
 
 
 def _call(fn: Callable[[Any, Page], Result], page: Page) -> Result:
@@ -69,7 +98,7 @@ def map_pages(
         # objects that later fall into a reference cycle are never collected.
         gc.freeze()
     context = multiprocessing.get_context(method)
-    pool = ProcessPoolExecutor(count, mp_context=context, initializer=_start, initargs=(shared,))
+    pool = ProcessPoolExecutor(count, mp_context=context, initializer=_start, initargs=(shared, os.getpid()))
     try:
         pending: deque[Future[Result]] = deque()
         for page in pages:

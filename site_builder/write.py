@@ -12,8 +12,10 @@ atomic exchange where the system has it; staging folders of killed builds go at 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fnmatch
+import glob
 import os
 import re
 import shutil
@@ -22,7 +24,12 @@ import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Protocol
+from typing import Any, Protocol
+
+try:
+    import fcntl
+except ImportError:  # not on this system: a staging folder is judged by its name's process
+    fcntl = None  # type: ignore[assignment]
 
 MARKER = ".site-builder-output"
 MANIFEST_HEADER = "# files written by the last build:"
@@ -207,20 +214,22 @@ def files_to_keep(out: Path, files: Collection[str], keep: Sequence[str]) -> lis
     return kept
 
 
-def clean_leftovers(out: Path) -> None:
-    """Staging and retired folders of builds that were killed (their process is gone): removed,
-    and the `.site.spare` folder older versions kept beside the output. A site left missing by a
-    kill mid-swap (no atomic exchange) is put back first."""
+def clean_leftovers(out: Path) -> list[Path]:
+    """Staging and retired folders of builds that were killed or failed, whoever made them: a
+    staging folder no build holds (`Staging` locks its own), a retired one whose process is
+    gone, and the `.site.spare` folder older versions kept beside the output. A site left
+    missing by a kill mid-swap (no atomic exchange) is put back first. Returns the folders that
+    could not be removed (another user's, say): the build names them."""
     pattern = re.compile(rf"\.{re.escape(out.name)}\.(?:(building|previous)-(\d+)|spare)")
     if not out.parent.is_dir():
-        return
+        return []
     leftovers = []
     for entry in sorted(out.parent.iterdir()):
         match = pattern.fullmatch(entry.name)
         if not match or not entry.is_dir() or entry.is_symlink():
             continue
         kind, pid = match.groups()  # (None, None): the spare folder
-        if pid is None or not _alive(int(pid)):
+        if _abandoned(entry) if kind == "building" else (pid is None or not _alive(int(pid))):
             leftovers.append((kind, entry))
     for kind, entry in leftovers:
         if kind == "previous" and not out.exists() and (entry / MARKER).is_file():
@@ -228,7 +237,46 @@ def clean_leftovers(out: Path) -> None:
         elif kind is None:  # the spare folder
             remove_in_background(entry)
         else:
-            shutil.rmtree(entry, ignore_errors=True)
+            remove_tree(entry)
+    return [entry for kind, entry in leftovers if kind is not None and entry.exists()]
+
+
+def _abandoned(staging: Path) -> bool:
+    """Whether no build holds this staging folder (the lock its build took is free)."""
+    try:
+        handle = os.open(staging, os.O_RDONLY)
+    except OSError:
+        return True
+    try:
+        _lock(handle)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(handle)
+    return True
+
+
+def _lock(handle: int) -> None:
+    """Lock an open file or folder for this process (BlockingIOError: another holds it); a
+    no-op where the system has no such locks."""
+    if fcntl is not None:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def remove_tree(folder: Path) -> None:
+    """Delete a folder of this tool's, its read-only folders made writable first (a site whose
+    files were made read-only); what cannot be deleted (another user's) is left."""
+
+    top = os.fspath(folder)
+
+    def writable_then_again(remove: Callable[[str], object], path: str, error: Any) -> None:
+        parent = os.path.dirname(path)
+        if isinstance(error[1], PermissionError) and (parent == top or parent.startswith(top + os.sep)):
+            with contextlib.suppress(OSError):
+                os.chmod(parent, 0o700)
+                remove(path)
+
+    shutil.rmtree(folder, onerror=writable_then_again)
 
 
 # The remover first renames the folder to hold its own process id (.site.previous-<its pid>),
@@ -262,6 +310,31 @@ def remove_in_background(folder: Path) -> None:
         )
     except OSError:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def write_new_file(path: Path, content: bytes) -> None:
+    """A new file, whole or not at all: written under a hidden name beside it, then linked into
+    place, never over an existing file (FileExistsError); a kill or a full disk leaves nothing
+    at `path`. What a killed writer left under such a name is removed first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for unfinished in path.parent.glob(f".{glob.escape(path.name)}.writing-*"):
+        pid = unfinished.name.rsplit("-", 1)[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            unfinished.unlink(missing_ok=True)
+    temporary = path.parent / f".{path.name}.writing-{os.getpid()}"
+    try:
+        with open(temporary, "wb") as out:
+            out.write(content)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            raise
+        except OSError:  # no hard links here: a rename, which would replace a file made meanwhile
+            if path.exists():
+                raise FileExistsError(f"{path} exists") from None
+            os.rename(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:
@@ -302,11 +375,22 @@ class Staging:
         files_to_keep(self.out, (), keep)  # refuse a user's unlisted file now, before any work
         self.folder = self.out.parent / f".{self.out.name}.building-{os.getpid()}"
         self.retired = self.out.parent / f".{self.out.name}.previous-{os.getpid()}"
-        shutil.rmtree(self.folder, ignore_errors=True)
-        self.folder.mkdir()
+        try:
+            remove_tree(self.folder)  # a folder of this name is an earlier process's of this id
+            self.folder.mkdir()
+            self._held: int | None = os.open(self.folder, os.O_RDONLY)
+        except OSError as exc:
+            raise self.refusal(exc) from None
+        _lock(self._held)  # while this build lives: no other build takes the folder for a leftover
         self.written: set[str] = set()
         self._folders: set[str] = set()  # folders made (a page's five files share one)
-        self._links = True  # whether hard links to the page cache work here
+
+    def refusal(self, exc: OSError) -> OutputError:
+        """A write that failed (a full disk, no permission), said with the output folder."""
+        return OutputError(
+            f"cannot write the site into {self.out} ({exc.strerror or exc}): the previous site is "
+            "untouched; free space or permission there, or choose another output folder with -o"
+        )
 
     def _target(self, relative: str) -> str:
         """Where a new file of the site goes in the staging folder (its folder made)."""
@@ -324,20 +408,11 @@ class Staging:
         return target
 
     def write(self, relative: str, content: bytes) -> None:
-        with open(self._target(relative), "xb") as out:
-            out.write(content)
-
-    def link(self, relative: str, source: Path) -> None:
-        """The file as `source` (a page cache blob) holds it: hard-linked where the system allows
-        (no byte written again), else copied."""
-        target = self._target(relative)
-        if self._links:
-            try:
-                os.link(source, target)
-                return
-            except OSError:  # another file system, or links not allowed: copies from now on
-                self._links = False
-        shutil.copyfile(source, target)
+        try:
+            with open(self._target(relative), "xb") as out:
+                out.write(content)
+        except OSError as exc:
+            raise self.refusal(exc) from None
 
     def finish(self) -> None:
         """Carry kept files over, write the marker, swap the new site in."""
@@ -358,15 +433,25 @@ class Staging:
             else:
                 self.out.rename(self.retired)
                 self.folder.rename(self.out)
-        except BaseException:
+        except BaseException as exc:
             self.abort()
             if self.retired.exists() and not self.out.exists():
                 self.retired.rename(self.out)
+            if isinstance(exc, OSError):
+                raise self.refusal(exc) from None
             raise
+        self._release()
         remove_in_background(self.retired)
 
     def abort(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Drop the staging folder (the previous site stays)."""
+        remove_tree(self.folder)
+        self._release()
+
+    def _release(self) -> None:
+        if self._held is not None:
+            os.close(self._held)
+            self._held = None
 
 
 def write_site(
@@ -395,7 +480,6 @@ class Sink(Protocol):
 
     def start(self, keep: list[str]) -> None: ...
     def put(self, relative: str, content: bytes) -> None: ...
-    def put_file(self, relative: str, source: Path) -> None: ...
     def finish(self) -> None: ...
     def abort(self) -> None: ...
 
@@ -411,9 +495,6 @@ class MemorySink:
 
     def put(self, relative: str, content: bytes) -> None:
         self.files[relative] = content
-
-    def put_file(self, relative: str, source: Path) -> None:
-        self.files[relative] = source.read_bytes()
 
     def finish(self) -> None:
         pass
@@ -438,9 +519,6 @@ class NoSink:
     def put(self, relative: str, content: bytes) -> None:
         pass
 
-    def put_file(self, relative: str, source: Path) -> None:
-        pass
-
     def finish(self) -> None:
         pass
 
@@ -461,10 +539,6 @@ class StagingSink:
     def put(self, relative: str, content: bytes) -> None:
         assert self.staging is not None
         self.staging.write(relative, content)
-
-    def put_file(self, relative: str, source: Path) -> None:
-        assert self.staging is not None
-        self.staging.link(relative, source)
 
     def finish(self) -> None:
         if self.staging is not None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -351,38 +350,13 @@ def test_the_command_reports_and_exits_with_its_code_without_tearing_down(projec
     assert "broken.md" in done.stderr and done.stderr.rstrip().endswith("nothing was written")
 
 
-def test_a_staged_file_is_the_cache_blob_linked_and_the_swap_leaves_the_old_site_whole_until_it_is_done(
-    tmp_path: Path,
-) -> None:
-    """A cache blob placed into the staging folder is hard-linked (no byte written again); the old
-    site is there, whole, until the new one replaces it in one step."""
+def test_the_swap_leaves_the_old_site_whole_until_it_is_done(tmp_path: Path) -> None:
+    """The old site is there, whole, until the new one replaces it in one step."""
     write.write_site(tmp_path / "site", {"index.html": b"old"})
-    source = tmp_path / "blob"
-    source.write_bytes(b"a cache blob")
     staging = Staging(tmp_path / "site")
-    staging.link("page/points.csv", source)
+    staging.write("page/points.csv", b"a page's file")
     staging.write("index.html", b"new")
     assert (tmp_path / "site" / "index.html").read_bytes() == b"old"
     staging.finish()
-    placed = tmp_path / "site" / "page" / "points.csv"
-    assert placed.read_bytes() == b"a cache blob"
-    assert placed.stat().st_ino == source.stat().st_ino
+    assert (tmp_path / "site" / "page" / "points.csv").read_bytes() == b"a page's file"
     assert (tmp_path / "site" / "index.html").read_bytes() == b"new"
-
-
-def test_a_blob_is_copied_where_links_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """On a file system without hard links the blob is copied: a file of its own."""
-    source = tmp_path / "blob"
-    source.write_bytes(b"a cache blob")
-
-    def no_links(*_: object) -> None:
-        raise OSError(1, "Operation not permitted")
-
-    monkeypatch.setattr(os, "link", no_links)
-    staging = Staging(tmp_path / "site")
-    staging.link("a/points.csv", source)
-    staging.link("b/points.csv", source)
-    staging.finish()
-    for name in ("a", "b"):
-        placed = tmp_path / "site" / name / "points.csv"
-        assert placed.read_bytes() == b"a cache blob" and placed.stat().st_ino != source.stat().st_ino

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jinja2 import Environment
 from markupsafe import Markup
 
 from site_builder import runner
@@ -267,28 +268,22 @@ def test_a_stub_edit_remakes_its_page_as_a_clean_build_makes_it(two_models: Path
     assert tree(two_models / "site") == _clean(two_models)
 
 
-def test_a_rebuild_loads_the_theme_compiled_and_a_changed_template_anew(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Jinja keeps the compiled theme in the cache folder: a rebuild that renders a page compiles
-    no template; an edited template is compiled again (its source's checksum changed)."""
+def test_the_cache_holds_json_and_the_files_bytes_only(project: Path) -> None:
+    """Nothing in the cache folder is code (no pickle, no compiled theme): the tag, the lock,
+    the JSON manifest and blobs named by the SHA-256 of their bytes; an edited template still
+    reaches every page."""
+    (project / FOLDER / "templates").mkdir(parents=True)  # what earlier versions kept: removed
+    (project / FOLDER / "templates" / "__jinja2_x.cache").write_bytes(b"compiled")
+    (project / FOLDER / TAG).write_text("Signature: 8a477f597d28d172789f06886806bc55\n")
     _build(project, "site")
-    assert list((project / FOLDER / "templates").glob("__jinja2_*.cache"))
-    compiled: list[str | None] = []
-    compile_template = Environment.compile
-
-    def counting(self, source, name=None, filename=None, raw=False, defer_init=False):  # type: ignore[no-untyped-def]
-        compiled.append(name)
-        return compile_template(self, source, name, filename, raw, defer_init)
-
-    monkeypatch.setattr(Environment, "compile", counting)  # one page to make: made here, counted
-    stub = project / "content" / f"{STUB_PAGE}.md"
-    stub.write_text(stub.read_text().replace("A small comparison for tests.", "Edited."))
-    assert _build(project, "site").rendered == [STUB_PAGE] and compiled == []
+    folder = project / FOLDER
+    assert sorted(p.name for p in folder.iterdir()) == [TAG, "blobs", "lock", "manifest.json"]
+    json.loads((folder / "manifest.json").read_text())
+    for blob in (folder / "blobs").iterdir():
+        assert blob.name == hashlib.sha256(blob.read_bytes()).hexdigest()
     notes = project / "templates" / "sections" / "notes.html"
     notes.write_text(notes.read_text().replace("</section>", "<p>Theme edit.</p></section>", 1))
     _build(project, "site")
-    assert compiled == ["sections/notes.html"]
     assert b"Theme edit." in (project / "site" / STUB_PAGE / "index.html").read_bytes()
     assert tree(project / "site") == _clean(project)
 
@@ -322,21 +317,35 @@ def test_a_guide_is_made_from_its_markdown_again_only_when_its_text_changes(
     assert tree(two_models / "site") == _clean(two_models)
 
 
-def test_an_output_file_edited_in_place_is_never_published_again(two_models: Path) -> None:
-    """The site's files may be hard links to the cache's blobs: a deploy step that edits
-    site/x/index.html in place makes that page's blob a miss, so the next build makes those pages
-    again and writes them as a clean build does, the edit nowhere; the pages no edit touched come
-    from the cache."""
+def _append(page: Path) -> None:
+    with page.open("ab") as handle:
+        handle.write(b"<!-- deployed -->")
+
+
+def _rewrite_same_size(page: Path) -> None:
+    """Truncated and written again in place, as long as before, its time put back."""
+    stamp, size = page.stat(), page.stat().st_size
+    with page.open("r+b") as handle:
+        handle.truncate(0)
+        handle.write(b"<!-- deployed -->".ljust(size, b" "))
+    os.utime(page, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+
+
+@pytest.mark.parametrize("edit", [_append, _rewrite_same_size])
+def test_an_output_file_edited_in_place_touches_neither_the_cache_nor_a_later_build(
+    two_models: Path, edit: Callable[[Path], None]
+) -> None:
+    """The site's files are its own (copies, never links to the cache): a deploy step that edits
+    site/x/index.html in place changes no blob, and the next build, every page from the cache,
+    writes the site as a clean build does."""
     _build(two_models, "site")
-    edited = sorted((two_models / "site").glob("*/index.html"))[:1]
-    for page in edited:
-        with page.open("r+b") as handle:  # in place: the same file, its bytes changed
-            handle.write(b"<!-- deployed -->")
-    rebuilt = _build(two_models, "site")
-    assert sorted(rebuilt.rendered) == [page.parent.name for page in edited]
-    assert tree(two_models / "site") == _clean(two_models)
-    assert not any(b"<!-- deployed -->" in p.read_bytes() for p in (two_models / FOLDER / "blobs").iterdir())
+    blobs = {p.name: p.read_bytes() for p in (two_models / FOLDER / "blobs").iterdir()}
+    for page in (two_models / "site").glob("*/index.html"):
+        edit(page)
+    assert {p.name: p.read_bytes() for p in (two_models / FOLDER / "blobs").iterdir()} == blobs
     assert _build(two_models, "site").rendered == []
+    assert tree(two_models / "site") == _clean(two_models)
+    assert {p.name: p.read_bytes() for p in (two_models / FOLDER / "blobs").iterdir()} == blobs
 
 
 def test_an_output_file_replaced_leaves_the_cache_as_it_was(two_models: Path) -> None:
@@ -405,7 +414,7 @@ def built_twice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 def test_a_manifest_naming_a_file_outside_the_cache_is_a_miss(two_models: Path) -> None:
     """A manifest entry whose file is not one of the cache's blobs (another path) is not used,
     even with its digest made to match: nothing outside the cache is copied into the site."""
-    from site_builder.cache import _check
+    from site_builder.cache import digest
 
     _build(two_models, "site")
     secret = two_models / "secret.txt"
@@ -413,11 +422,8 @@ def test_a_manifest_naming_a_file_outside_the_cache_is_a_miss(two_models: Path) 
     manifest_path = two_models / FOLDER / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     for key, entry in manifest["pages"].items():
-        modified = secret.stat().st_mtime_ns
-        entry["files"] = {
-            name: ["../../secret.txt", len("not for the site"), modified] for name in entry["files"]
-        }
-        entry["check"] = _check(key, entry)
+        entry["files"] = {name: "../../secret.txt" for name in entry["files"]}
+        entry["check"] = digest(key, {part: entry[part] for part in ("files", "entry", "problems")})
     manifest_path.write_text(json.dumps(manifest))
     assert len(_build(two_models, "site").rendered) == 2
     assert tree(two_models / "site") == _clean(two_models)

@@ -15,7 +15,6 @@ import markdown
 import nh3
 from jinja2 import (
     Environment,
-    FileSystemBytecodeCache,
     FileSystemLoader,
     StrictUndefined,
     TemplateError,
@@ -103,15 +102,14 @@ class _ConfinedLoader(FileSystemLoader):
         return source, filename, uptodate
 
 
-def environment(folders: Sequence[Path], compiled: Path | None = None) -> Environment:
+def environment(folders: Sequence[Path]) -> Environment:
     """Jinja over the theme's search path: the project's own templates first, then the default.
-    With `compiled` (the build cache's folder, cache.py), Jinja keeps each template's compiled
-    code there under a checksum of its source, so a rebuild's processes load the theme instead
-    of compiling it again. The markup is all in the templates; the filters only format a number
-    (`fixed`), write JSON for a script block and refuse an unsafe link."""
+    The theme is compiled anew each run: compiled code kept on disk (Jinja's bytecode cache)
+    would be code read back from the build cache. The markup is all in the templates; the
+    filters only format a number (`fixed`), write JSON for a script block and refuse an unsafe
+    link."""
     env = Environment(
         loader=_ConfinedLoader([str(f) for f in folders]),
-        bytecode_cache=FileSystemBytecodeCache(str(compiled)) if compiled is not None else None,
         autoescape=select_autoescape(["html", "xml"], default=True),
         undefined=StrictUndefined,
         keep_trailing_newline=True,

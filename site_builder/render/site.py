@@ -94,10 +94,9 @@ class SiteRenderer:
         config: SiteConfig,
         catalog: HardwareCatalog,
         log: ProblemLog,
-        compiled: Path | None = None,
     ) -> None:
         self.project = project
-        self.env = environment(project.template_folders(), compiled)
+        self.env = environment(project.template_folders())
         self.config = config
         self.catalog = catalog
         self.log = log
