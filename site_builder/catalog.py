@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from site_builder.files import Identifier, PositiveNumber, load_yaml
+from site_builder.files import Identifier, PositiveNumber, WebAddress, load_yaml
 from site_builder.formatting import fixed
 from site_builder.problems import ProblemLog, add_validation_errors
 
@@ -89,7 +89,7 @@ class HardwareCatalog(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: str
-    source_url: str | None = None
+    source_url: WebAddress | None = None
     as_of: str
     default_cost_tier: CostTier = "hyperscaler"
     gpus: dict[Identifier, HardwareSpec]

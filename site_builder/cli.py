@@ -44,8 +44,10 @@ def _dataset_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _dataset(args: argparse.Namespace, published: bool) -> DatasetInfo:
-    notes = args.notes_file.read_text(encoding="utf-8").strip() if args.notes_file else None
-    return DatasetInfo(
+    from site_builder.importer import dataset_from_options, read_named_file
+
+    notes = read_named_file(args.notes_file).strip() if args.notes_file else None
+    return dataset_from_options(
         id=args.id,
         title=args.title,
         source=args.source,

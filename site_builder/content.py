@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
-from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
@@ -24,6 +23,7 @@ from site_builder.files import (
     Identifier,
     PositiveNumber,
     Refused,
+    check_web_address,
     excerpt,
     identifier,
     load_yaml,
@@ -42,19 +42,6 @@ MAX_SLUG_CHARS = 100  # a folder name on every file system, with room to spare
 Label = Annotated[str, Field(min_length=1, max_length=MAX_IDENTIFIER_CHARS), AfterValidator(identifier)]
 # Files a user adds to the output folder that every build keeps (GitHub Pages, Netlify, ACME …).
 DEFAULT_KEEP = ("CNAME", ".well-known/", "_headers", "_redirects", ".htaccess")
-
-
-def check_site_url(value: str) -> str:
-    """An absolute http(s) address with a host, no whitespace or control characters: the one
-    rule for content/site.yaml's site_url and for --site-url."""
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"must be an absolute http:// or https:// address, got {excerpt(value)}")
-    if any(c.isspace() or not c.isprintable() or c in "<>\"'`" for c in value):
-        raise ValueError(
-            f"must not contain spaces, quotes, angle brackets or control characters, got {excerpt(value)}"
-        )
-    return value
 
 
 def check_keep(value: str) -> str:
@@ -180,7 +167,7 @@ class SiteConfig(BaseModel):
 
     title: str = "LLM inference comparisons"
     description: str = "Matched-interactivity comparisons of LLM inference benchmarks."
-    site_url: Annotated[str, AfterValidator(check_site_url)] | None = None
+    site_url: Annotated[str, AfterValidator(check_web_address)] | None = None
     auto_pages: bool = True
     cost_tier: CostTier | None = None
     constants: dict[Identifier, ConstantOverride] = Field(default_factory=dict)
@@ -357,7 +344,7 @@ def load_site_config(content_dir: Path, log: ProblemLog, site_url: str | None = 
         add_validation_errors(log, display, exc, fields=lambda loc: SiteConfig.model_fields)
     if site_url is not None:
         try:
-            config = config.model_copy(update={"site_url": check_site_url(site_url)})
+            config = config.model_copy(update={"site_url": check_web_address(site_url)})
         except ValueError as exc:
             log.add("--site-url", "", "site_url", str(exc))
     return config

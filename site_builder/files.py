@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
@@ -493,3 +494,28 @@ FiniteNumber = Annotated[float, AfterValidator(_finite)]
 Count = Annotated[int, Field(gt=0, le=MAX_COUNT)]
 Whole = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 Identifier = Annotated[str, AfterValidator(identifier)]
+
+
+def check_web_address(value: str) -> str:
+    """An absolute http(s) address with a host, no whitespace or control characters: the one
+    rule for every address that reaches a link or structured data (site_url, --site-url,
+    --url, a dataset's url, a run's run_url, the catalog's source_url)."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"must be an absolute http:// or https:// address, got {excerpt(value)}")
+    if any(c.isspace() or not c.isprintable() or c in "<>\"'`" for c in value):
+        raise ValueError(
+            f"must not contain spaces, quotes, angle brackets or control characters, got {excerpt(value)}"
+        )
+    return value
+
+
+def web_address(value: str | None) -> str | None:
+    """`value` where it keeps the address rule above, else None (nothing to link)."""
+    try:
+        return check_web_address(value) if value else None
+    except ValueError:
+        return None
+
+
+WebAddress = Annotated[str, AfterValidator(check_web_address)]

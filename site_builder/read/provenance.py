@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from site_builder.files import WebAddress
+
 
 class Frozen(BaseModel):
     """A model that never changes once made and refuses fields it does not know."""
@@ -23,7 +25,7 @@ class DatasetInfo(BaseModel):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=64)
     title: str
     source: str
-    url: str | None = None
+    url: WebAddress | None = None
     licence: str | None = None
     retrieved: str | None = None
     notes: str | None = None
