@@ -12,7 +12,7 @@ from typing import Any
 
 from site_builder.linkcheck import broken_links
 from site_builder.pipeline import Options, run
-from site_builder.problems import InputError, Problem, Severity
+from site_builder.problems import InputError, Problem, Severity, summarised
 from site_builder.project import Project
 from site_builder.write import NoSink
 
@@ -82,7 +82,7 @@ def as_json(report: CheckReport, strict: bool) -> str:
 
 
 def as_text(report: CheckReport, strict: bool) -> str:
-    lines = [str(p) for p in report.problems if p.severity is not Severity.NOTICE]
+    lines = summarised(p for p in report.problems if p.severity is not Severity.NOTICE)
     counts = report.counts()
     errors, warnings = counts[Severity.ERROR], counts[Severity.WARNING]
     verdict = "failed" if report.failed(strict) else "ok"

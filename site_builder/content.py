@@ -22,7 +22,9 @@ from site_builder.files import (
     MAX_IDENTIFIER_CHARS,
     Identifier,
     PositiveNumber,
+    Prose,
     Refused,
+    Title,
     check_web_address,
     excerpt,
     identifier,
@@ -97,8 +99,8 @@ class StubSpec(Filters):
     """The front matter of a comparison stub (docs/authoring.md explains every field)."""
 
     kind: str = Field(json_schema_extra={"enum": list(KIND_KEYS)})
-    title: str | None = None
-    summary: str | None = None
+    title: Title | None = None
+    summary: Prose | None = None
     slug: str | None = Field(default=None, pattern=SLUG_PATTERN, max_length=MAX_SLUG_CHARS)
     model: Identifier
     sequence: str = Field(default="1k/1k", max_length=32)
@@ -165,8 +167,8 @@ class SiteConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    title: str = "LLM inference comparisons"
-    description: str = "Matched-interactivity comparisons of LLM inference benchmarks."
+    title: Title = "LLM inference comparisons"
+    description: Prose = "Matched-interactivity comparisons of LLM inference benchmarks."
     site_url: Annotated[str, AfterValidator(check_web_address)] | None = None
     auto_pages: bool = True
     cost_tier: CostTier | None = None

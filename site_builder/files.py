@@ -44,6 +44,12 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_DEPTH = 32  # nesting of objects and lists; real result files use fewer than 8
 MAX_NUMBER_CHARS = 32  # digits, sign, point and exponent of one number literal
 MAX_IDENTIFIER_CHARS = 64
+# what a text shown on every page it belongs to may hold: a title (a page's, a site's, a data
+# set's, a model's or GPU's name) and a sentence or paragraph (a stub's summary, the site's
+# description, a data set's source and licence, a constant's source); a side's label is an
+# identifier (MAX_IDENTIFIER_CHARS)
+MAX_TITLE_CHARS = 200
+MAX_PROSE_CHARS = 2000
 EXCERPT_CHARS = 40
 LIMIT = 1e9  # no throughput, latency, count, price or power a page shows comes near this
 MAX_COUNT = 10**9
@@ -494,6 +500,8 @@ FiniteNumber = Annotated[float, AfterValidator(_finite)]
 Count = Annotated[int, Field(gt=0, le=MAX_COUNT)]
 Whole = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 Identifier = Annotated[str, AfterValidator(identifier)]
+Title = Annotated[str, Field(max_length=MAX_TITLE_CHARS)]
+Prose = Annotated[str, Field(max_length=MAX_PROSE_CHARS)]
 
 
 def check_web_address(value: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from site_builder.files import WebAddress
+from site_builder.files import Prose, Title, WebAddress
 
 
 class Frozen(BaseModel):
@@ -23,11 +23,11 @@ class DatasetInfo(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=64)
-    title: str
-    source: str
+    title: Title
+    source: Prose
     url: WebAddress | None = None
-    licence: str | None = None
-    retrieved: str | None = None
+    licence: Prose | None = None
+    retrieved: Title | None = None
     notes: str | None = None
     published_values: bool = Field(
         default=False,
