@@ -34,7 +34,7 @@ from site_builder.files import (
 )
 from site_builder.formatting import parse_sequence_label
 from site_builder.kinds import KIND_KEYS, KINDS
-from site_builder.problems import ProblemLog, add_validation_errors, suggest
+from site_builder.problems import ProblemLog, Severity, add_validation_errors, suggest
 from site_builder.project import is_hidden
 from site_builder.sections import ANALYSES, DEFAULT_ANALYSES
 
@@ -317,7 +317,17 @@ def read_stub(path: Path, display: str, log: ProblemLog, root: Path) -> Stub | N
 def load_stubs(content_dir: Path, log: ProblemLog) -> list[Stub]:
     stubs: list[Stub] = []
     seen: dict[str, str] = {}
-    for path in sorted(p for p in content_dir.glob("*.md") if not is_hidden(p)):
+    found = sorted(content_dir.glob("*.md"))
+    for path in (p for p in found if is_hidden(p)):
+        log.add(
+            f"{content_dir.name}/{path.name}",
+            "",
+            "",
+            "skipped: a name starting with '.' or '#' is hidden (an editor's or the system's file); "
+            "rename it, e.g. my-page.md, to make it a page",
+            Severity.WARNING,
+        )
+    for path in (p for p in found if not is_hidden(p)):
         display = f"{content_dir.name}/{path.name}"
         stub = read_stub(path, display, log, content_dir)
         if stub is None:

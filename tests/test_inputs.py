@@ -112,3 +112,45 @@ def test_a_dataset_address_that_is_not_http_is_refused_naming_file_and_field(
     assert "data/results/example-sweep/_dataset.yaml, field 'url'" in err
     assert "hardware.yaml" in err and "source_url" in err
     assert not (tmp_path / "site").exists()
+
+
+STUB = (
+    "---\nkind: hardware\nmodel: dsr1\nprecision: fp8\nsides:\n"
+    "  - {label: B200, hardware: b200}\n  - {label: H200, hardware: h200}\n---\n"
+)
+
+
+def test_a_hidden_stub_is_named_with_the_reason_it_is_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "data", project / "data")
+    (project / "content").mkdir()
+    (project / "content" / "site.yaml").write_text("auto_pages: false\n", encoding="utf-8")
+    for name in ("..md", ".#page.md"):
+        (project / "content" / name).write_text(STUB, encoding="utf-8")
+    assert main(["build", "--root", str(project), "--no-cache", "-o", str(tmp_path / "site")]) == 0
+    err = capsys.readouterr().err
+    for name in ("..md", ".#page.md"):
+        assert f"warning: content/{name}: skipped: a name starting with '.' or '#' is hidden" in err
+    assert "rename it" in err and "build-site new KIND" in err
+
+
+def test_a_link_to_a_folder_outside_the_data_is_named_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "data", project / "data")
+    shutil.copytree(ROOT / "content", project / "content")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    shutil.copy(SOURCE, outside / "runs.csv")
+    (project / "data" / "results" / "linked").symlink_to(outside, target_is_directory=True)
+    inside = project / "data" / "results" / "example-sweep"
+    (project / "data" / "again").symlink_to(inside, target_is_directory=True)  # read where it is
+    assert main(["build", "--root", str(project), "-q", "--no-cache", "-o", str(tmp_path / "site")]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "symbolic link" in line]
+    assert lines == [
+        "warning: data/results/linked: a symbolic link to a folder outside data/: skipped, nothing is "
+        "read from outside the project (copy the folder into data/ instead)"
+    ]
