@@ -154,3 +154,20 @@ def test_a_link_to_a_folder_outside_the_data_is_named_once(
         "warning: data/results/linked: a symbolic link to a folder outside data/: skipped, nothing is "
         "read from outside the project (copy the folder into data/ instead)"
     ]
+
+
+def test_a_metadata_file_address_that_is_not_http_is_refused(tmp_path: Path) -> None:
+    from site_builder.read.load import load_file
+
+    fixtures = Path(__file__).parent / "fixtures" / "vllm"
+    for name in ("kimi_fp4_b200_c16.json", "kimi_fp4_b200_c16.meta.yaml"):
+        shutil.copy(fixtures / name, tmp_path / name)
+    meta = tmp_path / "kimi_fp4_b200_c16.meta.yaml"
+    meta.write_text(
+        meta.read_text(encoding="utf-8").replace("https://example.org/runs/1", "javascript:alert(1)"),
+        encoding="utf-8",
+    )
+    errors = load_file(tmp_path / "kimi_fp4_b200_c16.json").log.errors
+    assert any(e.file.endswith("kimi_fp4_b200_c16.meta.yaml") and e.field == "run_url" for e in errors), (
+        errors
+    )
