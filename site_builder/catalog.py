@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from site_builder.files import Identifier, PositiveNumber, load_yaml
+from site_builder.files import Identifier, PositiveNumber, Prose, Title, WebAddress, load_yaml
 from site_builder.formatting import fixed
 from site_builder.problems import ProblemLog, add_validation_errors
 
@@ -78,7 +78,7 @@ class HardwareSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str
+    name: Title
     vendor: str | None = None
     architecture: str | None = None
     watts_all_in: PositiveNumber | None = None
@@ -88,8 +88,8 @@ class HardwareSpec(BaseModel):
 class HardwareCatalog(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    source: str
-    source_url: str | None = None
+    source: Prose
+    source_url: WebAddress | None = None
     as_of: str
     default_cost_tier: CostTier = "hyperscaler"
     gpus: dict[Identifier, HardwareSpec]
@@ -98,7 +98,7 @@ class HardwareCatalog(BaseModel):
 class ModelInfo(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str
+    name: Title
 
 
 class ConstantOverride(BaseModel):
@@ -108,7 +108,7 @@ class ConstantOverride(BaseModel):
 
     watts_all_in: PositiveNumber | None = None
     usd_per_gpu_hour: PositiveNumber | None = None
-    source: str | None = None
+    source: Prose | None = None
     as_of: str | None = None
 
 

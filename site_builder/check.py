@@ -12,7 +12,7 @@ from typing import Any
 
 from site_builder.linkcheck import broken_links
 from site_builder.pipeline import Options, run
-from site_builder.problems import InputError, Problem, Severity
+from site_builder.problems import InputError, Problem, Severity, summarised
 from site_builder.project import Project
 from site_builder.write import NoSink
 
@@ -88,9 +88,10 @@ def _skipped(problem: Problem) -> bool:
 
 def as_text(report: CheckReport, strict: bool) -> str:
     """Errors and warnings, then every file or run left unread with its reason (a notice that
-    starts "skipped"), then the verdict; other notices only in the JSON report."""
-    lines = [str(p) for p in report.problems if p.severity is not Severity.NOTICE]
-    lines += [str(p) for p in report.problems if _skipped(p)]
+    starts "skipped"), then the verdict; other notices only in the JSON report. A cause repeated
+    past a few files is summarised in one line."""
+    lines = summarised(p for p in report.problems if p.severity is not Severity.NOTICE)
+    lines += summarised(p for p in report.problems if _skipped(p))
     counts = report.counts()
     errors, warnings = counts[Severity.ERROR], counts[Severity.WARNING]
     verdict = "failed" if report.failed(strict) else "ok"

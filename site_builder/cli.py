@@ -14,7 +14,7 @@ from typing import NoReturn
 from site_builder import __version__
 from site_builder.formatting import parse_sequence_label
 from site_builder.kinds import KIND_KEYS
-from site_builder.problems import InputError, Problem, printable
+from site_builder.problems import InputError, Problem, printable, summarised
 from site_builder.project import Project
 from site_builder.read.provenance import DatasetInfo
 from site_builder.scaffold import ScaffoldError, init_project, stub_text, write_stub
@@ -27,8 +27,8 @@ COMMANDS = ("build", "serve", "check", "init", "new", "schema", "import", "impor
 
 
 def _print_problems(problems: Sequence[Problem]) -> None:
-    for problem in problems:
-        print(problem, file=sys.stderr)
+    for line in summarised(problems):
+        print(line, file=sys.stderr)
 
 
 def _dataset_args(parser: argparse.ArgumentParser) -> None:
@@ -44,8 +44,10 @@ def _dataset_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _dataset(args: argparse.Namespace, published: bool) -> DatasetInfo:
-    notes = args.notes_file.read_text(encoding="utf-8").strip() if args.notes_file else None
-    return DatasetInfo(
+    from site_builder.importer import dataset_from_options, read_named_file
+
+    notes = read_named_file(args.notes_file).strip() if args.notes_file else None
+    return dataset_from_options(
         id=args.id,
         title=args.title,
         source=args.source,
@@ -151,8 +153,7 @@ def _build(args: argparse.Namespace) -> int:
         cache=not args.no_cache,
         workers=args.workers,
     )
-    for warning in report.warnings:
-        print(warning, file=sys.stderr)
+    _print_problems(report.warnings)
     for remark in report.remarks:
         print(remark, file=sys.stderr)
     if not args.quiet:

@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
-from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
@@ -23,7 +22,10 @@ from site_builder.files import (
     MAX_IDENTIFIER_CHARS,
     Identifier,
     PositiveNumber,
+    Prose,
     Refused,
+    Title,
+    check_web_address,
     excerpt,
     identifier,
     load_yaml,
@@ -32,7 +34,7 @@ from site_builder.files import (
 )
 from site_builder.formatting import parse_sequence_label
 from site_builder.kinds import KIND_KEYS, KINDS
-from site_builder.problems import ProblemLog, add_validation_errors, suggest
+from site_builder.problems import ProblemLog, Severity, add_validation_errors, suggest
 from site_builder.project import is_hidden
 from site_builder.sections import ANALYSES, DEFAULT_ANALYSES
 
@@ -42,19 +44,6 @@ MAX_SLUG_CHARS = 100  # a folder name on every file system, with room to spare
 Label = Annotated[str, Field(min_length=1, max_length=MAX_IDENTIFIER_CHARS), AfterValidator(identifier)]
 # Files a user adds to the output folder that every build keeps (GitHub Pages, Netlify, ACME …).
 DEFAULT_KEEP = ("CNAME", ".well-known/", "_headers", "_redirects", ".htaccess")
-
-
-def check_site_url(value: str) -> str:
-    """An absolute http(s) address with a host, no whitespace or control characters: the one
-    rule for content/site.yaml's site_url and for --site-url."""
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"must be an absolute http:// or https:// address, got {excerpt(value)}")
-    if any(c.isspace() or not c.isprintable() or c in "<>\"'`" for c in value):
-        raise ValueError(
-            f"must not contain spaces, quotes, angle brackets or control characters, got {excerpt(value)}"
-        )
-    return value
 
 
 def check_keep(value: str) -> str:
@@ -110,8 +99,8 @@ class StubSpec(Filters):
     """The front matter of a comparison stub (docs/authoring.md explains every field)."""
 
     kind: str = Field(json_schema_extra={"enum": list(KIND_KEYS)})
-    title: str | None = None
-    summary: str | None = None
+    title: Title | None = None
+    summary: Prose | None = None
     slug: str | None = Field(default=None, pattern=SLUG_PATTERN, max_length=MAX_SLUG_CHARS)
     model: Identifier
     sequence: str = Field(default="1k/1k", max_length=32)
@@ -178,9 +167,9 @@ class SiteConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    title: str = "LLM inference comparisons"
-    description: str = "Matched-interactivity comparisons of LLM inference benchmarks."
-    site_url: Annotated[str, AfterValidator(check_site_url)] | None = None
+    title: Title = "LLM inference comparisons"
+    description: Prose = "Matched-interactivity comparisons of LLM inference benchmarks."
+    site_url: Annotated[str, AfterValidator(check_web_address)] | None = None
     auto_pages: bool = True
     cost_tier: CostTier | None = None
     constants: dict[Identifier, ConstantOverride] = Field(default_factory=dict)
@@ -328,7 +317,17 @@ def read_stub(path: Path, display: str, log: ProblemLog, root: Path) -> Stub | N
 def load_stubs(content_dir: Path, log: ProblemLog) -> list[Stub]:
     stubs: list[Stub] = []
     seen: dict[str, str] = {}
-    for path in sorted(p for p in content_dir.glob("*.md") if not is_hidden(p)):
+    found = sorted(content_dir.glob("*.md"))
+    for path in (p for p in found if is_hidden(p)):
+        log.add(
+            f"{content_dir.name}/{path.name}",
+            "",
+            "",
+            "skipped: a name starting with '.' or '#' is hidden (an editor's or the system's file); "
+            "rename it, e.g. my-page.md, to make it a page",
+            Severity.WARNING,
+        )
+    for path in (p for p in found if not is_hidden(p)):
         display = f"{content_dir.name}/{path.name}"
         stub = read_stub(path, display, log, content_dir)
         if stub is None:
@@ -357,7 +356,7 @@ def load_site_config(content_dir: Path, log: ProblemLog, site_url: str | None = 
         add_validation_errors(log, display, exc, fields=lambda loc: SiteConfig.model_fields)
     if site_url is not None:
         try:
-            config = config.model_copy(update={"site_url": check_site_url(site_url)})
+            config = config.model_copy(update={"site_url": check_web_address(site_url)})
         except ValueError as exc:
             log.add("--site-url", "", "site_url", str(exc))
     return config

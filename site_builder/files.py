@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +44,12 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_DEPTH = 32  # nesting of objects and lists; real result files use fewer than 8
 MAX_NUMBER_CHARS = 32  # digits, sign, point and exponent of one number literal
 MAX_IDENTIFIER_CHARS = 64
+# what a text shown on every page it belongs to may hold: a title (a page's, a site's, a data
+# set's, a model's or GPU's name) and a sentence or paragraph (a stub's summary, the site's
+# description, a data set's source and licence, a constant's source); a side's label is an
+# identifier (MAX_IDENTIFIER_CHARS)
+MAX_TITLE_CHARS = 200
+MAX_PROSE_CHARS = 2000
 EXCERPT_CHARS = 40
 LIMIT = 1e9  # no throughput, latency, count, price or power a page shows comes near this
 MAX_COUNT = 10**9
@@ -493,3 +500,30 @@ FiniteNumber = Annotated[float, AfterValidator(_finite)]
 Count = Annotated[int, Field(gt=0, le=MAX_COUNT)]
 Whole = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 Identifier = Annotated[str, AfterValidator(identifier)]
+Title = Annotated[str, Field(max_length=MAX_TITLE_CHARS)]
+Prose = Annotated[str, Field(max_length=MAX_PROSE_CHARS)]
+
+
+def check_web_address(value: str) -> str:
+    """An absolute http(s) address with a host, no whitespace or control characters: the one
+    rule for every address that reaches a link or structured data (site_url, --site-url,
+    --url, a dataset's url, a run's run_url, the catalog's source_url)."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"must be an absolute http:// or https:// address, got {excerpt(value)}")
+    if any(c.isspace() or not c.isprintable() or c in "<>\"'`" for c in value):
+        raise ValueError(
+            f"must not contain spaces, quotes, angle brackets or control characters, got {excerpt(value)}"
+        )
+    return value
+
+
+def web_address(value: str | None) -> str | None:
+    """`value` where it keeps the address rule above, else None (nothing to link)."""
+    try:
+        return check_web_address(value) if value else None
+    except ValueError:
+        return None
+
+
+WebAddress = Annotated[str, AfterValidator(check_web_address)]

@@ -12,6 +12,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from site_builder.files import read_text
 from site_builder.problems import InputError, ProblemLog
 from site_builder.read.evals import EvalRun
 from site_builder.read.fields import LATENCY_METRICS, LATENCY_STATS, latency_ms_field
@@ -111,6 +114,29 @@ def native_document(
     if evaluations:
         document["evaluations"] = list(evaluations)
     return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
+
+def read_named_file(path: Path) -> str:
+    """A text file named on the command line (a notes file, a published page), read under the
+    rule every input is read under (files.read_text: a regular file, text, no NUL, size limit)."""
+    log = ProblemLog()
+    text = read_text(path, str(path), log, root=None)
+    if text is None:
+        raise InputError(log.errors)
+    return text
+
+
+def dataset_from_options(**fields: Any) -> DatasetInfo:
+    """The attribution given as command-line options, under the rules a dataset file keeps (an
+    address must be http(s)); a refusal names the option."""
+    try:
+        return DatasetInfo(**fields)
+    except ValidationError as exc:
+        log = ProblemLog()
+        for err in exc.errors():
+            option = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
+            log.add("the command line", "", option, err["msg"].removeprefix("Value error, "))
+        raise InputError(log.errors) from None
 
 
 def _write_new(out: Path, text: str) -> None:
@@ -232,6 +258,6 @@ def import_published(
     sides: Mapping[str, str],
     out: Path,
 ) -> int:
-    records = published_points(page.read_text(encoding="utf-8"), identity, vary, sides)
+    records = published_points(read_named_file(page), identity, vary, sides)
     _write_new(out, native_document(dataset, records))
     return len(records)

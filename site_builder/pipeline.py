@@ -254,7 +254,8 @@ def plan(project: Project, inputs: Inputs, log: ProblemLog) -> list[PlannedPage]
     published ones with their heads and related links."""
     stubs = load_stubs(project.content, log)
     if not stubs and not log.errors:
-        log.add(project.content.as_posix(), "", "", "no comparison stubs (*.md) found", Severity.WARNING)
+        found = "no comparison stubs (*.md) found: write one with `build-site new KIND`"
+        log.add(project.content.as_posix(), "", "", found, Severity.WARNING)
     pages = plan_pages(stubs, PlanFacts.of(inputs.table, inputs.datasets), inputs.config)
     return page_heads(pages, inputs.table, inputs.catalog, inputs.models, log)
 

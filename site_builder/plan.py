@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from site_builder.catalog import HardwareCatalog, ModelInfo, hardware_name, model_name
 from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
 from site_builder.formatting import sequence_label
@@ -19,7 +21,7 @@ from site_builder.kinds import KINDS, Found, PageKind, Words, Workload
 from site_builder.problems import ProblemLog, Severity
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.table import PointTable
-from site_builder.sides import matched_somewhere, page_sides
+from site_builder.sides import PageSides, matched_somewhere, page_sides
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,7 @@ def page_heads(
     heads: dict[str, tuple[Stub, PageHead]] = {}
     for stub in pages:
         sides = page_sides(stub, table)
+        _warn_if_sides_are_one(stub, sides, log)
         if stub.generated and not sides.empty and not matched_somewhere(sides):
             where = ", ".join(sequence_label(*w) for w in sides.workloads)
             log.add(
@@ -196,6 +199,20 @@ def page_heads(
     ordered = [head for _, head in sorted(heads.values(), key=lambda found: found[1].slug)]
     links = related_links(ordered)
     return [PlannedPage(stub, head, links[head.slug]) for stub, head in heads.values()]
+
+
+def _warn_if_sides_are_one(stub: Stub, sides: PageSides, log: ProblemLog) -> None:
+    """A page whose two sides select the very same points compares a thing with itself."""
+    first, second = (side.positions for side in sides.selected)
+    if stub.path is not None and len(first) and np.array_equal(first, second):
+        log.add(
+            stub.path,
+            stub.line_of("sides"),
+            "sides",
+            f"both sides select the very same {len(first)} points, so the page compares them with "
+            "themselves: give the sides filters that differ (hardware, precision, framework …)",
+            Severity.WARNING,
+        )
 
 
 def related_links(heads: Sequence[PageHead]) -> dict[str, tuple[RelatedLink, ...]]:

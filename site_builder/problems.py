@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from difflib import get_close_matches
@@ -81,6 +82,33 @@ class ProblemLog:
     @property
     def notices(self) -> list[Problem]:
         return of_severity(self.problems, Severity.NOTICE)
+
+
+REPEATS_SHOWN = 20  # problems of one cause listed before the rest are counted in one line
+_CAUSE_DETAIL = re.compile(r"\S*/\S*|\d+")  # paths and numbers: one cause, whatever they are
+
+
+def summarised(problems: Iterable[Problem], shown: int = REPEATS_SHOWN) -> list[str]:
+    """The problems as lines, each cause (severity, field and reason alike, paths and numbers in
+    the reason aside) listed `shown` times at most and the rest said in one line after them:
+    50,000 unreadable files give 20 lines and "… and 49,980 more files like it", not 50,000."""
+    lines: list[str] = []
+    hidden: dict[tuple[Severity, str, str], list[Problem]] = {}
+    seen: dict[tuple[Severity, str, str], int] = {}
+    for problem in problems:
+        cause = (problem.severity, problem.field, _CAUSE_DETAIL.sub("#", problem.reason))
+        seen[cause] = seen.get(cause, 0) + 1
+        if seen[cause] <= shown:
+            lines.append(str(problem))
+        else:
+            hidden.setdefault(cause, []).append(problem)
+    for (severity, field_name, _), rest in hidden.items():
+        files = len({p.file for p in rest})
+        what = "files" if files == len(rest) else f"problems (in {files:,} files)"
+        about = f"field '{field_name}': " if field_name else ""
+        said = about + _bounded(rest[0].reason, 200)
+        lines.append(f"{severity.value}: … and {len(rest):,} more {what} like it ({said})")
+    return lines
 
 
 def printable(text: str) -> str:

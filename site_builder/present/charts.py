@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from html import escape
 from typing import Any
 
 from site_builder import metrics
@@ -31,6 +30,15 @@ from site_builder.present.schema import (
 
 INTERACTIVITY_HOVER = "%{x:,.1f} tok/s/user"  # d3-format, digits grouped
 AXIS_TITLE = "Interactivity (tok/s/user)"
+
+
+def plotly_text(text: str) -> str:
+    """A string from data or a stub as Plotly shows it literally: Plotly reads tags (`<a href>`,
+    `<b>`, `<br>`, `<span style>`…) and entities in every text it draws (legend, tick labels,
+    hover, titles), so `&`, `<` and `>` become entities, which it turns back into the characters.
+    (Only these three: Plotly decodes no `&quot;`, so a quote is left as it is.) The page
+    script's `plotlyText` is the same rule for what it builds in the browser."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def value_hover(metric: Metric) -> str:
@@ -170,9 +178,10 @@ def _run_marker(label: str, run: AccuracyRun, side: int, y: float) -> dict[str, 
         "marker": {"size": 6, "symbol": style["symbol"]},
         "opacity": style["opacity"],
         "hovertext": [
-            f"{escape(label)} run: {fixed(run.score * 100, 1)}%{_hover_interval(run.ci_lo, run.ci_hi)}<br>"
-            f"{escape(run.setup or 'setup not recorded')}<br>"
-            f"{escape(run.date or 'date not recorded')}{style['note']}"
+            f"{plotly_text(label)} run: {fixed(run.score * 100, 1)}%"
+            f"{_hover_interval(run.ci_lo, run.ci_hi)}<br>"
+            f"{plotly_text(run.setup or 'setup not recorded')}<br>"
+            f"{plotly_text(run.date or 'date not recorded')}{style['note']}"
         ],
         "hoverinfo": "text",
         "showlegend": False,
@@ -194,13 +203,13 @@ def _pooled_marker(
     return {
         "type": "scatter",
         "mode": "markers",
-        "name": side.label,
+        "name": plotly_text(side.label),
         "x": [_percent(score)],
         "y": [row],
         "error_x": _errors(score, side.ci_lo, side.ci_hi),
         "marker": {"size": 13, "symbol": "diamond"},
         "hovertext": [
-            f"{escape(side.label)}, {escape(task.task_name)}: {fixed(score * 100, 1)}%"
+            f"{plotly_text(side.label)}, {plotly_text(task.task_name)}: {fixed(score * 100, 1)}%"
             f"{_hover_interval(side.ci_lo, side.ci_hi)}, "
             f"{side.pooled_runs} {plural(side.pooled_runs, 'run', 'runs')}"
         ],
@@ -221,7 +230,7 @@ def accuracy_figure(comparison: ComparisonResult) -> dict[str, Any] | None:
     for task in accuracy.tasks:
         for index, side in enumerate(task.sides):
             row = len(labels)
-            labels.append(f"{task.task_name} · {side.label}")
+            labels.append(plotly_text(f"{task.task_name} · {side.label}"))
             data.extend(
                 _run_marker(side.label, run, index, row + RUN_BAND * number / (len(side.runs) + 1))
                 for number, run in enumerate(side.runs, 1)
@@ -253,11 +262,12 @@ def _sweep_curve(w: SweepWorkload, index: int, label: str) -> dict[str, Any]:
         if value is not None:  # nothing drawn where the side did not test
             x.append(p.concurrency)
             y.append(value)
-            hover.append(f"{escape(label)}: {grouped(fixed(value, 0))} tok/s at concurrency {p.concurrency}")
+            tok_s = grouped(fixed(value, 0))
+            hover.append(f"{plotly_text(label)}: {tok_s} tok/s at concurrency {p.concurrency}")
     return {
         "type": "scatter",
         "mode": "lines+markers",
-        "name": label,
+        "name": plotly_text(label),
         "x": x,
         "y": y,
         "hovertext": hover,

@@ -41,6 +41,7 @@ from site_builder.present.schema import (
     TargetComparison,
 )
 from site_builder.read.evals import EvalRun, metric_label, task_name
+from site_builder.read.provenance import DatasetInfo
 from site_builder.read.sweeps import SweepRow
 from site_builder.read.table import PointTable
 
@@ -505,6 +506,46 @@ def sweep_result(sweep: PageSweep | None, labels: Sequence[str]) -> SweepResult 
     )
 
 
+SOURCES_LISTED = 20  # data sets a page lists one by one; the rest in one entry (docs/comparison-json.md)
+MORE_SOURCES = "*"  # the `dataset` of that entry
+LICENCES_NAMED = 3  # the rest's distinct licences named in it, at most
+
+
+def data_sources(datasets: Sequence[DatasetInfo]) -> list[DataSource]:
+    """The page's data sets (by id), the first SOURCES_LISTED one by one and the rest as one
+    entry: a page made of 50,000 one-point files (each its own data set) lists 21, not 50,000;
+    points.csv still names every point's data set and file."""
+    listed = [
+        DataSource(
+            dataset=d.id,
+            title=d.title,
+            source=d.source,
+            url=d.url,
+            licence=d.licence,
+            retrieved=d.retrieved,
+            published_values=d.published_values,
+        )
+        for d in datasets[:SOURCES_LISTED]
+    ]
+    rest = datasets[SOURCES_LISTED:]
+    if rest:
+        licences = sorted({d.licence for d in rest if d.licence})
+        if len(licences) > LICENCES_NAMED:
+            licences = [f"{len(licences)} different licences (see each data set's files)"]
+        listed.append(
+            DataSource(
+                dataset=MORE_SOURCES,
+                title=f"{grouped(str(len(rest)))} more data sets",
+                source="listed point by point in points.csv (columns dataset and source_file)",
+                url=None,
+                licence="; ".join(licences) or None,
+                retrieved=None,
+                published_values=any(d.published_values for d in rest),
+            )
+        )
+    return listed
+
+
 def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> ComparisonResult:
     """The whole page as `comparison.json` holds it (and the templates read it)."""
     spec = page.stub.spec
@@ -521,18 +562,7 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
         sides=[SideIdentity(label=s.label, filters=s.filters) for s in page.sides],
         sequences=[sequence_result(page.sides, s, r) for s, r in zip(page.sequences, page.rows, strict=True)],
         constants=sorted({s.constants for s in page.sides}, key=lambda c: c.hardware),
-        data_sources=[
-            DataSource(
-                dataset=d.id,
-                title=d.title,
-                source=d.source,
-                url=d.url,
-                licence=d.licence,
-                retrieved=d.retrieved,
-                published_values=d.published_values,
-            )
-            for d in page.datasets
-        ],
+        data_sources=data_sources(page.datasets),
         notices=notices(page),
         accuracy=accuracy_result(page.accuracy, labels, catalog),
         sections=list(spec.sections),

@@ -768,6 +768,9 @@ def load_results(
         result.log.add(root.as_posix(), "", "", "results folder does not exist")
         return result
     for path in result_files(root):
+        if path.is_dir():  # a symbolic link to a folder, which the walk does not follow
+            _linked_folder(path, root, result.log)
+            continue
         if _is_metadata_file(path) or path.suffix in SETTINGS_SUFFIXES:
             continue
         if excluded(path.relative_to(root).as_posix(), exclude):  # none: nothing excluded
@@ -784,6 +787,20 @@ def _not_read(path: Path) -> str:
     """Why a file under the data folder is not read, for the notice that lists it."""
     default = f"not a result file ({', '.join(RESULT_SUFFIXES)} files are read)"
     return f"skipped: {_NOT_READ.get(path.name, default)}"
+
+
+def _linked_folder(path: Path, root: Path, log: ProblemLog) -> None:
+    """A symbolic link to a folder is not followed (a folder inside is read where it is); one
+    leading out of the data folder is said once, naming it, rather than skipped without a word."""
+    if not path.resolve().is_relative_to(root.resolve()):
+        log.add(
+            _display(path, root),
+            "",
+            "",
+            f"a symbolic link to a folder outside {root.name}/: skipped, nothing is read from outside "
+            f"the project (copy the folder into {root.name}/ instead)",
+            Severity.WARNING,
+        )
 
 
 def load_file(path: Path, log: ProblemLog | None = None) -> LoadResult:

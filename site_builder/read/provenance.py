@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from site_builder.files import Prose, Title, WebAddress
+
 
 class Frozen(BaseModel):
     """A model that never changes once made and refuses fields it does not know."""
@@ -21,11 +23,11 @@ class DatasetInfo(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=64)
-    title: str
-    source: str
-    url: str | None = None
-    licence: str | None = None
-    retrieved: str | None = None
+    title: Title
+    source: Prose
+    url: WebAddress | None = None
+    licence: Prose | None = None
+    retrieved: Title | None = None
     notes: str | None = None
     published_values: bool = Field(
         default=False,

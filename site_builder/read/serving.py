@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from site_builder.files import Count, Whole
+from site_builder.files import Count, WebAddress, Whole
 from site_builder.read.fields import (
     PointDraft,
     RecordContext,
@@ -51,7 +51,7 @@ class RunMetadata(BaseModel):
     osl: Count | None = None
     concurrency: Count | None = None
     date: str | None = None
-    run_url: str | None = None
+    run_url: WebAddress | None = None
     image: str | None = None
     note: str | None = None
 

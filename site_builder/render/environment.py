@@ -22,7 +22,7 @@ from jinja2 import (
 )
 from markupsafe import Markup
 
-from site_builder.files import Refused, read_bytes_checked
+from site_builder.files import Refused, read_bytes_checked, web_address
 from site_builder.formatting import fixed
 from site_builder.present.charts import script_json_text
 
@@ -64,10 +64,8 @@ def safe_markdown(text: str) -> Markup:
 
 
 def safe_url(value: str | None) -> str | None:
-    """An outside link only if it is plain http(s); anything else is not linked."""
-    if value and value.split(":", 1)[0].lower() in ("http", "https") and "://" in value:
-        return value
-    return None
+    """An outside address only if it keeps the address rule (files.web_address); else none."""
+    return web_address(value)
 
 
 def json_for_script(value: Any) -> Markup:

@@ -585,7 +585,6 @@
     pngButton: "Download this chart as a PNG",
     accuracy: "accuracy",
     sweep: "sweep",
-    frontier: function (label) { return label + " frontier"; },
     pointLine: function (concurrency, date) {
       return (concurrency === null || concurrency === undefined ? "" : "concurrency " + grouped(String(concurrency))) +
         (date === null || date === undefined ? "" : " · " + date);

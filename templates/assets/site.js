@@ -257,9 +257,10 @@
 
   function forgetTheme() { themeColors = null; traceCache = {}; drawnView = null; }
 
-  function escapeHTML(text) {
-    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-      .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
+  /* Text from data as Plotly shows it literally (charts.py plotly_text): Plotly reads tags and
+     entities in every text it draws, so &, < and > become entities (it decodes no &quot;). */
+  function plotlyText(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   }
 
   var chartMetricByKey = {};
@@ -287,7 +288,7 @@
     var layout = JSON.parse(JSON.stringify(gd.layout));
     var margin = layout.margin || {};
     layout.margin = { l: margin.l, r: margin.r, b: margin.b, t: (margin.t || 16) + 44 };
-    layout.title = { text: escapeHTML(title), x: 0.01, xanchor: "left", y: 0.98, yanchor: "top", font: { size: 16 } };
+    layout.title = { text: plotlyText(title), x: 0.01, xanchor: "left", y: 0.98, yanchor: "top", font: { size: 16 } };
     if (layout.legend) { layout.legend.y = 1.02; layout.legend.yanchor = "bottom"; }
     window.Plotly.downloadImage({ data: gd.data, layout: layout }, {
       format: "png", filename: filename, width: gd.clientWidth || 800, height: gd.clientHeight || 450, scale: 2
@@ -328,15 +329,15 @@
     var hasConcurrency = names.indexOf("concurrency") >= 0;
     var traces = [];
     page.sequences[seq].sides.forEach(function (side, i) {
-      var label = escapeHTML(labels[i]);
+      var label = plotlyText(labels[i]);
       var tracesNamed = charts.names[i];
       var color = colors.sides[i] || undefined;
       if ((side.knots || []).length) {
         var samples = E.curveSamples(curvesBySeq[seq][i], metric);
         traces.push({
-          type: "scatter", mode: "lines", name: escapeHTML(tracesNamed.curve), legendgroup: label,
+          type: "scatter", mode: "lines", name: plotlyText(tracesNamed.curve), legendgroup: label,
           x: samples.x, y: samples.y, line: { width: 2.5, color: color },
-          hovertemplate: escapeHTML(E.words.frontier(labels[i])) + "<br>" + charts.x_hover + " · " + shown.hover +
+          hovertemplate: "%{fullData.name}<br>" + charts.x_hover + " · " + shown.hover + // no data in a template
             "<extra></extra>",
           meta: { role: "curve", side: i }
         });
@@ -350,14 +351,14 @@
         sizes.push(point.onFrontier ? 9 : 7);
         opacities.push(point.onFrontier ? 1 : 0.35);
         details.push([
-          escapeHTML(charts.strings[measured.configuration[n]]),
-          escapeHTML(E.words.pointLine(hasConcurrency ? point.quantities.concurrency : null,
+          plotlyText(charts.strings[measured.configuration[n]]),
+          plotlyText(E.words.pointLine(hasConcurrency ? point.quantities.concurrency : null,
             date === null ? null : charts.strings[date])),
-          point.onFrontier ? "" : "<br>" + escapeHTML(E.words.offFrontier)
+          point.onFrontier ? "" : "<br>" + plotlyText(E.words.offFrontier)
         ]);
       });
       traces.push({
-        type: "scatter", mode: "markers", name: escapeHTML(tracesNamed.points), legendgroup: label,
+        type: "scatter", mode: "markers", name: plotlyText(tracesNamed.points), legendgroup: label,
         x: xs, y: ys, customdata: details,
         marker: { size: sizes, opacity: opacities, color: color, line: { width: 1, color: colors.bg || "#ffffff" } },
         hovertemplate: "%{customdata[0]}<br>%{customdata[1]}<br>" + charts.x_hover + " · " + shown.hover +
