@@ -85,7 +85,12 @@ def discover_pages(facts: PlanFacts, stubs: Sequence[Stub]) -> list[Stub]:
 def _generated_stub(kind: PageKind, page: Found) -> Stub:
     """The stub an author would write for a page the data implies."""
     a, b = page.values
-    shared = {"model": page.model, "hardware": page.hardware, "precision": page.precision}
+    shared = {
+        "model": page.model,
+        "hardware": page.hardware,
+        "precision": page.precision,
+        "spec_method": page.spec_method,
+    }
     spec = StubSpec(
         kind=kind.key,
         **{key: value for key, value in shared.items() if value is not None},
@@ -93,7 +98,7 @@ def _generated_stub(kind: PageKind, page: Found) -> Stub:
         sequence=_first_sequence(page.workloads),
         sides=[_side(kind, a), _side(kind, b)],
     )
-    slug = kind.slug(page.model, page.hardware or "", page.precision or "", a, b)
+    slug = kind.slug(page.model, page.hardware or "", page.precision or "", a, b, page.spec_method or "")
     return Stub(path=None, slug=slug, spec=spec, body="", sides=resolve_sides(spec))
 
 
@@ -152,6 +157,7 @@ def page_title(stub: Stub, catalog: HardwareCatalog, models: Mapping[str, ModelI
     a, b = (side.label for side in stub.sides)
     gpu = hardware_name(catalog, stub.sides[0].hardware)
     precision = spec.precision.upper() if spec.precision else ""
+    method = spec.spec_method.upper() if spec.spec_method and spec.spec_method != "none" else ""
     words = Words(
         a=a,
         b=b,
@@ -159,6 +165,7 @@ def page_title(stub: Stub, catalog: HardwareCatalog, models: Mapping[str, ModelI
         gpu=gpu,
         gpu_with_architecture=gpu,
         precision=precision,
+        method=method,
     )
     return KINDS[spec.kind].title(words)
 
