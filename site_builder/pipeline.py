@@ -238,7 +238,8 @@ def plan(
     if not stubs and not log.errors:
         log.add(project.content.as_posix(), "", "", "no comparison stubs (*.md) found", Severity.WARNING)
     facts = facts or PlanFacts.of(inputs.table, inputs.datasets)
-    pages = plan_pages(stubs, facts, inputs.config)
+    gpu_names = {key: spec.name for key, spec in inputs.catalog.gpus.items()}
+    pages = plan_pages(stubs, facts, inputs.config, gpu_names)
     return page_heads(pages, inputs.table, inputs.catalog, inputs.models, log)
 
 

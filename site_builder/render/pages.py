@@ -119,7 +119,8 @@ def page_listing(comparison: ComparisonResult) -> dict[str, Any]:
     """The page as the site-wide index.json lists it (docs/comparison-json.md): what it compares
     and its headline figures, each side's values of the scorecard metrics at the targets of
     its default sequence (None where a side was not measured there)."""
-    default = next(s for s in comparison.sequences if s.sequence == comparison.default_sequence)
+    default = next((s for s in comparison.sequences if s.sequence == comparison.default_sequence), None)
+    targets, results = (default.targets, default.results) if default is not None else ([], [])
     return {
         "slug": comparison.slug,
         "title": comparison.title,
@@ -134,12 +135,12 @@ def page_listing(comparison: ComparisonResult) -> dict[str, Any]:
         "comparison_json": f"{comparison.slug}/comparison.json",
         "embed": embed_html(comparison.slug),
         "headline": {
-            "targets": default.targets,
+            "targets": targets,
             "sides": [
                 {
                     "label": side.label,
                     **{
-                        m.attribute: [target.sides[n].values.get(m.attribute) for target in default.results]
+                        m.attribute: [target.sides[n].values.get(m.attribute) for target in results]
                         for m in metrics.SCORECARD
                     },
                 }

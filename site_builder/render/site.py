@@ -447,7 +447,8 @@ def page_list(entries: Sequence[dict[str, Any]]) -> bytes:
     """index.json: every published page, by slug, as render.pages.page_listing describes it."""
     pages = [entry["listing"] for entry in sorted(entries, key=lambda e: str(e["listing"]["slug"]))]
     document = {"schema_version": INDEX_SCHEMA_VERSION, "pages": pages}
-    return (json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode()
+    text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False, sort_keys=True)
+    return (text + "\n").encode()  # keys sorted: an entry from the page cache comes back sorted
 
 
 def _made(path: str, content: bytes | None) -> dict[str, bytes]:
