@@ -32,6 +32,7 @@ class Words:
     gpu: str  # display name(s), "MI355X" or "B200 and H200"
     gpu_with_architecture: str
     precision: str  # page-wide precision, upper case
+    method: str = ""  # page-wide speculative method, upper case ("" where the page fixes none or "none")
 
 
 def _upper(value: str) -> str:
@@ -59,6 +60,7 @@ class Found:
     values: tuple[str, str]
     workloads: set[Workload]
     datasets: list[str]
+    spec_method: str | None = None  # None: the page does not fix one (unless a side varies it)
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,8 @@ class PageKind:
     title: Callable[[Words], str]
     lede: Callable[[Words], str]
     closers: tuple[str, ...]  # one ends each paragraph, chosen by a stable hash
-    slug: Callable[[str, str, str, str, str], str]  # (model, gpu, precision, side a, side b)
+    # (model, gpu, precision, side a, side b, page-wide spec method or "")
+    slug: Callable[[str, str, str, str, str, str], str]
     side_label: Callable[[str], str] = _upper  # a side's label from its filter value
     accuracy_caveat: bool = False  # a precision change may change model quality
     engine_caveat: bool = False  # acceptance rates differ between engines
@@ -81,6 +84,15 @@ class PageKind:
 
 def _precision(words: Words) -> str:
     return f" {words.precision}" if words.precision else ""
+
+
+def _method(words: Words) -> str:
+    return f" {words.method}" if words.method else ""
+
+
+def _method_slug(method: str) -> str:
+    """A page-wide speculative method in a slug: none is left out (the page most stubs mean)."""
+    return "" if method in ("", "none") else method
 
 
 PRECISION_ORDER = ("fp4", "int4", "fp8", "bf16", "fp16")
@@ -122,6 +134,23 @@ def _methods_against_none(facts: PlanFacts) -> Iterator[Found]:
                 )
 
 
+def _gpu_pairs(facts: PlanFacts) -> Iterator[Found]:
+    """Every two GPUs measured on one model at one precision and one speculative method that
+    share a workload (GPU keys in sorted order), so a hardware pair needs no stub."""
+    by_setting: dict[tuple[str, str, str], dict[str, set[Workload]]] = defaultdict(dict)
+    for (model, hardware, precision, method), workloads in facts.workloads.items():
+        if method != "unknown":
+            by_setting[(model, precision, method)][hardware] = workloads
+    for (model, precision, method), gpus in sorted(
+        by_setting.items(),
+        key=lambda item: (item[0][0], precision_rank(item[0][1]), item[0][2] != "none", item[0][2]),
+    ):
+        for a, b in combinations(sorted(gpus), 2):
+            shared = gpus[a] & gpus[b]
+            if shared:
+                yield Found(model, None, precision, (a, b), shared, facts.datasets(model, a, b), method)
+
+
 KINDS: dict[str, PageKind] = {
     kind.key: kind
     for kind in (
@@ -140,7 +169,7 @@ KINDS: dict[str, PageKind] = {
                 "Quantization-level accuracy differences are not part of these numbers.",
                 "A faster precision is only cheaper if its accuracy is good enough for the workload.",
             ),
-            slug=lambda model, gpu, precision, a, b: slugify(gpu, a, "vs", b, model),
+            slug=lambda model, gpu, precision, a, b, method: slugify(gpu, a, "vs", b, model),
             accuracy_caveat=True,
             discover=_precision_pairs,
         ),
@@ -160,7 +189,7 @@ KINDS: dict[str, PageKind] = {
                 "Acceptance rates differ between engines, "
                 "so part of a gap can be the engine, not the method.",
             ),
-            slug=lambda model, gpu, precision, a, b: slugify(
+            slug=lambda model, gpu, precision, a, b, method: slugify(
                 gpu, precision, a, "vs", "off" if b == "none" else b, model
             ),
             side_label=_method_label,
@@ -172,7 +201,7 @@ KINDS: dict[str, PageKind] = {
             key="hardware",
             name="Hardware Comparison",
             varies="hardware",
-            title=lambda w: f"{w.model}{_precision(w)}: {w.a} vs {w.b}",
+            title=lambda w: f"{w.model}{_precision(w)}{_method(w)}: {w.a} vs {w.b}",
             lede=lambda w: f"{w.a} against {w.b} serving {w.model}",
             closers=(
                 "Cost and energy use each GPU's own constants, printed below.",
@@ -182,8 +211,11 @@ KINDS: dict[str, PageKind] = {
                 "Both sides pool their best available configuration, "
                 "which may differ in engine and parallelism.",
             ),
-            slug=lambda model, gpu, precision, a, b: slugify(a, "vs", b, precision, model),
+            slug=lambda model, gpu, precision, a, b, method: slugify(
+                a, "vs", b, precision, _method_slug(method), model
+            ),
             needs_gpu=False,
+            discover=_gpu_pairs,
         ),
         PageKind(
             key="custom",
@@ -197,7 +229,7 @@ KINDS: dict[str, PageKind] = {
                 "Numbers are interpolated along each side's measured frontier.",
                 "Cost and energy use the constants printed below.",
             ),
-            slug=lambda model, gpu, precision, a, b: slugify(gpu, a, "vs", b, model),
+            slug=lambda model, gpu, precision, a, b, method: slugify(gpu, a, "vs", b, model),
         ),
     )
 }

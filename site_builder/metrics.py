@@ -64,6 +64,7 @@ class Metric:
     prefix: str = ""  # "$", or "~" for an approximate count
     shown: bool = True  # a table row and a chart; False: only in the downloads
     whole: bool = False  # stored rounded half-up, the raw value beside it as <attribute>_interpolated
+    scorecard: bool = False  # a choice of the index's scorecard metric switch
 
     @property
     def needs(self) -> tuple[str, ...]:
@@ -83,6 +84,7 @@ METRICS: tuple[Metric, ...] = (
         unit="tok/s/GPU",
         decimals=1,
         better="higher",
+        scorecard=True,
     ),
     Metric(
         key="output_throughput",
@@ -107,6 +109,7 @@ METRICS: tuple[Metric, ...] = (
         decimals=3,
         better="lower",
         prefix="$",
+        scorecard=True,
     ),
     Metric(
         key="per_mw",
@@ -118,6 +121,7 @@ METRICS: tuple[Metric, ...] = (
         unit="tok/s/MW",
         decimals=0,
         better="higher",
+        scorecard=True,
     ),
     Metric(
         key="joules",
@@ -156,6 +160,7 @@ METRICS: tuple[Metric, ...] = (
 )
 SHOWN: tuple[Metric, ...] = tuple(m for m in METRICS if m.shown)
 BY_KEY: dict[str, Metric] = {m.key: m for m in METRICS}
+SCORECARD: tuple[Metric, ...] = tuple(m for m in METRICS if m.scorecard)  # the index's metric switch
 
 
 def variables(expr: Expr) -> list[str]:

@@ -22,6 +22,7 @@ from site_builder.catalog import HardwareCatalog, ModelInfo, load_hardware, load
 from site_builder.content import SiteConfig, load_site_config, load_stubs
 from site_builder.make import Pages, Progress, make_pages
 from site_builder.plan import PlanFacts, PlannedPage, page_heads, plan_pages
+from site_builder.present.scorecard import scorecard_views
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
 from site_builder.read.evals import EvalRun
@@ -29,8 +30,9 @@ from site_builder.read.load import load_results
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.sweeps import SweepRow
 from site_builder.read.table import PointTable
-from site_builder.render.pages import PageSource
+from site_builder.render.pages import EMBEDS, PageSource
 from site_builder.render.site import SiteRenderer, render_shared
+from site_builder.scorecard import scorecards
 from site_builder.validate import validate_points
 from site_builder.write import (
     MemorySink,
@@ -146,12 +148,13 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
     inputs = load(project, options.site_url, kept)  # LOAD and VALIDATE
     log.problems.extend(inputs.problems)
     laps.lap("load")
-    planned = plan(project, inputs, log)  # PLAN
+    facts = PlanFacts.of(inputs.table, inputs.datasets)
+    planned = plan(project, inputs, log, facts)  # PLAN
     sink.start(inputs.config.keep)
     folder = project.content.parent / FOLDER
     cache, notice = PageCache.open(folder) if options.cache else (None, None)
     try:
-        claims, pages = _pages_and_site(project, inputs, planned, cache, sink, options, log, laps)
+        claims, pages = _pages_and_site(project, inputs, facts, planned, cache, sink, options, log, laps)
     finally:
         if cache is not None:
             cache.close()
@@ -175,6 +178,7 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
 def _pages_and_site(
     project: Project,
     inputs: Inputs,
+    facts: PlanFacts,
     planned: list[PlannedPage],
     cache: PageCache | None,
     sink: Sink,
@@ -192,7 +196,14 @@ def _pages_and_site(
     stop_on_problems(log, strict=False)
     renderer = SiteRenderer(project, inputs.config, inputs.catalog, log)
     renderer.known_guides_html = cache.guides_html() if cache is not None else {}
-    shared = render_shared(renderer, pages.slugs(), [pages.entries[s] for s in pages.slugs()])
+    published = [page for page in planned if page.head.slug in pages.entries]
+    cards = scorecard_views(
+        scorecards(inputs.table, facts, inputs.catalog, inputs.config),
+        published,
+        inputs.catalog,
+        inputs.models,
+    )  # the index's scorecards: COMPUTE and PRESENT
+    shared = render_shared(renderer, pages.slugs(), [pages.entries[s] for s in pages.slugs()], cards)
     claims = claim_paths(shared, pages, planned, log)  # one owner a path
     stop_on_problems(log, options.strict)
     for _, owner_files in shared:  # WRITE
@@ -249,14 +260,19 @@ def load(project: Project, site_url: str | None, kept: Inputs | None = None) -> 
     return Inputs(config, catalog, models, table, evaluations, datasets, log.problems, sweeps, origin)
 
 
-def plan(project: Project, inputs: Inputs, log: ProblemLog) -> list[PlannedPage]:
+def plan(
+    project: Project, inputs: Inputs, log: ProblemLog, facts: PlanFacts | None = None
+) -> list[PlannedPage]:
     """PLAN: every stub, then the pages the data implies that no stub covers; of those, the
-    published ones with their heads and related links."""
+    published ones with their heads and related links. `facts`: the data's plan facts, where
+    already found."""
     stubs = load_stubs(project.content, log)
     if not stubs and not log.errors:
         found = "no comparison stubs (*.md) found: write one with `build-site new KIND`"
         log.add(project.content.as_posix(), "", "", found, Severity.WARNING)
-    pages = plan_pages(stubs, PlanFacts.of(inputs.table, inputs.datasets), inputs.config)
+    facts = facts or PlanFacts.of(inputs.table, inputs.datasets)
+    gpu_names = {key: spec.name for key, spec in inputs.catalog.gpus.items()}
+    pages = plan_pages(stubs, facts, inputs.config, gpu_names)
     return page_heads(pages, inputs.table, inputs.catalog, inputs.models, log)
 
 
@@ -273,10 +289,13 @@ def claim_paths(
         claims.claim_all(owner_files, owner)
     stubs = {page.head.slug: page.stub for page in planned}
     for slug in pages.slugs():
-        stub = stubs[slug]
-        claims.claim_all(
-            pages.paths[slug], Owner("comparison page", stub.path or f"generated from the data: {slug}")
-        )
+        source = stubs[slug].path or f"generated from the data: {slug}"
+        for path in pages.paths[slug]:  # the embeds (embed/<slug>/) share their folder
+            embed = path.startswith(EMBEDS)
+            claims.claim(
+                path,
+                Owner("chart-only page" if embed else "comparison page", source, "embeds" if embed else ""),
+            )
     reported = set()
     for collision in claims.collisions:
         if (collision.first, collision.second) in reported:

@@ -66,16 +66,19 @@ class PlanFacts:
         )
 
 
-def discover_pages(facts: PlanFacts, stubs: Sequence[Stub]) -> list[Stub]:
+def discover_pages(
+    facts: PlanFacts, stubs: Sequence[Stub], gpu_names: Mapping[str, str] | None = None
+) -> list[Stub]:
     """Every kind's generated stubs, by model and GPU (kinds in registry order within), less
-    those a stub (or an earlier generated page) covers by slug or identity."""
+    those a stub (or an earlier generated page) covers by slug or identity. `gpu_names`: the
+    catalog's name of each GPU it knows (a side varying the GPU is labelled with it)."""
     found = [(kind, page) for kind in KINDS.values() if kind.discover for page in kind.discover(facts)]
     found.sort(key=lambda item: (item[1].model, item[1].hardware or ""))  # stable: kinds keep order
     taken_identities = {stub.identity() for stub in stubs}
     taken_slugs = {stub.slug for stub in stubs}
     generated: list[Stub] = []
     for kind, page in found:
-        stub = _generated_stub(kind, page)
+        stub = _generated_stub(kind, page, gpu_names or {})
         if stub.slug in taken_slugs or stub.identity() in taken_identities:
             continue
         taken_identities.add(stub.identity())
@@ -84,29 +87,38 @@ def discover_pages(facts: PlanFacts, stubs: Sequence[Stub]) -> list[Stub]:
     return generated
 
 
-def _generated_stub(kind: PageKind, page: Found) -> Stub:
+def _generated_stub(kind: PageKind, page: Found, gpu_names: Mapping[str, str]) -> Stub:
     """The stub an author would write for a page the data implies."""
     a, b = page.values
-    shared = {"model": page.model, "hardware": page.hardware, "precision": page.precision}
+    shared = {
+        "model": page.model,
+        "hardware": page.hardware,
+        "precision": page.precision,
+        "spec_method": page.spec_method,
+    }
     spec = StubSpec(
         kind=kind.key,
         **{key: value for key, value in shared.items() if value is not None},
         dataset=page.datasets,
         sequence=_first_sequence(page.workloads),
-        sides=[_side(kind, a), _side(kind, b)],
+        sides=[_side(kind, a, gpu_names), _side(kind, b, gpu_names)],
     )
-    slug = kind.slug(page.model, page.hardware or "", page.precision or "", a, b)
+    slug = kind.slug(page.model, page.hardware or "", page.precision or "", a, b, page.spec_method or "")
     return Stub(path=None, slug=slug, spec=spec, body="", sides=resolve_sides(spec))
 
 
-def _side(kind: PageKind, value: str) -> SideSpec:
-    """A generated side: the kind's varied filter set to the value, labelled by the kind's rule."""
-    return SideSpec.model_validate({"label": kind.side_label(value), kind.varies: value})
+def _side(kind: PageKind, value: str, gpu_names: Mapping[str, str]) -> SideSpec:
+    """A generated side: the kind's varied filter set to the value, labelled by the kind's rule;
+    a side that varies the GPU by the GPU's catalog name (an unknown GPU as written)."""
+    label = gpu_names.get(value, value) if kind.varies == "hardware" else kind.side_label(value)
+    return SideSpec.model_validate({"label": label, kind.varies: value})
 
 
-def plan_pages(stubs: Sequence[Stub], facts: PlanFacts, config: SiteConfig) -> list[Stub]:
+def plan_pages(
+    stubs: Sequence[Stub], facts: PlanFacts, config: SiteConfig, gpu_names: Mapping[str, str] | None = None
+) -> list[Stub]:
     """The stubs, then the generated pairs no stub covers (unless the site turns them off)."""
-    generated = discover_pages(facts, stubs) if config.auto_pages else []
+    generated = discover_pages(facts, stubs, gpu_names) if config.auto_pages else []
     return [*stubs, *generated]
 
 
@@ -154,6 +166,7 @@ def page_title(stub: Stub, catalog: HardwareCatalog, models: Mapping[str, ModelI
     a, b = (side.label for side in stub.sides)
     gpu = hardware_name(catalog, stub.sides[0].hardware)
     precision = spec.precision.upper() if spec.precision else ""
+    method = spec.spec_method.upper() if spec.spec_method and spec.spec_method != "none" else ""
     words = Words(
         a=a,
         b=b,
@@ -161,6 +174,7 @@ def page_title(stub: Stub, catalog: HardwareCatalog, models: Mapping[str, ModelI
         gpu=gpu,
         gpu_with_architecture=gpu,
         precision=precision,
+        method=method,
     )
     return KINDS[spec.kind].title(words)
 

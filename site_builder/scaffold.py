@@ -40,7 +40,7 @@ def stub_text(
     varied = kind_of.varies
     if kind_of.needs_gpu and not hardware:
         raise ScaffoldError(f"a {kind} comparison needs --gpu")
-    slug = kind_of.slug(model, hardware or "", precision or "", sides[0], sides[1])
+    slug = kind_of.slug(model, hardware or "", precision or "", sides[0], sides[1], "")
     side_lines = "\n".join(
         f"  - label: {_scalar(kind_of.side_label(value))}\n    {varied}: {_scalar(value)}" for value in sides
     )

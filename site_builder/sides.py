@@ -42,16 +42,24 @@ class PageSides:
 def page_sides(stub: Stub, table: PointTable) -> PageSides:
     """The page's sides from the table."""
     selected = (table.select(stub.sides[0].filters), table.select(stub.sides[1].filters))
-    output = any((rows.column("throughput_basis") == "output").any() for rows in selected)
-    rows = tuple(_output_only(side) for side in selected) if output else selected
+    rows, basis = on_one_basis(selected)
     groups = (by_workload(rows[0]), by_workload(rows[1]))
     return PageSides(
         selected=selected,
         rows=(rows[0], rows[1]),
-        basis="output" if output else "total",
+        basis=basis,
         dropped=(len(selected[0]) - len(rows[0]), len(selected[1]) - len(rows[1])),
         by_workload=groups,
         workloads=tuple(ordered_workloads(stub.sequence, groups)),
+    )
+
+
+def on_one_basis(selected: Sequence[PointTable]) -> tuple[list[PointTable], str]:
+    """Sides' rows on one throughput basis, and which: output tok/s throughout when any point
+    gives output only (a page, or the index's scorecard, never mixes the two)."""
+    output = any((rows.column("throughput_basis") == "output").any() for rows in selected)
+    return ([_output_only(side) for side in selected] if output else list(selected)), (
+        "output" if output else "total"
     )
 
 

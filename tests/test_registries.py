@@ -81,7 +81,7 @@ def test_every_kind_titles_slugs_and_labels() -> None:
     )
     for kind in KINDS.values():
         assert kind.title(words) and kind.lede(words) and len(kind.closers) == 4
-        slug = kind.slug("dsr1", "mi355x", "fp8", "fp4", "fp8")
+        slug = kind.slug("dsr1", "mi355x", "fp8", "fp4", "fp8", "")
         assert slug == slug.lower() and " " not in slug and slug
         StubSpec.model_validate(
             {
@@ -93,7 +93,16 @@ def test_every_kind_titles_slugs_and_labels() -> None:
         )
     assert KINDS["precision"].title(words) == "MI355X: FP4 vs FP8 Precision Comparison"
     assert KINDS["spec-decoding"].side_label("none") == "Off"
-    assert KINDS["spec-decoding"].slug("dsr1", "mi355x", "fp4", "mtp", "none") == "mi355x-fp4-mtp-vs-off-dsr1"
+    assert (
+        KINDS["spec-decoding"].slug("dsr1", "mi355x", "fp4", "mtp", "none", "")
+        == "mi355x-fp4-mtp-vs-off-dsr1"
+    )
+    hardware = KINDS["hardware"]
+    assert hardware.slug("dsr1", "", "fp8", "b200", "h200", "none") == "b200-vs-h200-fp8-dsr1"
+    assert hardware.slug("dsr1", "", "fp8", "b200", "h200", "mtp") == "b200-vs-h200-fp8-mtp-dsr1"
+    assert hardware.title(Words("B200", "H200", "DeepSeek-R1", "", "", "FP8", "MTP")) == (
+        "DeepSeek-R1 FP8 MTP: B200 vs H200"
+    )
 
 
 def _gpu_pairs(facts: PlanFacts) -> Iterator[Found]:
@@ -122,7 +131,7 @@ def test_a_new_generated_kind_is_one_entry(monkeypatch: pytest.MonkeyPatch, proj
         title=lambda w: f"{w.model} {w.precision}: {w.a} against {w.b}",
         lede=lambda w: f"{w.a} and {w.b} serving {w.model}",
         closers=("One closer.", "Another closer.", "A third closer.", "A fourth closer."),
-        slug=lambda model, gpu, precision, a, b: slugify(a, "and", b, precision, model),
+        slug=lambda model, gpu, precision, a, b, method: slugify(a, "and", b, precision, model),
         needs_gpu=False,
         discover=_gpu_pairs,
     )
@@ -132,7 +141,8 @@ def test_a_new_generated_kind_is_one_entry(monkeypatch: pytest.MonkeyPatch, proj
     assert main(["build", "--root", str(project), "-q"]) == 0
     site = project / "site"
     generated = sorted(p.parent.name for p in site.glob("*/comparison.json"))
-    assert generated == ["b200-and-h200-fp8-dsr1", "h200-fp4-vs-fp8"]  # the stub's page, and the new kind's
+    # the stub's page, the new kind's and the built-in hardware kind's
+    assert generated == ["b200-and-h200-fp8-dsr1", "b200-vs-h200-fp8-dsr1", "h200-fp4-vs-fp8"]
     document = json.loads((site / "b200-and-h200-fp8-dsr1" / "comparison.json").read_text())
     assert document["kind"] == "gpu-pair"
     assert document["title"] == f"{document['model_name']} FP8: B200 against H200"

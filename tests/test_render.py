@@ -86,7 +86,13 @@ def test_hostile_model_label_and_body_render_as_inert_text(project: Path) -> Non
             assert (
                 script.get("type") in ("application/json", "application/ld+json")
                 or (script.get("src") or "").endswith(
-                    ("assets/plotly-basic.min.js", "assets/engine.js", "assets/site.js", "assets/theme.js")
+                    (
+                        "assets/plotly-basic.min.js",
+                        "assets/engine.js",
+                        "assets/site.js",
+                        "assets/theme.js",
+                        "assets/index.js",
+                    )
                 )
                 or script == {}
             ), script

@@ -111,12 +111,56 @@ def index_entry(page: PageSource, narrative: Narrative, catalog: HardwareCatalog
         "sequences": [s.sequence for s in comparison.sequences],
         "published": any(d.published_values for d in comparison.data_sources),
         "accuracy": narrative.accuracy_mark,
+        "listing": page_listing(comparison),
+    }
+
+
+def page_listing(comparison: ComparisonResult) -> dict[str, Any]:
+    """The page as the site-wide index.json lists it (docs/comparison-json.md): what it compares
+    and its headline figures, each side's values of the scorecard metrics at the targets of
+    its default sequence (None where a side was not measured there)."""
+    default = next((s for s in comparison.sequences if s.sequence == comparison.default_sequence), None)
+    targets, results = (default.targets, default.results) if default is not None else ([], [])
+    return {
+        "slug": comparison.slug,
+        "title": comparison.title,
+        "kind": comparison.kind,
+        "model": comparison.model,
+        "model_name": comparison.model_name,
+        "hardware": comparison.hardware,
+        "sides": [{"label": side.label, "filters": side.filters} for side in comparison.sides],
+        "sequences": [s.sequence for s in comparison.sequences],
+        "default_sequence": comparison.default_sequence,
+        "page": page_url(comparison.slug),
+        "comparison_json": f"{comparison.slug}/comparison.json",
+        "embed": embed_html(comparison.slug),
+        "headline": {
+            "targets": targets,
+            "sides": [
+                {
+                    "label": side.label,
+                    **{
+                        m.attribute: [target.sides[n].values.get(m.attribute) for target in results]
+                        for m in metrics.SCORECARD
+                    },
+                }
+                for n, side in enumerate(comparison.sides)
+            ],
+        },
     }
 
 
 def page_html(slug: str) -> str:
     """Where a page's HTML is."""
     return f"{slug}/index.html"
+
+
+EMBEDS = "embed/"  # the folder every page's chart-only page is in
+
+
+def embed_html(slug: str) -> str:
+    """Where a page's chart-only page for iframes is."""
+    return f"{EMBEDS}{slug}/index.html"
 
 
 def render_page(
@@ -138,7 +182,11 @@ def render_page(
     sweep = sweep_csv(comparison)
     if sweep is not None:
         files[prefix + "sweep.csv"] = sweep
-    html = renderer.comparison_page(page, narrative, related)
+    chart = renderer.chart_context(page)
+    html = renderer.comparison_page(page, narrative, related, chart)
     if html is not None:
         files[page_html(comparison.slug)] = html
+    embed = renderer.embed_page(page, chart)
+    if embed is not None:
+        files[embed_html(comparison.slug)] = embed
     return dict(sorted(files.items())), narrative

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import re
 import traceback
 from collections.abc import Mapping, Sequence
@@ -31,6 +32,7 @@ from site_builder.plan import RelatedLink
 from site_builder.present.charts import chart_data
 from site_builder.present.narrate import Narrative, narrate, run_dates
 from site_builder.present.schema import ComparisonResult
+from site_builder.present.scorecard import ScorecardView, scorecard_filters
 from site_builder.present.tables import accuracy_table, table
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
@@ -121,7 +123,13 @@ class SiteRenderer:
         """Compile a comparison page's templates now (each is compiled once an environment, on
         first use): done before workers fork, they share the compiled code. A template that fails
         is left to fail, and be reported, where a page renders it."""
-        for name in ("comparison.html", "base.html", "macros.html", *(s.template for s in SECTIONS)):
+        for name in (
+            "comparison.html",
+            "embed.html",
+            "base.html",
+            "macros.html",
+            *(s.template for s in SECTIONS),
+        ):
             with contextlib.suppress(TemplateError, UnicodeDecodeError):
                 self.env.get_template(name)
 
@@ -261,10 +269,32 @@ class SiteRenderer:
         }
         return [crumbs, dataset]
 
+    def chart_context(self, page: PageSource) -> dict[str, Any]:
+        """What the page script draws the chart from: made once for the page and its embed."""
+        return {
+            "charts": chart_data(page.comparison, page.points),
+            "page_data": page_data(page.comparison, page.points),
+        }
+
+    def embed_page(self, page: PageSource, chart: Mapping[str, Any]) -> bytes | None:
+        """The chart-only page for iframes (embed/<slug>/): no site chrome, a link back."""
+        context = {
+            **self._common("../../"),
+            **chart,
+            "c": page.comparison,
+            "canonical": self.absolute(f"{page.comparison.slug}/"),
+        }
+        return self.render("embed.html", context)
+
     def comparison_page(
-        self, page: PageSource, narrative: Narrative, related: Sequence[RelatedLink]
+        self,
+        page: PageSource,
+        narrative: Narrative,
+        related: Sequence[RelatedLink],
+        chart: Mapping[str, Any] | None = None,
     ) -> bytes | None:
-        """The page's HTML, its related section linking to `related`."""
+        """The page's HTML, its related section linking to `related` (`chart`: its chart
+        context, where already made)."""
         comparison = page.comparison
         root = "../"
         context = {
@@ -279,8 +309,7 @@ class SiteRenderer:
             "accuracy": [accuracy_table(t, self.catalog) for t in comparison.accuracy.tasks]
             if comparison.accuracy
             else [],
-            "charts": chart_data(comparison, page.points),
-            "page_data": page_data(comparison, page.points),
+            **(chart if chart is not None else self.chart_context(page)),
             "gpu_constants": list(CONSTANTS.values()),
             "related": related,
             "structured": self._structured_data(comparison, narrative, root),
@@ -288,7 +317,9 @@ class SiteRenderer:
         }
         return self.render("comparison.html", context)
 
-    def index_page(self, entries: Sequence[dict[str, Any]]) -> bytes | None:
+    def index_page(
+        self, entries: Sequence[dict[str, Any]], cards: Sequence[ScorecardView] = ()
+    ) -> bytes | None:
         groups: dict[str, dict[str, list[dict[str, Any]]]] = {}
         for entry in entries:
             kind = KINDS[entry["kind"]].name
@@ -305,6 +336,9 @@ class SiteRenderer:
             **self._common(""),
             "groups": groups,
             "count": len(entries),
+            "scorecards": cards,
+            "scorecard_metrics": metrics.SCORECARD,
+            "filters": scorecard_filters(cards),
             "structured": [structured],
             "canonical": self.site_url,
         }
@@ -378,14 +412,18 @@ class SiteRenderer:
 
 
 def render_shared(
-    renderer: SiteRenderer, slugs: Sequence[str], entries: Sequence[dict[str, Any]]
+    renderer: SiteRenderer,
+    slugs: Sequence[str],
+    entries: Sequence[dict[str, Any]],
+    cards: Sequence[ScorecardView] = (),
 ) -> list[tuple[Owner, dict[str, bytes]]]:
     """Files that list or serve every page, by owner: index, 404, robots, sitemap, guides, assets."""
-    index = renderer.index_page(sorted(entries, key=lambda e: (e["kind"], e["group"], e["title"])))
+    index = renderer.index_page(sorted(entries, key=lambda e: (e["kind"], e["group"], e["title"])), cards)
     sitemap = renderer.sitemap(sorted(slugs))
     not_found = renderer.not_found_page()
     owned: list[tuple[Owner, dict[str, bytes]]] = [
         (Owner("the index page"), _made("index.html", index)),
+        (Owner("the page list"), {"index.json": page_list(entries)}),
         (Owner("the 404 page"), _made("404.html", not_found)),
         (Owner("robots.txt"), {"robots.txt": renderer.robots()}),
         (Owner("the sitemap"), _made("sitemap.xml", sitemap)),
@@ -399,6 +437,17 @@ def render_shared(
         owner = Owner("the guide", file, group="guides")
         owned.append((owner, _made(f"{guide.address}index.html", page)))
     return owned
+
+
+INDEX_SCHEMA_VERSION = 1  # index.json's; docs/comparison-json.md says what each version changed
+
+
+def page_list(entries: Sequence[dict[str, Any]]) -> bytes:
+    """index.json: every published page, by slug, as render.pages.page_listing describes it."""
+    pages = [entry["listing"] for entry in sorted(entries, key=lambda e: str(e["listing"]["slug"]))]
+    document = {"schema_version": INDEX_SCHEMA_VERSION, "pages": pages}
+    text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False, sort_keys=True)
+    return (text + "\n").encode()  # keys sorted: an entry from the page cache comes back sorted
 
 
 def _made(path: str, content: bytes | None) -> dict[str, bytes]:

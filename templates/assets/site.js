@@ -51,16 +51,71 @@
     var asked = params.get("seq");
     var seq = asked !== null && Object.prototype.hasOwnProperty.call(page.sequences, asked) ? asked : page.default_sequence;
     var metric = metricKeys.indexOf(params.get("metric")) >= 0 ? params.get("metric") : DEFAULT_METRIC;
-    return { seq: seq, metric: metric, targets: parseTargets(params.get("t"), seq) || defaults(seq), logX: true, logY: false };
+    var scales = logScales(params.get("log"));
+    return { seq: seq, metric: metric, targets: parseTargets(params.get("t"), seq) || defaults(seq),
+      logX: scales.logX, logY: scales.logY, constants: constantsFromURL(params) };
+  }
+
+  // -- a reader's own constants and axes in the URL: usd_hr and kw (one value for both sides, or
+  // one a side, comma-separated), log (the axes on a logarithmic scale: x, y, "x,y" or none) -----
+
+  var OWN_CONSTANTS = { usd_hr: ["usd_per_gpu_hour", 1], kw: ["watts_all_in", 1000] };
+
+  function authoredConstants() { return page.sides.map(function (side) { return JSON.parse(JSON.stringify(side.constants)); }); }
+
+  function sideNumbers(text) {
+    if (!text) { return null; }
+    var values = text.split(",").map(Number);
+    if (values.length === 1) { values = page.sides.map(function () { return values[0]; }); }
+    if (values.length !== page.sides.length || values.some(function (v) { return !isFinite(v) || v <= 0; })) { return null; }
+    return values;
+  }
+
+  function constantsFromURL(params) {
+    var constants = authoredConstants();
+    Object.keys(OWN_CONSTANTS).forEach(function (key) {
+      var values = sideNumbers(params.get(key));
+      if (!values) { return; }
+      constants.forEach(function (c, i) { c[OWN_CONSTANTS[key][0]] = values[i] * OWN_CONSTANTS[key][1]; });
+    });
+    return constants;
+  }
+
+  function logScales(text) {
+    if (text === null) { return { logX: true, logY: false }; }
+    var axes = text.split(",");
+    return { logX: axes.indexOf("x") >= 0, logY: axes.indexOf("y") >= 0 };
+  }
+
+  function writeOwnState(url, s) {
+    var authored = authoredConstants();
+    Object.keys(OWN_CONSTANTS).forEach(function (key) {
+      var name = OWN_CONSTANTS[key][0], scale = OWN_CONSTANTS[key][1];
+      var same = s.constants.every(function (c, i) { return c[name] === authored[i][name]; });
+      if (same) { url.searchParams.delete(key); return; }
+      url.searchParams.set(key, s.constants.map(function (c) { return c[name] === null ? "" : String(c[name] / scale); }).join(","));
+    });
+    if (s.logX && !s.logY) { url.searchParams.delete("log"); }
+    else { url.searchParams.set("log", [s.logX ? "x" : "", s.logY ? "y" : ""].filter(Boolean).join(",") || "none"); }
+  }
+
+  function sameConstants(constants) {
+    var authored = authoredConstants();
+    return constants.every(function (c, i) {
+      return Object.keys(c).every(function (name) { return c[name] === authored[i][name]; });
+    });
   }
 
   var state = stateFromURL();
   var curvesBySeq = {};
-  Object.keys(page.sequences).forEach(function (seq) {
-    curvesBySeq[seq] = page.sequences[seq].sides.map(function (side, i) {
-      return new E.SideCurves(side, page.quantities, page.sides[i].constants);
+  function buildCurves(constants) {
+    Object.keys(page.sequences).forEach(function (seq) {
+      curvesBySeq[seq] = page.sequences[seq].sides.map(function (side, i) {
+        return new E.SideCurves(side, page.quantities, constants[i]);
+      });
     });
-  });
+  }
+  buildCurves(state.constants);
 
   function sameTargets(a, b) {
     return a.length === b.length && a.every(function (v, i) { return v === b[i]; });
@@ -72,6 +127,7 @@
     url.searchParams.set("metric", s.metric);
     if (sameTargets(s.targets, defaults(s.seq))) { url.searchParams.delete("t"); }
     else { url.searchParams.set("t", s.targets.map(String).join(",")); }
+    writeOwnState(url, s);
     return url.toString();
   }
 
@@ -528,9 +584,60 @@
 
   function labelOf(key) { return metricByKey[key] ? metricByKey[key].label : key; }
 
+  /* The reader's own constants: inputs (own-constants.html) showing the state's, the curves
+     and the chart's traces made again with them, the log boxes showing the state's axes. */
+  function ownInputs() { return Array.prototype.slice.call(document.querySelectorAll("#own-constants input[data-constant]")); }
+
+  function applyOwnState() {
+    buildCurves(state.constants);
+    traceCache = {};
+    drawnView = null;
+    ownInputs().forEach(function (input) {
+      var value = state.constants[Number(input.getAttribute("data-side"))][input.getAttribute("data-constant")];
+      input.value = value === null ? "" : String(value / Number(input.getAttribute("data-scale")));
+      input.removeAttribute("aria-invalid");
+    });
+    [["log-x", "logX"], ["log-y", "logY"]].forEach(function (scale) {
+      var box = document.getElementById(scale[0]);
+      if (box) { box.checked = state[scale[1]]; }
+    });
+  }
+
+  function wireOwnConstants() {
+    var box = document.getElementById("own-constants");
+    if (!box) { return; }
+    box.hidden = false;
+    ownInputs().forEach(function (input) {
+      input.addEventListener("change", function () {
+        var value = Number(input.value);
+        if (!input.value || !isFinite(value) || value <= 0) { input.setAttribute("aria-invalid", "true"); return; }
+        input.removeAttribute("aria-invalid");
+        state.constants = JSON.parse(JSON.stringify(state.constants));
+        state.constants[Number(input.getAttribute("data-side"))][input.getAttribute("data-constant")] =
+          value * Number(input.getAttribute("data-scale"));
+        applyOwnState();
+        renderTable(false);
+        draw();
+        pushState();
+      });
+    });
+    var reset = document.getElementById("own-constants-reset");
+    if (reset) {
+      reset.addEventListener("click", function () {
+        state.constants = authoredConstants();
+        applyOwnState();
+        renderTable(false);
+        draw();
+        pushState();
+      });
+    }
+    applyOwnState();
+  }
+
   if (seqSelect) {
     seqSelect.addEventListener("change", function () {
-      state = { seq: seqSelect.value, metric: state.metric, targets: defaults(seqSelect.value), logX: state.logX, logY: state.logY };
+      state = { seq: seqSelect.value, metric: state.metric, targets: defaults(seqSelect.value), logX: state.logX, logY: state.logY,
+        constants: state.constants };
       render();
       pushState();
       announce(E.words.sequenceShown(state.seq));
@@ -551,15 +658,14 @@
     box.addEventListener("change", function () {
       state[scale[1]] = box.checked;
       draw();
+      pushState();
       announce(E.words.axisShown(scale[2], box.checked));
     });
   });
   window.addEventListener("popstate", function () {
     waitingEntries = []; // the reader went back before the last edits' entries were written
-    var scales = { logX: state.logX, logY: state.logY };
     state = stateFromURL();
-    state.logX = scales.logX;
-    state.logY = scales.logY;
+    applyOwnState();
     render();
     announce(E.words.viewShown(state.seq, labelOf(state.metric)));
   });
@@ -600,7 +706,8 @@
   }
 
   makeInputs();
-  render(true);
+  wireOwnConstants();
+  render(sameConstants(state.constants));
   try { window.history.replaceState(state, "", window.location.href); } catch (e) { /* file:// */ }
   document.documentElement.setAttribute("data-ready", "true");
   if (document.readyState === "complete") { loadPlotly(drawCharts); }

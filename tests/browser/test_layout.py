@@ -1,5 +1,6 @@
 """Accessibility and layout in real Chromium: axe-core (a real copy from the npm registry, installed
-by the README's test command into tests/js) finds nothing on any kind of page, at desktop and
+by the README's test command into tests/js) finds nothing on any kind of page (the index with its
+scorecards, an embed), at desktop and
 phone widths, in both themes; the provenance reads at 1,400 px; phones need no sideways scroll;
 the light/dark switch remembers the reader's choice."""
 
@@ -22,6 +23,7 @@ PAGES = {
     "index": "index.html",
     **{kind: f"{slug}/index.html" for kind, slug in KINDS.items()},
     "sweep": f"{SWEEP}/index.html",
+    "embed": f"embed/{KINDS['precision']}/index.html",
     "methodology": "methodology/index.html",
     "guide": "docs/authoring/index.html",
 }
