@@ -13,6 +13,7 @@ from site_builder import metrics
 from site_builder.catalog import CONSTANTS, AppliedConstants, HardwareCatalog, hardware_name
 from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageSweep, TaskAccuracy
 from site_builder.engine import accuracy as stats
+from site_builder.engine import compare as engine_compare
 from site_builder.engine import sweep as sweep_engine
 from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
 from site_builder.formatting import fixed, grouped, sequence_label
@@ -23,6 +24,7 @@ from site_builder.present.schema import (
     AccuracySide,
     AccuracyTask,
     Band,
+    Claim,
     ComparisonResult,
     DataSource,
     MetricsAtTarget,
@@ -114,6 +116,20 @@ def metrics_at(
         unavailable=unavailable,
         brackets=list(at.brackets),
         sparse=at.sparse,
+        bounds={metrics.BY_KEY[key].attribute: bounds for key, bounds in at.bounds.items()},
+    )
+
+
+def claim_out(made: engine_compare.Claim, labels: Sequence[str]) -> Claim:
+    """The engine's claim with the leader named."""
+    return Claim(
+        ratio=made.ratio,
+        ratio_lo=made.lo,
+        ratio_hi=made.hi,
+        leader=None if made.leader is None else labels[made.leader],
+        grade=made.grade,
+        lead_at_least=made.worst,
+        lead_at_most=made.best,
     )
 
 
@@ -210,8 +226,12 @@ def sequence_result(
                     metrics_at(at, side.label, side.constants, result.frontier)
                     for at, side, result in zip(pair, sides, shown, strict=True)
                 ],
+                claims={
+                    metrics.BY_KEY[key].attribute: claim_out(made, [s.label for s in sides])
+                    for key, made in claims.items()
+                },
             )
-            for target, pair in zip(numbers.targets, numbers.results, strict=True)
+            for target, pair, claims in zip(numbers.targets, numbers.results, numbers.claims, strict=True)
         ],
         sides=shown,
     )

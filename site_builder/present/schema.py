@@ -19,6 +19,7 @@ from pydantic import (
 from site_builder import metrics
 from site_builder.catalog import AppliedConstants, CostTier
 from site_builder.engine import accuracy as stats
+from site_builder.engine.compare import Grade
 from site_builder.formatting import round_half_up_int
 
 SCHEMA_VERSION = 2  # 2: a side lists its frontier only (every point: points.csv); brackets as knot positions
@@ -74,6 +75,8 @@ class MetricsAtTarget(Out):
     unavailable: dict[str, str] = {}
     brackets: list[int] = []  # positions in the side's `frontier`: the knots the value lies between
     sparse: bool = False  # interpolated over a sparse stretch of frontier (engine SPARSE_RATIO)
+    # metric attribute -> [lowest, highest] at the bracketing knots (the value lies in between)
+    bounds: dict[str, tuple[float, float]] = {}
 
     def value(self, key: str) -> float | None:
         return self.values.get(metrics.BY_KEY[key].attribute)
@@ -100,7 +103,11 @@ class MetricsAtTarget(Out):
             "unavailable": data["unavailable"],
             "brackets": data["brackets"],
             "sparse": data["sparse"],
+            "bounds": data["bounds"],
         }
+
+    def bound(self, key: str) -> tuple[float, float] | None:
+        return self.bounds.get(metrics.BY_KEY[key].attribute)
 
 
 def flat_layout() -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
@@ -116,9 +123,27 @@ def flat_layout() -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     return keys, tuple(m.attribute for m in registry if m.whole)
 
 
+class Claim(Out):
+    """What one metric's comparison at a target can claim given the bracketing knots (engine
+    compare.Claim): A ÷ B at the interpolated values and its bounds, the leader the values
+    favour, and the grade of the claim."""
+
+    ratio: float
+    ratio_lo: float
+    ratio_hi: float
+    leader: str | None  # the label of the side the interpolated values favour (None: tied)
+    grade: Grade
+    lead_at_least: float | None  # the leader's advantage at its worst (None: tied)
+    lead_at_most: float | None
+
+
 class TargetComparison(Out):
     interactivity: float
     sides: list[MetricsAtTarget]
+    claims: dict[str, Claim] = {}  # metric attribute -> its claim (metrics with a better value)
+
+    def claim(self, key: str) -> Claim | None:
+        return self.claims.get(metrics.BY_KEY[key].attribute)
 
 
 class Band(Out):
