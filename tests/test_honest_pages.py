@@ -294,3 +294,56 @@ def test_the_accuracy_runs_table_names_hardware_as_the_catalog_or_the_data_does(
     cells = texts(page, "td")
     assert "gaudi3" in cells and "GAUDI3" not in page
     assert "H200" in cells  # FP8's run, named as the catalog names it
+
+
+def test_example_data_is_marked_everywhere_a_reader_meets_the_page(site: Path) -> None:
+    """Pages whose datasets are attributed as example or invented say so in the title, headline,
+    index card, meta description and Open Graph text; pages of measured data do not."""
+    index = html.unescape((site / "index.html").read_text())
+    marked = 0
+    for folder, data in pages(site):
+        example = any(
+            d["example"] or re.search(r"example data|invented", d["title"], re.I)
+            for d in data["data_sources"]
+        )
+        page = html.unescape((folder / "index.html").read_text())
+        (title,) = re.findall(r"<title>(.*?)</title>", page)
+        (og,) = re.findall(r'<meta property="og:description" content="([^"]*)"', page)
+        (description,) = re.findall(r'<meta name="description" content="([^"]*)"', page)
+        summary = summary_of((folder / "index.html").read_text())
+        said = [title, og, description, summary]
+        if example:
+            marked += 1
+            assert all("Example data" in text for text in said), folder.name
+            assert f"{data['title']}</a>" in index and data["title"].startswith("Example data")
+        else:
+            assert not any("Example data" in text for text in said), folder.name
+    assert marked >= 2  # the example sweep's two pages
+
+
+def test_a_gain_from_a_setting_one_side_lacks_is_named_in_the_headline(site: Path) -> None:
+    """Where one side's frontier uses speculative decoding, disaggregation or a precision the
+    other's lacks (read here from comparison.json), the headline names it."""
+    named = 0
+    for folder, data in pages(site):
+        if "matched-interactivity" not in data["sections"]:
+            continue
+        sequence = data["sequences"][0]
+        if not sequence["band"]["overlap"]:
+            continue
+        a, b = sequence["sides"]
+        summary = summary_of((folder / "index.html").read_text())
+        for side, other in ((a, b), (b, a)):
+            if data["kind"] != "spec-decoding":
+                for method in set(side["spec_methods"]) - set(other["spec_methods"]) - {"none"}:
+                    assert f"{side['label']}'s frontier uses {method.upper()} speculative decoding" in summary
+                    named += 1
+            if "disagg" in side["modes"] and "disagg" not in other["modes"]:
+                assert "disaggregated serving" in summary, folder.name
+                named += 1
+    assert named >= 3
+    summary = summary_of((site / "mi355x-vs-mi300x-fp8-dsr1" / "index.html").read_text())
+    assert (
+        "MI355X's frontier uses MTP speculative decoding and disaggregated serving, which MI300X's lacks"
+        in summary
+    )

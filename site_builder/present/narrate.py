@@ -19,6 +19,7 @@ from site_builder.engine.compare import SPREAD_LIMIT, is_tie, winner
 from site_builder.formatting import fixed, grouped
 from site_builder.kinds import KINDS, Words
 from site_builder.present.schema import (
+    EXAMPLE_MARK,
     AccuracyDifference,
     AccuracySide,
     AccuracyTask,
@@ -837,6 +838,42 @@ def mixed_changes(comparison: ComparisonResult) -> str | None:
     )
 
 
+def confounders(comparison: ComparisonResult, sequence: SequenceResult) -> str | None:
+    """The headline's caveat when one side's frontier uses speculative decoding, disaggregation
+    or a precision the other's lacks, beyond what the page compares: part of the gap may come
+    from it (only what the filters do not already name: mixed_changes says those)."""
+    varied = KINDS[comparison.kind].varies
+    a, b = sequence.sides
+    if not sequence.band.overlap:
+        return None
+    found = []
+    for side, other in ((a, b), (b, a)):
+        extra = []
+        if varied != "spec_method":
+            methods = sorted(set(side.spec_methods) - set(other.spec_methods) - {"none"})
+            extra += [f"{method_name(m)} speculative decoding" for m in methods]
+        if "disagg" in side.modes and "disagg" not in other.modes:
+            extra.append("disaggregated serving")
+        if varied != "precision" and "precision" not in comparison.sides[0].filters:
+            extra += [f"{p.upper()} precision" for p in sorted(set(side.precisions) - set(other.precisions))]
+        if extra:
+            found.append(f"{side.label}'s frontier uses {_join(extra)}, which {other.label}'s lacks")
+    if not found:
+        return None
+    return (
+        f"Caveat at {sequence.sequence}: {'; '.join(found)}, so part of the gap may come from that rather "
+        f"than from {VARIED_NAMES.get(varied, 'what the page compares')}."
+    )
+
+
+VARIED_NAMES = {
+    "precision": "the precision",
+    "spec_method": "speculative decoding",
+    "hardware": "the GPU",
+    "framework": "the engine",
+}
+
+
 def _where_extreme(e: SweepExtreme) -> str:
     return f"at {e.sequence}, concurrency {e.concurrency}"
 
@@ -984,7 +1021,10 @@ def narrate(
         else sweep_summary(comparison)
     )
     # the headline, then the caveat and the accuracy addendum where there are
-    headline = " ".join([headline, *filter(None, [mixed_changes(comparison), accuracy_summary(comparison)])])
+    caveat = [mixed_changes(comparison), confounders(comparison, sequence), accuracy_summary(comparison)]
+    headline = " ".join([headline, *filter(None, caveat)])
+    if comparison.example_data:
+        headline = f"{EXAMPLE_MARK} (invented for illustration, not measurements): {headline}"
     side_hardware = [hardware_names[min(i, len(hardware_names) - 1)] for i in range(len(comparison.sides))]
     return Narrative(
         eyebrow=eyebrow(comparison, hardware_names),

@@ -18,6 +18,7 @@ from site_builder.engine import sweep as sweep_engine
 from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
 from site_builder.formatting import fixed, grouped, sequence_label
 from site_builder.present.schema import (
+    EXAMPLE_MARK,
     AccuracyDifference,
     AccuracyResult,
     AccuracyRun,
@@ -525,14 +526,20 @@ def sweep_result(sweep: PageSweep | None, labels: Sequence[str]) -> SweepResult 
     )
 
 
+def example_title(title: str) -> str:
+    """A page title marked as example data (once: a title that already says so stays)."""
+    return title if EXAMPLE_MARK.lower() in title.lower() else f"{EXAMPLE_MARK}: {title}"
+
+
 def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> ComparisonResult:
     """The whole page as `comparison.json` holds it (and the templates read it)."""
     spec = page.stub.spec
     labels = [s.label for s in page.sides]
+    example = any(d.is_example for d in page.datasets)
     return ComparisonResult(
         slug=page.slug,
         kind=spec.kind,
-        title=page.title,
+        title=example_title(page.title) if example else page.title,
         model=spec.model,
         model_name=page.model_name,
         hardware=list(dict.fromkeys(s.hardware for s in page.sides)),
@@ -550,6 +557,7 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
                 licence=d.licence,
                 retrieved=d.retrieved,
                 published_values=d.published_values,
+                example=d.is_example,
             )
             for d in page.datasets
         ],
@@ -558,4 +566,5 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
         sections=list(spec.sections),
         throughput_basis="output" if page.throughput_basis == "output" else "total",
         sweep=sweep_result(page.sweep, labels),
+        example_data=example,
     )

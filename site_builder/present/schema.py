@@ -22,6 +22,7 @@ from site_builder.engine import accuracy as stats
 from site_builder.engine.compare import Grade
 from site_builder.formatting import round_half_up_int
 
+EXAMPLE_MARK = "Example data"
 SCHEMA_VERSION = 2  # 2: a side lists its frontier only (every point: points.csv); brackets as knot positions
 
 
@@ -202,6 +203,7 @@ class DataSource(Out):
     licence: str | None
     retrieved: str | None
     published_values: bool
+    example: bool = False  # example or invented data, not measurements (read.provenance.DatasetInfo)
 
 
 class AccuracyRun(Out):
@@ -388,3 +390,4 @@ class ComparisonResult(Out):
     sections: list[str] = ["matched-interactivity"]  # the analyses the page shows, in order
     throughput_basis: Literal["total", "output"] = "total"  # output: output tok/s throughout
     sweep: SweepResult | None = None  # None: the page shows no sweep analysis
+    example_data: bool = False  # a dataset the page uses is example or invented data
