@@ -874,6 +874,12 @@ VARIED_NAMES = {
 }
 
 
+def in_parentheses(text: str) -> str:
+    """'(0.49×, B200 FP4 lower)' for '0.49× (B200 FP4 lower)': never a parenthesis inside one."""
+    head, _, tail = text.partition(" (")
+    return f"({head}, {tail.removesuffix(')')})" if tail else f"({text})"
+
+
 def _where_extreme(e: SweepExtreme) -> str:
     return f"at {e.sequence}, concurrency {e.concurrency}"
 
@@ -904,8 +910,8 @@ def _span_sentence(
         return f"{labels[0]} ÷ {labels[1]} {what}: {largest.ratio_text} {where} (the one shared)."
     return (
         f"Over the {count} concurrencies where both sides have {what}, {labels[0]} ÷ {labels[1]} is largest "
-        f"{_where_extreme(largest)} ({largest.ratio_text}) and smallest {_where_extreme(smallest)} "
-        f"({smallest.ratio_text})."
+        f"{_where_extreme(largest)} {in_parentheses(largest.ratio_text)} and smallest "
+        f"{_where_extreme(smallest)} {in_parentheses(smallest.ratio_text)}."
     )
 
 
@@ -959,7 +965,10 @@ def _sla_text(labels: Sequence[str], sweep: SweepResult) -> str:
         if w.sla is None:
             continue
         texts = [_sla_side(*side) for side in zip(labels, w.sla, w.measured, strict=True)]
-        ratio = f" ({w.sla_concurrency_ratio_text} the users)" if w.sla_concurrency_ratio_text else ""
+        ratio = ""
+        if w.sla_concurrency_ratio_text:
+            head, _, tail = w.sla_concurrency_ratio_text.partition(" (")
+            ratio = f" ({head} the users" + (f", {tail}" if tail else ")")
         sla.append(f"at {w.sequence} {_join(texts)}{ratio}")
     return f"Within {sla_limit(sweep)}: " + "; ".join(sla) + "." if sla else ""
 
