@@ -347,3 +347,16 @@ def test_a_gain_from_a_setting_one_side_lacks_is_named_in_the_headline(site: Pat
         "MI355X's frontier uses MTP speculative decoding and disaggregated serving, which MI300X's lacks"
         in summary
     )
+
+
+def test_every_page_opens_on_a_sequence_with_a_matched_range_where_it_has_one(site: Path) -> None:
+    opened_elsewhere = 0
+    for folder, data in pages(site):
+        overlaps = [s["band"]["overlap"] for s in data["sequences"]]
+        assert data["sequences"][0]["sequence"] == data["default_sequence"]
+        if any(overlaps):
+            assert overlaps[0], folder.name
+            opened_elsewhere += data["default_sequence"] != "1k/1k" and any(
+                s["sequence"] == "1k/1k" for s in data["sequences"]
+            )
+    assert opened_elsewhere >= 1  # b300-fp8-mtp-vs-off-dsr1: no matched range at 1k/1k, one at 8k/1k
