@@ -137,8 +137,8 @@ def test_every_headline_holds_under_the_knots_bounds(site: Path) -> None:
     checked = 0
     index = (site / "index.html").read_text()
     for folder, data in pages(site):
-        if "matched-interactivity" not in data["sections"]:
-            continue
+        if "matched-interactivity" not in data["sections"] or data["sweep"] is not None:
+            continue  # a sweep page headlines its own findings (below)
         page = (folder / "index.html").read_text()
         summary = summary_of(page)
         sequence = data["sequences"][0]
@@ -360,3 +360,28 @@ def test_every_page_opens_on_a_sequence_with_a_matched_range_where_it_has_one(si
                 s["sequence"] == "1k/1k" for s in data["sequences"]
             )
     assert opened_elsewhere >= 1  # b300-fp8-mtp-vs-off-dsr1: no matched range at 1k/1k, one at 8k/1k
+
+
+def test_a_sweep_page_headlines_its_own_findings(site: Path) -> None:
+    """The sweep page's headline gives its smallest and largest peak, matched-concurrency and SLA
+    ratios (derived here from comparison.json), says where a peak sits on the highest concurrency
+    a side tested, and no matched-interactivity ratio."""
+    slug = "example-b200-fp4-vs-h200-fp8-sweep"
+    data = json.loads((site / slug / "comparison.json").read_text())
+    summary = summary_of((site / slug / "index.html").read_text())
+    sweep = data["sweep"]
+    peaks = sorted((w["peak_ratio"], w["sequence"]) for w in sweep["workloads"] if w["peak_ratio"])
+    assert f"peak output tok/s from {fixed(peaks[0][0], 2)}× ({peaks[0][1]}" in summary
+    assert f"to {fixed(peaks[-1][0], 2)}× ({peaks[-1][1]}" in summary
+    matched = [p["ratio"] for w in sweep["workloads"] for p in w["output_throughput"] if p["ratio"]]
+    assert f"matched concurrency from {fixed(min(matched), 2)}×" in summary
+    assert f"to {fixed(max(matched), 2)}×" in summary
+    sla = [w["sla_concurrency_ratio"] for w in sweep["workloads"] if w["sla_concurrency_ratio"]]
+    assert f"users served within 50 ms per output token from {fixed(min(sla), 2)}×" in summary
+    top = next(w for w in sweep["workloads"] if w["sequence"] == peaks[0][1])
+    tested = [
+        [p["concurrency"] for p in top["output_throughput"] if p["values"][i] is not None] for i in (0, 1)
+    ]
+    if all(peak["concurrency"] == max(t) for peak, t in zip(top["peaks"], tested, strict=True)):
+        assert f"({peaks[0][1]}; at the highest concurrency both tested)" in summary
+    assert "tok/s/user" not in summary

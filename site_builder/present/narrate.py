@@ -31,6 +31,7 @@ from site_builder.present.schema import (
     SweepExtreme,
     SweepResult,
     SweepSla,
+    SweepWorkload,
 )
 
 
@@ -1002,6 +1003,64 @@ def sweep_paragraphs(comparison: ComparisonResult) -> dict[str, list[str]]:
     }
 
 
+def tested_edge(w: SweepWorkload, side: int, concurrency: int) -> str:
+    """' (the highest concurrency B200 tested)' where a finding sits on the edge of what a side
+    tested, so it may lie beyond; '' inside."""
+    tested = [p.concurrency for p in w.output_throughput if p.values[side] is not None]
+    if len(tested) < 2 or min(tested) < concurrency < max(tested):
+        return ""
+    return "highest" if concurrency == max(tested) else "lowest"
+
+
+def _edges(labels: Sequence[str], w: SweepWorkload, concurrencies: Sequence[int | None]) -> str:
+    """'; at the highest concurrency both tested' (or the side that did) where a finding sits on
+    the edge of the tested concurrencies, so the true value may lie beyond."""
+    edges = [tested_edge(w, side, c) if c is not None else "" for side, c in enumerate(concurrencies)]
+    if edges[0] and edges[0] == edges[1]:
+        return f"; at the {edges[0]} concurrency both tested"
+    said = [
+        f"{label} at its {edge} tested concurrency" for label, edge in zip(labels, edges, strict=True) if edge
+    ]
+    return f"; {_join(said)}" if said else ""
+
+
+def _span_finding(what: str, found: Sequence[tuple[float, str, str]]) -> str:
+    """'peak output tok/s 1.20× (2k/2k) to 3.40× (128/128)': the smallest and largest A ÷ B."""
+    ranked = sorted(found)
+    (low, low_text, low_at), (high, high_text, high_at) = ranked[0], ranked[-1]
+    if len(ranked) == 1 or low == high:
+        return f"{what} {low_text} ({low_at})"
+    return f"{what} from {low_text} ({low_at}) to {high_text} ({high_at})"
+
+
+def sweep_findings(comparison: ComparisonResult, sweep: SweepResult) -> str:
+    """The headline of a sweep page: A ÷ B's smallest and largest peak, matched-concurrency and
+    SLA findings, each saying where it sits on the edge of a side's tested concurrencies."""
+    labels = side_labels(comparison)
+    parts = []
+    peaks = []
+    for w in sweep.workloads:
+        if w.peak_ratio is not None and w.peak_ratio_text:
+            concurrencies = [p.concurrency if p else None for p in w.peaks]
+            peaks.append((w.peak_ratio, w.peak_ratio_text, w.sequence + _edges(labels, w, concurrencies)))
+    if peaks:
+        parts.append(_span_finding("peak output tok/s", peaks))
+    matched = sweep.extremes.get("output_throughput")
+    if matched:
+        found = [(e.ratio, e.ratio_text, f"{e.sequence}, concurrency {e.concurrency}") for e in matched]
+        parts.append(_span_finding("output tok/s at matched concurrency", found))
+    sla = []
+    for w in sweep.workloads:
+        if w.sla and w.sla_concurrency_ratio is not None and w.sla_concurrency_ratio_text:
+            at = w.sequence + _edges(labels, w, [r.concurrency for r in w.sla])
+            sla.append((w.sla_concurrency_ratio, w.sla_concurrency_ratio_text, at))
+    if sla:
+        parts.append(_span_finding(f"users served within {sla_limit(sweep)}", sla))
+    if not parts:
+        return "No workload where both sides have a measured throughput."
+    return f"{labels[0]} ÷ {labels[1]}: " + "; ".join(parts) + "."
+
+
 def sweep_summary(comparison: ComparisonResult) -> str:
     """The headline of a page without the matched-interactivity analysis: the default workload's
     peak ratio, or the first workload that has one."""
@@ -1024,11 +1083,12 @@ def narrate(
     architectures: Sequence[str],
 ) -> Narrative:
     where = where_text(comparison, hardware_names)
-    headline = (
-        summary(comparison, sequence)
-        if "matched-interactivity" in comparison.sections
-        else sweep_summary(comparison)
-    )
+    if comparison.sweep is not None:  # a sweep page headlines its own analysis
+        headline = sweep_findings(comparison, comparison.sweep)
+    elif "matched-interactivity" in comparison.sections:
+        headline = summary(comparison, sequence)
+    else:
+        headline = sweep_summary(comparison)
     # the headline, then the caveat and the accuracy addendum where there are
     caveat = [mixed_changes(comparison), confounders(comparison, sequence), accuracy_summary(comparison)]
     headline = " ".join([headline, *filter(None, caveat)])
