@@ -157,11 +157,16 @@ def _build(args: argparse.Namespace) -> int:
     for remark in report.remarks:
         print(remark, file=sys.stderr)
     if not args.quiet:
-        print(
-            f"Built {report.page_count} comparison pages from {report.point_count} points into {project.out} "
-            f"in {report.seconds:.2f} s ({len(report.warnings)} warnings, {len(report.notices)} notices)"
-        )
+        pages, points = counted(report.page_count, "comparison page"), counted(report.point_count, "point")
+        warnings, notices = counted(len(report.warnings), "warning"), counted(len(report.notices), "notice")
+        took = f"{report.seconds:.2f} s"
+        print(f"Built {pages} from {points} into {project.out} in {took} ({warnings}, {notices})")
     return 0
+
+
+def counted(count: int, noun: str) -> str:
+    """'1 comparison page', '2 comparison pages'."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _progress(quiet: bool) -> Callable[[str, int, int], None] | None:

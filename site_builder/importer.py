@@ -108,7 +108,8 @@ def native_document(
     document: dict[str, Any] = {
         "format": NATIVE_FORMAT,
         "version": NATIVE_VERSION,
-        "dataset": dataset.model_dump(exclude_none=True),
+        # `example` only where set, so an import of measured data reads as it always has
+        "dataset": dataset.model_dump(exclude_none=True, exclude=None if dataset.example else {"example"}),
         "points": list(records),
     }
     if evaluations:

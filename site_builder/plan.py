@@ -7,6 +7,7 @@ or slug takes a page over.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from site_builder.kinds import KINDS, Found, PageKind, Words, Workload
 from site_builder.problems import ProblemLog, Severity
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.table import PointTable
-from site_builder.sides import PageSides, matched_somewhere, page_sides
+from site_builder.sides import PageSides, matched_somewhere, matched_workloads, page_sides
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,7 @@ def page_heads(
                 Severity.NOTICE,
             )
             continue
+        stub, sides = _opening_matched(stub, sides, table)
         hardware = tuple(dict.fromkeys(side.hardware for side in stub.sides))
         sequences = tuple(sequence_label(*w) for w in sides.workloads)
         heads[stub.slug] = (
@@ -227,6 +229,19 @@ def _warn_if_sides_are_one(stub: Stub, sides: PageSides, log: ProblemLog) -> Non
             "themselves: give the sides filters that differ (hardware, precision, framework …)",
             Severity.WARNING,
         )
+
+
+def _opening_matched(stub: Stub, sides: PageSides, table: PointTable) -> tuple[Stub, PageSides]:
+    """A generated page opens on a workload with a matched range where it has one (1k/1k among
+    them first): its sequence was chosen from the workloads both sides measured, before their
+    frontiers were known. An author's stub keeps the sequence it names."""
+    matched = matched_workloads(sides)
+    if not stub.generated or not matched or stub.sequence in matched:
+        return stub, sides
+    opening = (1024, 1024) if (1024, 1024) in matched else min(matched)
+    spec = stub.spec.model_copy(update={"sequence": sequence_label(*opening)})
+    moved = dataclasses.replace(stub, spec=spec)
+    return moved, page_sides(moved, table)
 
 
 def related_links(heads: Sequence[PageHead]) -> dict[str, tuple[RelatedLink, ...]]:

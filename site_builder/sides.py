@@ -95,12 +95,19 @@ def frontier_range(rows: PointTable) -> tuple[float, float] | None:
     return (float(x[knots[0]]), float(x[knots[-1]])) if len(knots) else None
 
 
-def matched_somewhere(sides: PageSides) -> bool:
-    """Whether the sides' frontiers overlap as a matched range (engine.compare.Band) on some
-    workload: a generated page without one is not published."""
-    return any(
-        band_of(frontier_range(a), frontier_range(b)).overlap
+def matched_workloads(sides: PageSides) -> list[Workload]:
+    """The workloads where the sides' frontiers overlap as a matched range (engine.compare.Band),
+    in the page's order."""
+    return [
+        workload
         for workload in sides.workloads
         if (a := sides.by_workload[0].get(workload)) is not None
         and (b := sides.by_workload[1].get(workload)) is not None
-    )
+        and band_of(frontier_range(a), frontier_range(b)).overlap
+    ]
+
+
+def matched_somewhere(sides: PageSides) -> bool:
+    """Whether the sides' frontiers overlap as a matched range on some workload: a generated page
+    without one is not published."""
+    return bool(matched_workloads(sides))

@@ -137,3 +137,40 @@ def metrics(knots: list[Row], x: float, usd: float, watts: float) -> dict[str, f
         "concurrency": None if conc is None else half_up(conc),
         "users_per_gpu": users_per_gpu_at(knots, x),
     }
+
+
+def throughput_bounds(knots: list[Row], x: float) -> tuple[float, float] | None:
+    """The lowest and highest throughput of the frontier knots that bracket x (the knot itself
+    at a knot): an interpolated value on a monotone curve lies between them."""
+    xs = [x_of(k) for k in knots]
+    if not xs or x < xs[0] or x > xs[-1]:
+        return None
+    if x in xs:
+        y = y_of(knots[xs.index(x)])
+        return (y, y)
+    right = next(i for i, v in enumerate(xs) if v > x)
+    ys = (y_of(knots[right - 1]), y_of(knots[right]))
+    return (min(ys), max(ys))
+
+
+def claim_grade(
+    a: float, b: float, a_bounds: tuple[float, float], b_bounds: tuple[float, float], tie: float = 0.01
+) -> tuple[int | None, str, float | None]:
+    """What tok/s/GPU (higher is better) at one target lets a page claim: (leader, grade, the
+    leader's worst-case ratio). The leader is the higher interpolated value unless they are within
+    `tie`; it is determined only if at its worst (its lowest bound against the other's highest)
+    it still leads by more than `tie`; then a best case more than twice its worst is stated as a
+    bound ("bounded"), else as a point ratio ("decided")."""
+
+    def tied(p: float, q: float) -> bool:
+        return abs(p - q) <= tie * max(p, q)
+
+    if tied(a, b):
+        both = tied(a_bounds[0], b_bounds[1]) and tied(a_bounds[1], b_bounds[0])
+        return None, ("tied" if both else "undetermined"), None
+    lead, other = (a_bounds, b_bounds) if a > b else (b_bounds, a_bounds)
+    leader = 0 if a > b else 1
+    worst, best = lead[0] / other[1], lead[1] / other[0]
+    if lead[0] <= other[1] or tied(lead[0], other[1]):
+        return leader, "undetermined", worst
+    return leader, ("bounded" if best / worst > 2.0 else "decided"), worst

@@ -195,6 +195,21 @@ def test_harness_results_load_with_their_samples(tmp_path: Path) -> None:
     assert "5-shot" in (fp4.setup or "") and "greedy" in (fp4.setup or "") and "TP8" in (fp4.setup or "")
 
 
+def test_temperature_false_is_not_read_as_greedy(tmp_path: Path) -> None:
+    """`temperature: false` is no temperature (False == 0 in Python): the setup says neither
+    greedy nor a temperature; `temperature: 0.7` is a temperature."""
+    root = _copy_fixture(tmp_path)
+    results = next((root / "lm-eval" / "fp4").rglob("results_*.json"))
+    document = json.loads(results.read_text())
+    for value, said in ((False, None), (0.7, "temperature 0.7")):
+        document["configs"]["gsm8k"]["generation_kwargs"] = {"temperature": value}
+        results.write_text(json.dumps(document))
+        fp4 = next(r for r in load_results(root).evaluations if r.precision == "fp4")
+        setup = fp4.setup or ""
+        assert "greedy" not in setup and "False" not in setup, setup
+        assert said is None or said in setup
+
+
 def test_a_samples_log_that_disagrees_with_its_results_is_not_used(tmp_path: Path) -> None:
     root = _copy_fixture(tmp_path)
     log = next(root.rglob("samples_gsm8k_2026-05-05*.jsonl"))

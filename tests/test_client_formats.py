@@ -154,6 +154,9 @@ def test_vllm_sequence_lengths_from_token_totals_and_checked(tmp_path: Path) -> 
     assert point["osl"] == 1024 and log.errors == []
     (warning,) = log.warnings
     assert "outputs ended early" in warning.reason and warning.field.endswith("_meta.yaml: osl")
+    # the outputs are 30% shorter than the nominal 1024, and the warning says 30% (not 43%, of the mean)
+    mean = raw["total_output_tokens"] * 7 // 10 / raw["completed"]
+    assert f"{(1024 - mean) / 1024:.0%} short of it" in warning.reason and "30% short" in warning.reason
 
 
 def test_sglang_without_a_date_and_metadata_date(tmp_path: Path) -> None:

@@ -47,6 +47,8 @@ EXPORTS = sorted(
         "CURVE_SAMPLES",
         "MonotoneSpline",
         "SPARSE_RATIO",
+        "SPREAD_LIMIT",
+        "claim",
         "SideCurves",
         "TIE_TOLERANCE",
         "cells",
@@ -559,7 +561,7 @@ def python_page(case: PageCase) -> dict[str, Any]:
     answers = []
     for target, result in zip(targets, sequence.results, strict=True):
         ats = [metrics_at(c, [target], k)[0] for c, k in zip(curves, consts, strict=True)]
-        cells = target_cells(SHOWN, result.sides, names, [s.frontier for s in sequence.sides])
+        cells = target_cells(SHOWN, result.sides, names, [s.frontier for s in sequence.sides], result.claims)
         answers.append(
             {
                 "sides": [
@@ -570,6 +572,7 @@ def python_page(case: PageCase) -> dict[str, Any]:
                         "missing": {key: list(lack) for key, lack in at.missing.items() if key in shown},
                         "brackets": [float(c.xs[k]) for k in at.brackets],
                         "sparse": at.sparse,
+                        "bounds": {key: list(b) for key, b in at.bounds.items() if key in shown},
                     }
                     for at, c in zip(ats, curves, strict=True)
                 ],
@@ -585,7 +588,8 @@ def python_page(case: PageCase) -> dict[str, Any]:
 
 def test_the_table_at_any_target_is_the_builds(node: str) -> None:
     """At generated targets on generated pages, the page script's numbers (values, what a metric
-    lacks, the knots a target lies between, sparse stretches) and each table cell's text, note and
+    lacks, the knots a target lies between, sparse stretches, each value's bounds at the bracketing
+    knots) and each table cell's text, note and
     winner equal the build's, from the page data alone. The cases reach every rule of a cell."""
     _, computed = collect(st.lists(page_case(), min_size=12, max_size=12), python_page, batches_drawn=10)
     sent = [c["sent"] for c in computed]
@@ -599,7 +603,9 @@ def test_the_table_at_any_target_is_the_builds(node: str) -> None:
         for cell in row
     )
     for words in (
-        "(sparse data) :: interpolated",
+        ":: interpolated between measured points: ",
+        "(winner not determined) :: winner not determined by the measurements: ",
+        ":: leads by between ",
         "not measured :: not measured at this interactivity: ",
         "has no measured points on this workload",
         "cost per GPU-hour for",

@@ -17,18 +17,13 @@ import pytest
 
 from site_builder.check import run_check
 from site_builder.cli import main
+from site_builder.formatting import fixed
 from site_builder.problems import Severity
 from site_builder.project import Project
 from tests.conftest import LAB_CSV, SCORES_CSV, STUB
 
 ROOT = Path(__file__).resolve().parents[1]
 TIE = 0.01
-MIXED = (
-    "gb200-fp4-vs-fp8-dsr1",
-    "gb300-fp4-vs-fp8-dsr1",
-    "h100-fp8-mtp-vs-off-dsr1",
-    "h200-fp8-mtp-vs-off-dsr1",
-)
 NO_RANGE = {"b300-fp8-mtp-vs-off-dsr1": "1k/1k", "gb200-fp8-mtp-vs-off-dsr1": "8k/1k"}
 
 
@@ -103,66 +98,83 @@ def test_a_one_point_side_gives_no_matched_range(site: Path, slug: str, sequence
     assert "band 19–18" not in text and "band 75–74" not in text
 
 
-def outcomes(sequence: dict[str, Any]) -> list[tuple[int | None, float]]:
-    """(leading side or None for a tie, leader ÷ other) at each target where both sides were measured."""
+def knot_bounds(sequence: dict[str, Any], result: dict[str, Any]) -> list[tuple[float, float]]:
+    """Each side's tok/s/GPU bounds at a target: the lowest and highest throughput of the frontier
+    knots whose interactivities bracket it (found here from the knots, not from `brackets`)."""
+    x = result["interactivity"]
+    found = []
+    for side in sequence["sides"]:
+        knots = [(k["interactivity"], k["throughput_per_gpu"]) for k in side["frontier"]]
+        at = [y for kx, y in knots if kx == x]
+        if not at:
+            right = next(i for i, (kx, _) in enumerate(knots) if kx > x)
+            at = [knots[right - 1][1], knots[right][1]]
+        found.append((min(at), max(at)))
+    return found
+
+
+def outcomes(sequence: dict[str, Any]) -> list[tuple[int | None, float, float]]:
+    """(the side the knots' worst case still leaves ahead, or None where they allow either side or
+    a tie; leader ÷ other at the interpolated values; the leader's worst case) at each target where
+    both sides were measured."""
     found = []
     for result in sequence["results"]:
         a, b = (m["throughput_per_gpu"] for m in result["sides"])
         if a is None or b is None:
             continue
-        tie = abs(a - b) <= TIE * max(a, b)
-        found.append((None if tie else (0 if a > b else 1), max(a, b) / min(a, b)))
+        ends = knot_bounds(sequence, result)
+        leader = 0 if a > b else 1
+        worst = ends[leader][0] / ends[1 - leader][1]
+        decided = abs(a - b) > TIE * max(a, b) and worst > 1 / (1 - TIE)
+        found.append((leader if decided else None, max(a, b) / min(a, b), worst))
     return found
 
 
-@pytest.mark.parametrize("slug", MIXED)
-def test_a_mixed_result_is_said_as_mixed(site: Path, slug: str) -> None:
-    data = json.loads((site / slug / "comparison.json").read_text())
-    leaders = {leader for leader, _ in outcomes(data["sequences"][0])}
-    assert {0, 1} <= leaders  # the data is mixed …
-    page = (site / slug / "index.html").read_text()
-    summary = summary_of(page)
-    a, b = (s["label"] for s in data["sides"])
-    assert f"{a} ahead at" in summary and f"{b} ahead at" in summary  # … and the headline says so
-    # the same headline in the meta description, Open Graph, JSON-LD and the index card
-    assert f'<meta name="description" content="{html.escape(summary)}' in page
-    assert f'<meta property="og:description" content="{html.escape(summary)}">' in page
-    found = re.search(r'<script type="application/ld\+json">(.*?)</script>', page, re.S)
-    assert found is not None
-    structured = json.loads(found.group(1))
-    assert structured[1]["description"].startswith(summary)
-    assert html.escape(summary) in (site / "index.html").read_text()
-
-
-def test_every_headline_states_the_tables_ratios(site: Path) -> None:
-    from site_builder.formatting import fixed
-
+def test_every_headline_holds_under_the_knots_bounds(site: Path) -> None:
+    """Each 'X ahead at <targets>' holds at the knots' worst case; a stated ratio is the table's,
+    an 'at least N×' no more than the worst case; and the headline, meta description, Open Graph,
+    JSON-LD and index card say the same."""
     checked = 0
+    index = (site / "index.html").read_text()
     for folder, data in pages(site):
-        if "matched-interactivity" not in data["sections"]:
-            continue
-        summary = summary_of((folder / "index.html").read_text())
-        found = outcomes(data["sequences"][0])
-        stated = set(re.findall(r"(\d[\d,]*\.\d\d)×", summary))
-        every = {fixed(ratio, 2) for _, ratio in found}
-        assert stated <= every, (folder.name, summary)
-        for leader in {leader for leader, _ in found} - {None}:
-            ratios = [ratio for side, ratio in found if side == leader]
-            assert fixed(min(ratios), 2) in stated and fixed(max(ratios), 2) in stated, (folder.name, summary)
-            checked += 1
+        if "matched-interactivity" not in data["sections"] or data["sweep"] is not None:
+            continue  # a sweep page headlines its own findings (below)
+        page = (folder / "index.html").read_text()
+        summary = summary_of(page)
+        sequence = data["sequences"][0]
+        labels = [s["label"] for s in data["sides"]]
+        found = {r["interactivity"]: o for r, o in zip(sequence["results"], outcomes(sequence), strict=False)}
+        for match in re.finditer(
+            "("
+            + "|".join(map(re.escape, labels))
+            + r") ahead at (?:[a-z ]+ targets \([^,]+, )?([\d., and]+?) tok/s/user",
+            summary,
+        ):
+            leader = labels.index(match.group(1))
+            for target in re.findall(r"\d+(?:\.\d+)?", match.group(2)):
+                assert found[float(target)][0] == leader, (folder.name, summary)
+                checked += 1
+        for least in re.findall(r"at least (\d[\d,]*\.\d\d)×", summary):
+            assert any(float(least) <= worst for leader, _, worst in found.values() if leader is not None)
+        stated = set(re.findall(r"(?<![\d.,])(?<!least )(?<!between )(?<!and )(\d[\d,]*\.\d\d)×", summary))
+        assert stated <= {fixed(ratio, 2) for _, ratio, _ in found.values()}, (folder.name, summary)
+        (og,) = re.findall(r'<meta property="og:description" content="([^"]*)"', page)
+        assert html.unescape(og).startswith(summary)
+        assert summary in html.unescape(index)
     assert checked >= 20
 
 
-def test_a_ratio_on_sparse_data_is_marked_where_it_is_stated(site: Path) -> None:
-    slug = "gb300-fp4-mtp-vs-off-dsr1"
+def test_a_winner_the_knots_do_not_decide_is_said_so(site: Path) -> None:
+    slug = "gb300-fp4-mtp-vs-off-dsr1"  # MTP's frontier is two measured points far apart
     data = json.loads((site / slug / "comparison.json").read_text())
-    sparse = [any(m["sparse"] for m in r["sides"]) for r in data["sequences"][0]["results"]]
-    assert all(sparse)  # MTP's frontier is two measured points
+    assert all(leader is None for leader, _, _ in outcomes(data["sequences"][0]))
     page = (site / slug / "index.html").read_text()
-    assert "sparse data" in summary_of(page)
-    findings = [t for t in texts(page, "p") if "tok/s/GPU of" in t]
-    assert findings and all("sparse data" in t for t in findings)
-    assert "(sparse data)</span>" in page  # in the table's throughput cells
+    assert summary_of(page).startswith("Winner not determined by the measurements at all three targets")
+    findings = [t for t in texts(page, "p") if "tok/s/GPU winner not determined" in t]
+    assert len(findings) == 3  # each paragraph
+    assert "(winner not determined)</span>" in page  # in the table's cells
+    assert 'title="winner not determined by the measurements: MTP ÷ Off between ' in page
+    assert "sparse data" not in page
 
 
 # what a point summary says beyond its deployment: the run, the load and the values measured
@@ -287,3 +299,94 @@ def test_the_accuracy_runs_table_names_hardware_as_the_catalog_or_the_data_does(
     cells = texts(page, "td")
     assert "gaudi3" in cells and "GAUDI3" not in page
     assert "H200" in cells  # FP8's run, named as the catalog names it
+
+
+def test_example_data_is_marked_everywhere_a_reader_meets_the_page(site: Path) -> None:
+    """Pages whose datasets are attributed as example or invented say so in the title, headline,
+    index card, meta description and Open Graph text; pages of measured data do not."""
+    index = html.unescape((site / "index.html").read_text())
+    marked = 0
+    for folder, data in pages(site):
+        example = any(
+            d["example"] or re.search(r"example data|invented", d["title"], re.I)
+            for d in data["data_sources"]
+        )
+        page = html.unescape((folder / "index.html").read_text())
+        (title,) = re.findall(r"<title>(.*?)</title>", page)
+        (og,) = re.findall(r'<meta property="og:description" content="([^"]*)"', page)
+        (description,) = re.findall(r'<meta name="description" content="([^"]*)"', page)
+        summary = summary_of((folder / "index.html").read_text())
+        said = [title, og, description, summary]
+        if example:
+            marked += 1
+            assert all("Example data" in text for text in said), folder.name
+            assert f"{data['title']}</a>" in index and data["title"].startswith("Example data")
+        else:
+            assert not any("Example data" in text for text in said), folder.name
+    assert marked >= 2  # the example sweep's two pages
+
+
+def test_a_gain_from_a_setting_one_side_lacks_is_named_in_the_headline(site: Path) -> None:
+    """Where one side's frontier uses speculative decoding, disaggregation or a precision the
+    other's lacks (read here from comparison.json), the headline names it."""
+    named = 0
+    for folder, data in pages(site):
+        if "matched-interactivity" not in data["sections"]:
+            continue
+        sequence = data["sequences"][0]
+        if not sequence["band"]["overlap"]:
+            continue
+        a, b = sequence["sides"]
+        summary = summary_of((folder / "index.html").read_text())
+        for side, other in ((a, b), (b, a)):
+            if data["kind"] != "spec-decoding":
+                for method in set(side["spec_methods"]) - set(other["spec_methods"]) - {"none"}:
+                    assert f"{side['label']}'s frontier uses {method.upper()} speculative decoding" in summary
+                    named += 1
+            if "disagg" in side["modes"] and "disagg" not in other["modes"]:
+                assert "disaggregated serving" in summary, folder.name
+                named += 1
+    assert named >= 3
+    summary = summary_of((site / "mi355x-vs-mi300x-fp8-dsr1" / "index.html").read_text())
+    assert (
+        "MI355X's frontier uses MTP speculative decoding and disaggregated serving, which MI300X's lacks"
+        in summary
+    )
+
+
+def test_every_page_opens_on_a_sequence_with_a_matched_range_where_it_has_one(site: Path) -> None:
+    opened_elsewhere = 0
+    for folder, data in pages(site):
+        overlaps = [s["band"]["overlap"] for s in data["sequences"]]
+        assert data["sequences"][0]["sequence"] == data["default_sequence"]
+        if any(overlaps):
+            assert overlaps[0], folder.name
+            opened_elsewhere += data["default_sequence"] != "1k/1k" and any(
+                s["sequence"] == "1k/1k" for s in data["sequences"]
+            )
+    assert opened_elsewhere >= 1  # b300-fp8-mtp-vs-off-dsr1: no matched range at 1k/1k, one at 8k/1k
+
+
+def test_a_sweep_page_headlines_its_own_findings(site: Path) -> None:
+    """The sweep page's headline gives its smallest and largest peak, matched-concurrency and SLA
+    ratios (derived here from comparison.json), says where a peak sits on the highest concurrency
+    a side tested, and no matched-interactivity ratio."""
+    slug = "example-b200-fp4-vs-h200-fp8-sweep"
+    data = json.loads((site / slug / "comparison.json").read_text())
+    summary = summary_of((site / slug / "index.html").read_text())
+    sweep = data["sweep"]
+    peaks = sorted((w["peak_ratio"], w["sequence"]) for w in sweep["workloads"] if w["peak_ratio"])
+    assert f"peak output tok/s from {fixed(peaks[0][0], 2)}× ({peaks[0][1]}" in summary
+    assert f"to {fixed(peaks[-1][0], 2)}× ({peaks[-1][1]}" in summary
+    matched = [p["ratio"] for w in sweep["workloads"] for p in w["output_throughput"] if p["ratio"]]
+    assert f"matched concurrency from {fixed(min(matched), 2)}×" in summary
+    assert f"to {fixed(max(matched), 2)}×" in summary
+    sla = [w["sla_concurrency_ratio"] for w in sweep["workloads"] if w["sla_concurrency_ratio"]]
+    assert f"users served within 50 ms per output token from {fixed(min(sla), 2)}×" in summary
+    top = next(w for w in sweep["workloads"] if w["sequence"] == peaks[0][1])
+    tested = [
+        [p["concurrency"] for p in top["output_throughput"] if p["values"][i] is not None] for i in (0, 1)
+    ]
+    if all(peak["concurrency"] == max(t) for peak, t in zip(top["peaks"], tested, strict=True)):
+        assert f"({peaks[0][1]}; at the highest concurrency both tested)" in summary
+    assert "tok/s/user" not in summary

@@ -92,6 +92,7 @@ def test_matches_independent_implementation(pair: tuple[str, str, int, int, str,
         return [p for p in sel if p["precision"] == kind.split(":")[1] and p["spec_method"] == value]
 
     sides = [SideInput(v, {}, "best available", hw, const, ours(v)) for v in (a, b)]
+    a_label, b_label = a, b
     fa, fb = (ref.frontier(_side_rows(kind, hw, isl, osl, v)) for v in (a, b))
     expected_band = ref.band(fa, fb)
     # probe the default targets plus a spread of points across both frontiers' ranges
@@ -127,6 +128,21 @@ def test_matches_independent_implementation(pair: tuple[str, str, int, int, str,
                     name
                 )
             assert m.model_dump()["concurrency"] == expected["concurrency"]
+            # the value lies between its bracketing knots, which give the bounds
+            bounds = ref.throughput_bounds(f, target.interactivity)
+            assert bounds is not None and m.bound("throughput") == pytest.approx(bounds, rel=1e-12)
+            value = m.value("throughput")
+            assert value is not None and bounds[0] * (1 - 1e-12) <= value <= bounds[1] * (1 + 1e-12)
+        made = target.claim("throughput")
+        if all(m.measured for m in target.sides):
+            va, vb = (m.value("throughput") for m in target.sides)
+            ends = [ref.throughput_bounds(f, target.interactivity) for f in (fa, fb)]
+            assert va is not None and vb is not None and ends[0] is not None and ends[1] is not None
+            leader, grade, worst = ref.claim_grade(va, vb, ends[0], ends[1])
+            assert made is not None and made.grade == grade
+            if grade in ("decided", "bounded"):
+                assert made.leader == (a_label, b_label)[leader if leader is not None else 0]
+                assert made.lead_at_least == pytest.approx(worst, rel=1e-12)
 
 
 def test_every_frontier_knot_is_a_measured_point_of_the_file() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +28,9 @@ TIE_TOLERANCE = 0.01  # within 1% is "essentially tied" (DESIGN.md)
 # A value interpolated between two knots rests on sparse data when the side's whole frontier is
 # those two knots (a straight line), or when their throughputs differ by more than this factor.
 SPARSE_RATIO = 2.0
+# A lead the bracketing knots determine is stated as a bound ("at least 4.4×") rather than a point
+# ratio when its best case is more than this many times its worst case.
+SPREAD_LIMIT = 2.0
 
 
 def is_tie(a: float, b: float) -> bool:
@@ -179,6 +183,9 @@ class AtTarget:
     brackets: tuple[int, ...] = ()  # the knots (positions on the frontier) the value lies between
     sparse: bool = False  # interpolated over a sparse stretch of frontier (SideCurves.sparse)
     same_deployment: bool = False  # the two knots it lies between are one deployment
+    # metric key -> (lowest, highest) of the metric at the bracketing knots: a value interpolated
+    # on a monotone curve lies between them (absent where the metric has no value)
+    bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
 
 def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constants) -> list[AtTarget]:
@@ -206,6 +213,7 @@ def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constant
             if not unknown.isdisjoint(names)
         }
         brackets, sparse, same_deployment = curves.brackets(target, stretch)
+        bounds = knot_bounds(curves, brackets, gaps, constant_values, values)
         found.append(
             AtTarget(
                 measured=True,
@@ -215,8 +223,101 @@ def metrics_at(curves: SideCurves, targets: Sequence[float], constants: Constant
                 brackets=brackets,
                 sparse=sparse,
                 same_deployment=same_deployment,
+                bounds=bounds,
             )
         )
+    return found
+
+
+def knot_bounds(
+    curves: SideCurves,
+    brackets: Sequence[int],
+    gaps: Mapping[str, str],
+    constant_values: Mapping[str, float | None],
+    values: Mapping[str, float | None],
+) -> dict[str, tuple[float, float]]:
+    """Each metric with a value, at its lowest and highest over the bracketing knots: every
+    curve is monotone between two knots (Steffen), so the interpolated value lies in between."""
+    at_knots = []
+    for knot in brackets:
+        known: dict[str, float | None] = {
+            name: float(curves.knot_values[name][knot]) for name in curves.splined
+        }
+        known |= dict.fromkeys(gaps) | dict(constant_values)
+        at_knots.append({m.key: metrics.evaluate(m.formula, known) for m in metrics.METRICS})
+    found = {}
+    for key, value in values.items():
+        ends = [v[key] for v in at_knots]
+        if value is not None and ends and all(e is not None for e in ends):
+            numbers = [float(e) for e in ends if e is not None]
+            found[key] = (min(numbers), max(numbers))
+    return found
+
+
+Grade = Literal["decided", "bounded", "tied", "undetermined"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What one metric's comparison at one target can claim, given that each side's value lies
+    between its bracketing knots' values. `ratio`, `lo`, `hi`: A ÷ B at the interpolated values
+    and at its lowest and highest the knots allow. `leader`: the side the interpolated values
+    favour (None: tied). `worst`, `best`: the leader's advantage (its value ÷ the other's where
+    higher is better, the other's ÷ its where lower is) at the knots' worst and best case for it.
+    `grade`: "decided" (the knots keep the leader and the spread is narrow: a point ratio),
+    "bounded" (the knots keep the leader but best ÷ worst exceeds SPREAD_LIMIT: say "at least
+    worst"), "tied" (tied within TIE_TOLERANCE however the knots fall), "undetermined" (the
+    knots allow either side to lead, or a tie)."""
+
+    ratio: float
+    lo: float
+    hi: float
+    leader: int | None
+    grade: Grade
+    worst: float | None = None
+    best: float | None = None
+
+
+def claim(
+    a: float | None,
+    b: float | None,
+    a_bounds: tuple[float, float] | None,
+    b_bounds: tuple[float, float] | None,
+    better: str,
+) -> Claim | None:
+    """The claim two sides' values at a target support (None: a value, its bounds or the metric's
+    rule is missing, or a value is not positive)."""
+    if not better or a is None or b is None or a_bounds is None or b_bounds is None:
+        return None
+    (a_lo, a_hi), (b_lo, b_hi) = a_bounds, b_bounds
+    if min(a, b, a_lo, b_lo) <= 0:
+        return None
+    ratio, lo, hi = a / b, a_lo / b_hi, a_hi / b_lo
+    leader = winner(a, b, better)
+    if leader is None:
+        grade: Grade = "tied" if is_tie(a_lo, b_hi) and is_tie(a_hi, b_lo) else "undetermined"
+        return Claim(ratio, lo, hi, None, grade)
+    (w_lo, w_hi), (l_lo, l_hi) = (a_bounds, b_bounds) if leader == 0 else (b_bounds, a_bounds)
+    if better == "higher":
+        worst, best, worst_pair = w_lo / l_hi, w_hi / l_lo, (w_lo, l_hi)
+    else:
+        worst, best, worst_pair = l_lo / w_hi, l_hi / w_lo, (w_hi, l_lo)
+    if winner(*worst_pair, better) != 0:  # at its worst the leader does not lead
+        return Claim(ratio, lo, hi, leader, "undetermined", worst, best)
+    grade = "bounded" if best / worst > SPREAD_LIMIT else "decided"
+    return Claim(ratio, lo, hi, leader, grade, worst, best)
+
+
+def claims_at(pair: Sequence[AtTarget]) -> dict[str, Claim]:
+    """Per metric with a rule for the better value, the claim both sides' values support."""
+    a, b = pair
+    found = {}
+    for m in metrics.METRICS:
+        made = claim(
+            a.values.get(m.key), b.values.get(m.key), a.bounds.get(m.key), b.bounds.get(m.key), m.better
+        )
+        if made is not None:
+            found[m.key] = made
     return found
 
 
@@ -243,6 +344,7 @@ class SequenceNumbers:
     targets_pinned: bool
     sides: tuple[SideNumbers, SideNumbers]
     results: tuple[tuple[AtTarget, AtTarget], ...]  # per target: (side a, side b)
+    claims: tuple[Mapping[str, Claim], ...]  # per target: metric key -> what it can claim
 
 
 def compare_sequence(
@@ -282,4 +384,5 @@ def compare_sequence(
         targets_pinned=bool(pinned_targets),
         sides=(numbers[0], numbers[1]),
         results=results,
+        claims=tuple(claims_at(pair) for pair in results),
     )

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 
 from site_builder.catalog import AppliedConstants
-from site_builder.engine.compare import SPARSE_RATIO, is_tie, winner
+from site_builder.engine.compare import SPREAD_LIMIT, is_tie, winner
 from site_builder.formatting import fixed, grouped
 from site_builder.kinds import KINDS, Words
 from site_builder.present.schema import (
+    EXAMPLE_MARK,
     AccuracyDifference,
     AccuracySide,
     AccuracyTask,
+    Claim,
     ComparisonResult,
     MetricsAtTarget,
     SequenceResult,
@@ -28,6 +31,7 @@ from site_builder.present.schema import (
     SweepExtreme,
     SweepResult,
     SweepSla,
+    SweepWorkload,
 )
 
 
@@ -96,34 +100,85 @@ def throughput(m: MetricsAtTarget) -> float:
     return value
 
 
-SPARSE_MARK = "sparse data"
+def ratio_floor_text(ratio: float) -> str:
+    """A lower bound rounded down to 2 decimals, so 'at least' never claims more than it holds."""
+    return ratio_text(math.floor(ratio * 100) / 100)
 
 
-def sparse_sides(labels: Sequence[str], sides: Sequence[MetricsAtTarget]) -> list[str]:
-    """The labels of the sides whose value at this target rests on a sparse stretch of frontier."""
-    return [label for label, m in zip(labels, sides, strict=True) if m.measured and m.sparse]
+def ratio_ceil_text(ratio: float) -> str:
+    """An upper bound rounded up to 2 decimals, so 'at most' never claims less than it holds."""
+    return ratio_text(math.ceil(ratio * 100) / 100)
 
 
-def throughput_comparison(labels: Sequence[str], a: float, b: float, sparse: Sequence[str] = ()) -> str:
-    """'FP4 delivers 2.15× the tok/s/GPU of INT4 (+115%)', or a tie; marked where a side's value
-    rests on sparse data, so the ratio is never stated flatly."""
-    mark = f" ({SPARSE_MARK}: {_join(sparse)} interpolated between distant measured points)" if sparse else ""
+NOT_DETERMINED = "winner not determined by the measurements"
+BRACKETING = "given the bracketing measured points"
+
+
+def bounds_text(labels: Sequence[str], made: Claim) -> str:
+    """'FP4 ÷ FP8 between 0.05× and 118.01× given the bracketing measured points'."""
+    return (
+        f"{labels[0]} ÷ {labels[1]} between {ratio_floor_text(made.ratio_lo)} and "
+        f"{ratio_ceil_text(made.ratio_hi)} {BRACKETING}"
+    )
+
+
+def lead_bounds_text(made: Claim) -> str:
+    """'between 4.40× and 54.56×': the leader's advantage at its worst and best."""
+    assert made.lead_at_least is not None and made.lead_at_most is not None  # a leader has them
+    return f"between {ratio_floor_text(made.lead_at_least)} and {ratio_ceil_text(made.lead_at_most)}"
+
+
+def throughput_comparison(labels: Sequence[str], a: float, b: float, made: Claim | None = None) -> str:
+    """'FP4 delivers 2.15× the tok/s/GPU of INT4 (+115%)', or a tie; where the bracketing knots
+    leave a wide spread, the lead they guarantee ('at least 4.40×'); where they allow either
+    side to lead, that the measurements do not determine the winner."""
+    grade = made.grade if made else "decided"
+    if made and grade == "undetermined":
+        return f"tok/s/GPU {NOT_DETERMINED} ({bounds_text(labels, made)})"
     if is_tie(a, b):
-        return f"{labels[0]} and {labels[1]} are essentially tied on tok/s/GPU{mark}"
+        return f"{labels[0]} and {labels[1]} are essentially tied on tok/s/GPU"
     (hi_label, hi), (lo_label, lo) = sorted(zip(labels, (a, b), strict=True), key=lambda p: -p[1])
+    if made and grade == "bounded":
+        assert made.lead_at_least is not None
+        return (
+            f"{hi_label} delivers at least {ratio_floor_text(made.lead_at_least)} the tok/s/GPU of "
+            f"{lo_label} ({lead_bounds_text(made)} {BRACKETING})"
+        )
     ratio = hi / lo
     gain = percent_text(ratio - 1)
-    return f"{hi_label} delivers {ratio_text(ratio)} the tok/s/GPU of {lo_label} (+{gain}){mark}"
+    return f"{hi_label} delivers {ratio_text(ratio)} the tok/s/GPU of {lo_label} (+{gain})"
 
 
-def cost_comparison(labels: Sequence[str], a: float, b: float, form: int = 0) -> str:
-    """'FP4 costs 52% less per token than INT4' or 'INT4 costs 2.09× as much per token as FP4'.
+def sentence_start(compare: str) -> str:
+    """A comparison as the start of a sentence: the words this module begins one with are
+    capitalised (a side's label never is: "vLLM" stays as written)."""
+    if compare.startswith(LOWERCASE_OPENINGS):
+        return compare[0].upper() + compare[1:]
+    return compare
+
+
+LOWERCASE_OPENINGS = ("tok/s/GPU ", "cost-per-token ")
+
+
+def cost_comparison(
+    labels: Sequence[str], a: float, b: float, form: int = 0, made: Claim | None = None
+) -> str:
+    """'FP4 costs 52% less per token than INT4' or 'INT4 costs 2.09× as much per token as FP4';
+    graded by the bracketing knots as throughput_comparison is.
 
     Never "N% cheaper" with N ≥ 100: a saving is 1 − cheap/expensive, always below 100%.
     """
+    if made and made.grade == "undetermined":
+        return f"cost-per-token {NOT_DETERMINED} ({bounds_text(labels, made)})"
     if is_tie(a, b):
         return f"{labels[0]} and {labels[1]} are essentially tied on cost per token"
     (cheap_label, cheap), (dear_label, dear) = sorted(zip(labels, (a, b), strict=True), key=lambda p: p[1])
+    if made and made.grade == "bounded":
+        assert made.lead_at_least is not None
+        return (
+            f"{dear_label} costs at least {ratio_floor_text(made.lead_at_least)} as much per token as "
+            f"{cheap_label} ({lead_bounds_text(made)} {BRACKETING})"
+        )
     saving_rounds_to_all = percent_text(1 - cheap / dear) == "100%"
     if form % 2 == 0 and not saving_rounds_to_all:
         return f"{cheap_label} costs {percent_text(1 - cheap / dear)} less per token than {dear_label}"
@@ -150,21 +205,21 @@ BAND_PLACES = ("Near the low end of the", "Around the middle of the", "Toward th
 # cost texts, and the comparison sentence.
 PAIR_TEMPLATES = (
     "{band}, at {t} tok/s/user on {where}: {A} runs {a_tput} tok/s/GPU at {a_cost} per million "
-    "tokens, {B} runs {b_tput} at {b_cost}. {compare}.",
+    "tokens, {B} runs {b_tput} at {b_cost}. {Compare}.",
     "{A} posts {a_tput} tok/s/GPU for {a_cost} per million tokens at {t} tok/s/user on {where}; "
     "{B} posts {b_tput} tok/s/GPU for {b_cost}. {band} ({t} tok/s/user), {compare}.",
     "Throughput at {t} tok/s/user on {where}: {A} hits {a_tput} tok/s/GPU, {B} hits {b_tput}. "
-    "Per-million-token costs land at {a_cost} and {b_cost} respectively. {compare}.",
+    "Per-million-token costs land at {a_cost} and {b_cost} respectively. {Compare}.",
     "At {t} tok/s/user ({band_lower}) on {where}, {A} delivers {a_tput} tok/s/GPU at {a_cost}/M "
-    "tokens; {B} delivers {b_tput} tok/s/GPU at {b_cost}/M. {compare}.",
+    "tokens; {B} delivers {b_tput} tok/s/GPU at {b_cost}/M. {Compare}.",
     "Matched at {t} tok/s/user on {where}, {A} serves {a_tput} tok/s/GPU and {B} {b_tput}, which puts "
-    "a million tokens at {a_cost} against {b_cost}. {compare}.",
+    "a million tokens at {a_cost} against {b_cost}. {Compare}.",
 )
 
 
 # A target where a side has no cost (its GPU lacks the constant): throughput only, cost named once.
 NO_COST_TEMPLATE = (
-    "At {t} tok/s/user on {where}, {A} runs {a_tput} tok/s/GPU and {B} runs {b_tput}; {no_cost}. {compare}."
+    "At {t} tok/s/user on {where}, {A} runs {a_tput} tok/s/GPU and {B} runs {b_tput}; {no_cost}. {Compare}."
 )
 
 
@@ -225,11 +280,11 @@ def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: st
         if not (a.measured and b.measured):
             result.append(_one_side_paragraph(sequence, labels, target.sides, t, where))
             continue
-        sparse = sparse_sides(labels, target.sides)
-        compare = throughput_comparison(labels, throughput(a), throughput(b), sparse)
+        compare = throughput_comparison(labels, throughput(a), throughput(b), target.claim("throughput"))
         a_money, b_money = a.value("cost"), b.value("cost")
         if a_money is not None and b_money is not None:
-            compare = f"{cost_comparison(labels, a_money, b_money, forms[0] + i)}; {compare}"
+            spent = cost_comparison(labels, a_money, b_money, forms[0] + i, target.claim("cost"))
+            compare = f"{spent}; {compare}"
             template = PAIR_TEMPLATES[templates[i % len(templates)]]
             prices = {"a_cost": cost_text(a_money), "b_cost": cost_text(b_money)}
         else:
@@ -246,6 +301,7 @@ def paragraphs(comparison: ComparisonResult, sequence: SequenceResult, where: st
             a_tput=tput_text(throughput(a)),
             b_tput=tput_text(throughput(b)),
             compare=compare,
+            Compare=sentence_start(compare),
             **prices,
         )
         if i < len(closer_order):
@@ -321,14 +377,15 @@ NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 @dataclass(frozen=True)
 class TargetOutcome:
-    """One matched target in the headline: who leads, by how much, and whether sparse data is behind it."""
+    """One matched target in the headline: who leads on tok/s/GPU and how surely (the claim the
+    bracketing knots support), and by how much."""
 
     target: float
-    leader: int | None  # side index; None: essentially tied
-    ratio: float  # the leader's throughput ÷ the other's (≥ 1)
-    sparse: bool
+    leader: int | None  # side index where the measurements determine a lead; else None
+    grade: str  # "decided", "bounded", "tied" or "undetermined" (engine compare.Claim)
+    ratio: float  # the leader's throughput ÷ the other's at the interpolated values (≥ 1)
+    claim: Claim | None
     values: tuple[float, float]  # each side's throughput
-    sides: list[MetricsAtTarget]
 
 
 def outcomes(sequence: SequenceResult) -> list[TargetOutcome]:
@@ -336,50 +393,87 @@ def outcomes(sequence: SequenceResult) -> list[TargetOutcome]:
     for result in sequence.results:
         if all(m.measured for m in result.sides):
             a, b = (throughput(m) for m in result.sides)
-            leader = winner(a, b, "higher")  # None: essentially tied
-            sparse = any(m.sparse for m in result.sides)
+            made = result.claim("throughput")
+            point_leader = winner(a, b, "higher")  # None: essentially tied
+            grade = made.grade if made else ("tied" if point_leader is None else "decided")
+            leader = point_leader if grade in ("decided", "bounded") else None
             ratio = max(a, b) / min(a, b)
-            found.append(TargetOutcome(result.interactivity, leader, ratio, sparse, (a, b), result.sides))
+            found.append(TargetOutcome(result.interactivity, leader, grade, ratio, made, (a, b)))
     return found
 
 
-def _ratios_text(found: Sequence[TargetOutcome]) -> tuple[str, str]:
-    """('1.41× to 2.34×' or one ratio, and ', … resting on sparse data' naming the ratios that do,
-    or '' where none does)."""
-    ordered = sorted(found, key=lambda o: o.ratio)
-    low, high = ratio_text(ordered[0].ratio), ratio_text(ordered[-1].ratio)
-    # one ratio at one target, the same ratio at each of several, or a range
-    text, every = low, ""
-    if low != high:
-        text, every = f"{low} to {high}", "all "
-    elif len(ordered) > 1:
-        text, every = f"{low} at each", "all "
-    sparse = [o for o in ordered if o.sparse]
-    if not sparse:
-        return text, ""
-    if len(sparse) == len(ordered):
-        return text, f", {every}resting on {SPARSE_MARK}"
-    named = _join(list(dict.fromkeys(ratio_text(o.ratio) for o in sparse)))
-    return text, f", {named} resting on {SPARSE_MARK}"
+def _ratios_text(found: Sequence[TargetOutcome], of: str) -> str:
+    """A lead over its targets: '1.41× to 2.34× {of}' (or one ratio, or 'at each') where the
+    bracketing knots keep the spread narrow, 'at least 4.40× {of}' where they do not, and both,
+    each with its targets, where the targets differ."""
+    point = sorted((o for o in found if o.grade == "decided"), key=lambda o: o.ratio)
+    bounded = [o for o in found if o.grade == "bounded"]
+    text = ""
+    if point:
+        low, high = ratio_text(point[0].ratio), ratio_text(point[-1].ratio)
+        text = f"{low} to {high}" if low != high else low if len(point) == 1 else f"{low} at each"
+    if not bounded:
+        return f"{text} {of}"
+    least = min(o.claim.lead_at_least for o in bounded if o.claim and o.claim.lead_at_least is not None)
+    at_least = f"at least {ratio_floor_text(least)}"
+    if not point:
+        return f"{at_least} {of}"
+    return (
+        f"{text} {of} at {_targets_text([o.target for o in point])}, "
+        f"{at_least} at {_targets_text([o.target for o in bounded])}"
+    )
+
+
+def _undetermined_text(labels: Sequence[str], found: Sequence[TargetOutcome]) -> str:
+    """'winner not determined by the measurements at 45 and 60 tok/s/user (FP4 ÷ FP8 between
+    0.05× and 118.01× given the bracketing measured points)'."""
+    claims = [o.claim for o in found if o.claim is not None]
+    at = _targets_text([o.target for o in found])
+    if not claims:
+        return f"{NOT_DETERMINED} at {at}"
+    lo, hi = min(c.ratio_lo for c in claims), max(c.ratio_hi for c in claims)
+    return (
+        f"{NOT_DETERMINED} at {at} ({labels[0]} ÷ {labels[1]} between {ratio_floor_text(lo)} and "
+        f"{ratio_ceil_text(hi)} {BRACKETING})"
+    )
 
 
 def summary(comparison: ComparisonResult, sequence: SequenceResult) -> str:
-    """The one-line result over every target: one leader with its range of ratios, or a mixed
-    result said as mixed, naming where each side leads; ratios on sparse data marked."""
+    """The one-line result over every target: one leader with its range of ratios, a mixed
+    result said as mixed, and the targets where the measurements do not determine a winner
+    (engine compare.Claim)."""
     labels = side_labels(comparison)
     if not sequence.band.overlap and not sequence.targets_pinned:
         return no_matched_range(labels, sequence)
     found = outcomes(sequence)
     if not found:
         return f"No target at {sequence.sequence} where both sides were measured."
-    leaders = {o.leader for o in found}
-    if len(found) == 1:
-        a, b = found[0].values
-        compared = throughput_comparison(labels, a, b, sparse_sides(labels, found[0].sides))
-        return f"{compared} at {_targets_text([found[0].target])} ({sequence.sequence})."
-    if len(leaders) == 1:
+    groups = {grade: [o for o in found if o.grade == grade] for grade in ("tied", "undetermined")}
+    led = {side: [o for o in found if o.leader == side] for side in (0, 1)}
+    if len(found) == 1 and not groups["undetermined"]:
+        o = found[0]
+        compared = throughput_comparison(labels, *o.values, o.claim)
+        return f"{compared} at {_targets_text([o.target])} ({sequence.sequence})."
+    if len(groups["undetermined"]) == len(found):
+        return _none_determined(labels, sequence, found)
+    if len(groups["tied"]) == len(found) or any(len(mine) == len(found) for mine in led.values()):
         return _one_leader(labels, sequence, found)
-    return _mixed(labels, sequence, found)
+    return _parts(labels, sequence, led, groups)
+
+
+def _none_determined(labels: Sequence[str], sequence: SequenceResult, found: Sequence[TargetOutcome]) -> str:
+    """The headline where the measurements determine the winner at no target."""
+    total = len(found)
+    where = f"({sequence.sequence}, {_targets_text([o.target for o in found])})"
+    claims = [o.claim for o in found if o.claim is not None]
+    bounds = ""
+    if claims:
+        lo, hi = min(c.ratio_lo for c in claims), max(c.ratio_hi for c in claims)
+        bounds = (
+            f": {labels[0]} ÷ {labels[1]} lies between {ratio_floor_text(lo)} and {ratio_ceil_text(hi)} "
+            f"{BRACKETING}, so either side could lead"
+        )
+    return f"Winner not determined by the measurements at {_count_text(total, total)} {where}{bounds}."
 
 
 def _one_leader(labels: Sequence[str], sequence: SequenceResult, found: Sequence[TargetOutcome]) -> str:
@@ -390,29 +484,30 @@ def _one_leader(labels: Sequence[str], sequence: SequenceResult, found: Sequence
     if leader is None:
         tied = f"{labels[0]} and {labels[1]} are essentially tied on tok/s/GPU"
         return f"{tied} at {_count_text(total, total)} {where}."
-    ratios, sparse = _ratios_text(found)
-    return (
-        f"{labels[leader]} ahead at {_count_text(total, total)} {where}: "
-        f"{ratios} the tok/s/GPU of {labels[1 - leader]}{sparse}."
-    )
+    ratios = _ratios_text(found, f"the tok/s/GPU of {labels[1 - leader]}")
+    return f"{labels[leader]} ahead at {_count_text(total, total)} {where}: {ratios}."
 
 
-def _mixed(labels: Sequence[str], sequence: SequenceResult, found: Sequence[TargetOutcome]) -> str:
-    """The headline where the lead changes between targets: where each side leads, and where they tie."""
+def _parts(
+    labels: Sequence[str],
+    sequence: SequenceResult,
+    led: dict[int, list[TargetOutcome]],
+    groups: dict[str, list[TargetOutcome]],
+) -> str:
+    """The headline where the targets differ: where each side leads, where they tie, and where
+    the measurements do not determine a winner; 'Mixed result' where each side leads somewhere."""
     parts = []
-    for leader in (0, 1, None):
-        mine = [o for o in found if o.leader == leader]
-        if not mine:
-            continue
-        at = _targets_text([o.target for o in mine])
-        if leader is None:
-            parts.append(f"essentially tied at {at}")
-        else:
-            ratios, sparse = _ratios_text(mine)
-            parts.append(
-                f"{labels[leader]} ahead at {at} ({ratios} the tok/s/GPU of {labels[1 - leader]}{sparse})"
-            )
-    return f"Mixed result at {sequence.sequence}: " + "; ".join(parts) + "."
+    for leader, mine in led.items():
+        if mine:
+            ratios = _ratios_text(mine, f"the tok/s/GPU of {labels[1 - leader]}")
+            at = _targets_text([o.target for o in mine])
+            parts.append(f"{labels[leader]} ahead at {at} ({ratios})")
+    if groups["tied"]:
+        parts.append(f"essentially tied at {_targets_text([o.target for o in groups['tied']])}")
+    if groups["undetermined"]:
+        parts.append(_undetermined_text(labels, groups["undetermined"]))
+    opening = "Mixed result at" if all(led.values()) else "At"
+    return f"{opening} {sequence.sequence}: " + "; ".join(parts) + "."
 
 
 def pooled_text(side: SideResult) -> str:
@@ -464,7 +559,7 @@ def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]
         *(note for constants in comparison.constants for note in _constants_notes(constants)),
         *_dates_note(sequence),
     ]
-    notes.extend(sparse_gaps(comparison, sequence))
+    notes.extend(claim_notes(comparison, sequence))
     notes.extend(comparison.notices)
     return notes
 
@@ -549,26 +644,27 @@ def _dates_note(sequence: SequenceResult) -> list[str]:
     ]
 
 
-def sparse_gaps(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
-    """One note naming the targets whose values rest on sparse data (the engine's rule:
-    a two-point frontier, or bracketing knots more than SPARSE_RATIO apart in throughput)."""
-    flagged: dict[str, list[str]] = {}
-    worst = 1.0
-    for target in sequence.results:
-        for side, m, result in zip(comparison.sides, target.sides, sequence.sides, strict=True):
-            if not m.sparse:
-                continue
-            values = [result.frontier[k].throughput_per_gpu for k in m.brackets]
-            flagged.setdefault(side.label, []).append(fixed(target.interactivity, 0))
-            worst = max(worst, max(values) / min(values))
-    if not flagged:
+def claim_notes(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
+    """One note saying which targets' tok/s/GPU winner the measurements leave undetermined and
+    which leads are stated as bounds (engine compare.Claim), and the rule behind both."""
+    found = outcomes(sequence)
+    undetermined = [o.target for o in found if o.grade == "undetermined"]
+    bounded = [o.target for o in found if o.grade == "bounded"]
+    if not (undetermined or bounded):
         return []
-    where = _join([f"{label} at {_join(targets)} tok/s/user" for label, targets in flagged.items()])
+    said = []
+    if undetermined:
+        said.append(f"at {_targets_text(undetermined)} the {NOT_DETERMINED} (either side could lead)")
+    if bounded:
+        said.append(
+            f"at {_targets_text(bounded)} the lead is stated as the least the bounds guarantee, since "
+            f"its best case is more than {fixed(SPREAD_LIMIT, 0)}× its worst"
+        )
     return [
-        f"Sparse data: the values for {where} are interpolated between two measured points that are far "
-        f"apart (throughputs up to {ratio_text(worst)} apart, or a frontier of only two points; the rule "
-        f"flags more than {fixed(SPARSE_RATIO, 0)}×), so they rest on few measurements and are marked "
-        f"“{SPARSE_MARK}” where stated; the provenance table lists the bracketing points."
+        "What the measurements decide: an interpolated value lies between the two measured points "
+        "that bracket it, so each ratio lies between bounds taken from those points (hover a table "
+        f"value for its own); on tok/s/GPU, {_join(said)}. The provenance table lists the bracketing "
+        "points; the methodology page gives the rule."
     ]
 
 
@@ -743,6 +839,48 @@ def mixed_changes(comparison: ComparisonResult) -> str | None:
     )
 
 
+def confounders(comparison: ComparisonResult, sequence: SequenceResult) -> str | None:
+    """The headline's caveat when one side's frontier uses speculative decoding, disaggregation
+    or a precision the other's lacks, beyond what the page compares: part of the gap may come
+    from it (only what the filters do not already name: mixed_changes says those)."""
+    varied = KINDS[comparison.kind].varies
+    a, b = sequence.sides
+    if not sequence.band.overlap:
+        return None
+    found = []
+    for side, other in ((a, b), (b, a)):
+        extra = []
+        if varied != "spec_method":
+            methods = sorted(set(side.spec_methods) - set(other.spec_methods) - {"none"})
+            extra += [f"{method_name(m)} speculative decoding" for m in methods]
+        if "disagg" in side.modes and "disagg" not in other.modes:
+            extra.append("disaggregated serving")
+        if varied != "precision" and "precision" not in comparison.sides[0].filters:
+            extra += [f"{p.upper()} precision" for p in sorted(set(side.precisions) - set(other.precisions))]
+        if extra:
+            found.append(f"{side.label}'s frontier uses {_join(extra)}, which {other.label}'s lacks")
+    if not found:
+        return None
+    return (
+        f"Caveat at {sequence.sequence}: {'; '.join(found)}, so part of the gap may come from that rather "
+        f"than from {VARIED_NAMES.get(varied, 'what the page compares')}."
+    )
+
+
+VARIED_NAMES = {
+    "precision": "the precision",
+    "spec_method": "speculative decoding",
+    "hardware": "the GPU",
+    "framework": "the engine",
+}
+
+
+def in_parentheses(text: str) -> str:
+    """'(0.49×, B200 FP4 lower)' for '0.49× (B200 FP4 lower)': never a parenthesis inside one."""
+    head, _, tail = text.partition(" (")
+    return f"({head}, {tail.removesuffix(')')})" if tail else f"({text})"
+
+
 def _where_extreme(e: SweepExtreme) -> str:
     return f"at {e.sequence}, concurrency {e.concurrency}"
 
@@ -773,8 +911,8 @@ def _span_sentence(
         return f"{labels[0]} ÷ {labels[1]} {what}: {largest.ratio_text} {where} (the one shared)."
     return (
         f"Over the {count} concurrencies where both sides have {what}, {labels[0]} ÷ {labels[1]} is largest "
-        f"{_where_extreme(largest)} ({largest.ratio_text}) and smallest {_where_extreme(smallest)} "
-        f"({smallest.ratio_text})."
+        f"{_where_extreme(largest)} {in_parentheses(largest.ratio_text)} and smallest "
+        f"{_where_extreme(smallest)} {in_parentheses(smallest.ratio_text)}."
     )
 
 
@@ -828,7 +966,10 @@ def _sla_text(labels: Sequence[str], sweep: SweepResult) -> str:
         if w.sla is None:
             continue
         texts = [_sla_side(*side) for side in zip(labels, w.sla, w.measured, strict=True)]
-        ratio = f" ({w.sla_concurrency_ratio_text} the users)" if w.sla_concurrency_ratio_text else ""
+        ratio = ""
+        if w.sla_concurrency_ratio_text:
+            head, _, tail = w.sla_concurrency_ratio_text.partition(" (")
+            ratio = f" ({head} the users" + (f", {tail}" if tail else ")")
         sla.append(f"at {w.sequence} {_join(texts)}{ratio}")
     return f"Within {sla_limit(sweep)}: " + "; ".join(sla) + "." if sla else ""
 
@@ -862,6 +1003,64 @@ def sweep_paragraphs(comparison: ComparisonResult) -> dict[str, list[str]]:
     }
 
 
+def tested_edge(w: SweepWorkload, side: int, concurrency: int) -> str:
+    """' (the highest concurrency B200 tested)' where a finding sits on the edge of what a side
+    tested, so it may lie beyond; '' inside."""
+    tested = [p.concurrency for p in w.output_throughput if p.values[side] is not None]
+    if len(tested) < 2 or min(tested) < concurrency < max(tested):
+        return ""
+    return "highest" if concurrency == max(tested) else "lowest"
+
+
+def _edges(labels: Sequence[str], w: SweepWorkload, concurrencies: Sequence[int | None]) -> str:
+    """'; at the highest concurrency both tested' (or the side that did) where a finding sits on
+    the edge of the tested concurrencies, so the true value may lie beyond."""
+    edges = [tested_edge(w, side, c) if c is not None else "" for side, c in enumerate(concurrencies)]
+    if edges[0] and edges[0] == edges[1]:
+        return f"; at the {edges[0]} concurrency both tested"
+    said = [
+        f"{label} at its {edge} tested concurrency" for label, edge in zip(labels, edges, strict=True) if edge
+    ]
+    return f"; {_join(said)}" if said else ""
+
+
+def _span_finding(what: str, found: Sequence[tuple[float, str, str]]) -> str:
+    """'peak output tok/s 1.20× (2k/2k) to 3.40× (128/128)': the smallest and largest A ÷ B."""
+    ranked = sorted(found)
+    (low, low_text, low_at), (high, high_text, high_at) = ranked[0], ranked[-1]
+    if len(ranked) == 1 or low == high:
+        return f"{what} {low_text} ({low_at})"
+    return f"{what} from {low_text} ({low_at}) to {high_text} ({high_at})"
+
+
+def sweep_findings(comparison: ComparisonResult, sweep: SweepResult) -> str:
+    """The headline of a sweep page: A ÷ B's smallest and largest peak, matched-concurrency and
+    SLA findings, each saying where it sits on the edge of a side's tested concurrencies."""
+    labels = side_labels(comparison)
+    parts = []
+    peaks = []
+    for w in sweep.workloads:
+        if w.peak_ratio is not None and w.peak_ratio_text:
+            concurrencies = [p.concurrency if p else None for p in w.peaks]
+            peaks.append((w.peak_ratio, w.peak_ratio_text, w.sequence + _edges(labels, w, concurrencies)))
+    if peaks:
+        parts.append(_span_finding("peak output tok/s", peaks))
+    matched = sweep.extremes.get("output_throughput")
+    if matched:
+        found = [(e.ratio, e.ratio_text, f"{e.sequence}, concurrency {e.concurrency}") for e in matched]
+        parts.append(_span_finding("output tok/s at matched concurrency", found))
+    sla = []
+    for w in sweep.workloads:
+        if w.sla and w.sla_concurrency_ratio is not None and w.sla_concurrency_ratio_text:
+            at = w.sequence + _edges(labels, w, [r.concurrency for r in w.sla])
+            sla.append((w.sla_concurrency_ratio, w.sla_concurrency_ratio_text, at))
+    if sla:
+        parts.append(_span_finding(f"users served within {sla_limit(sweep)}", sla))
+    if not parts:
+        return "No workload where both sides have a measured throughput."
+    return f"{labels[0]} ÷ {labels[1]}: " + "; ".join(parts) + "."
+
+
 def sweep_summary(comparison: ComparisonResult) -> str:
     """The headline of a page without the matched-interactivity analysis: the default workload's
     peak ratio, or the first workload that has one."""
@@ -884,13 +1083,17 @@ def narrate(
     architectures: Sequence[str],
 ) -> Narrative:
     where = where_text(comparison, hardware_names)
-    headline = (
-        summary(comparison, sequence)
-        if "matched-interactivity" in comparison.sections
-        else sweep_summary(comparison)
-    )
+    if comparison.sweep is not None:  # a sweep page headlines its own analysis
+        headline = sweep_findings(comparison, comparison.sweep)
+    elif "matched-interactivity" in comparison.sections:
+        headline = summary(comparison, sequence)
+    else:
+        headline = sweep_summary(comparison)
     # the headline, then the caveat and the accuracy addendum where there are
-    headline = " ".join([headline, *filter(None, [mixed_changes(comparison), accuracy_summary(comparison)])])
+    caveat = [mixed_changes(comparison), confounders(comparison, sequence), accuracy_summary(comparison)]
+    headline = " ".join([headline, *filter(None, caveat)])
+    if comparison.example_data:
+        headline = f"{EXAMPLE_MARK} (invented for illustration, not measurements): {headline}"
     side_hardware = [hardware_names[min(i, len(hardware_names) - 1)] for i in range(len(comparison.sides))]
     return Narrative(
         eyebrow=eyebrow(comparison, hardware_names),

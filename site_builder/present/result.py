@@ -13,16 +13,19 @@ from site_builder import metrics
 from site_builder.catalog import CONSTANTS, AppliedConstants, HardwareCatalog, hardware_name
 from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageSweep, TaskAccuracy
 from site_builder.engine import accuracy as stats
+from site_builder.engine import compare as engine_compare
 from site_builder.engine import sweep as sweep_engine
 from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
 from site_builder.formatting import fixed, grouped, sequence_label
 from site_builder.present.schema import (
+    EXAMPLE_MARK,
     AccuracyDifference,
     AccuracyResult,
     AccuracyRun,
     AccuracySide,
     AccuracyTask,
     Band,
+    Claim,
     ComparisonResult,
     DataSource,
     MetricsAtTarget,
@@ -115,6 +118,20 @@ def metrics_at(
         unavailable=unavailable,
         brackets=list(at.brackets),
         sparse=at.sparse,
+        bounds={metrics.BY_KEY[key].attribute: bounds for key, bounds in at.bounds.items()},
+    )
+
+
+def claim_out(made: engine_compare.Claim, labels: Sequence[str]) -> Claim:
+    """The engine's claim with the leader named."""
+    return Claim(
+        ratio=made.ratio,
+        ratio_lo=made.lo,
+        ratio_hi=made.hi,
+        leader=None if made.leader is None else labels[made.leader],
+        grade=made.grade,
+        lead_at_least=made.worst,
+        lead_at_most=made.best,
     )
 
 
@@ -211,8 +228,12 @@ def sequence_result(
                     metrics_at(at, side.label, side.constants, result.frontier)
                     for at, side, result in zip(pair, sides, shown, strict=True)
                 ],
+                claims={
+                    metrics.BY_KEY[key].attribute: claim_out(made, [s.label for s in sides])
+                    for key, made in claims.items()
+                },
             )
-            for target, pair in zip(numbers.targets, numbers.results, strict=True)
+            for target, pair, claims in zip(numbers.targets, numbers.results, numbers.claims, strict=True)
         ],
         sides=shown,
     )
@@ -506,6 +527,11 @@ def sweep_result(sweep: PageSweep | None, labels: Sequence[str]) -> SweepResult 
     )
 
 
+def example_title(title: str) -> str:
+    """A page title marked as example data (once: a title that already says so stays)."""
+    return title if EXAMPLE_MARK.lower() in title.lower() else f"{EXAMPLE_MARK}: {title}"
+
+
 SOURCES_LISTED = 20  # data sets a page lists one by one; the rest in one entry (docs/comparison-json.md)
 MORE_SOURCES = "*"  # the `dataset` of that entry
 LICENCES_NAMED = 3  # the rest's distinct licences named in it, at most
@@ -524,6 +550,7 @@ def data_sources(datasets: Sequence[DatasetInfo]) -> list[DataSource]:
             licence=d.licence,
             retrieved=d.retrieved,
             published_values=d.published_values,
+            example=d.is_example,
         )
         for d in datasets[:SOURCES_LISTED]
     ]
@@ -541,6 +568,7 @@ def data_sources(datasets: Sequence[DatasetInfo]) -> list[DataSource]:
                 licence="; ".join(licences) or None,
                 retrieved=None,
                 published_values=any(d.published_values for d in rest),
+                example=any(d.is_example for d in rest),
             )
         )
     return listed
@@ -550,10 +578,11 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
     """The whole page as `comparison.json` holds it (and the templates read it)."""
     spec = page.stub.spec
     labels = [s.label for s in page.sides]
+    example = any(d.is_example for d in page.datasets)
     return ComparisonResult(
         slug=page.slug,
         kind=spec.kind,
-        title=page.title,
+        title=example_title(page.title) if example else page.title,
         model=spec.model,
         model_name=page.model_name,
         hardware=list(dict.fromkeys(s.hardware for s in page.sides)),
@@ -568,4 +597,5 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
         sections=list(spec.sections),
         throughput_basis="output" if page.throughput_basis == "output" else "total",
         sweep=sweep_result(page.sweep, labels),
+        example_data=example,
     )

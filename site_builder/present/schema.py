@@ -19,8 +19,10 @@ from pydantic import (
 from site_builder import metrics
 from site_builder.catalog import AppliedConstants, CostTier
 from site_builder.engine import accuracy as stats
+from site_builder.engine.compare import Grade
 from site_builder.formatting import round_half_up_int
 
+EXAMPLE_MARK = "Example data"
 SCHEMA_VERSION = 2  # 2: a side lists its frontier only (every point: points.csv); brackets as knot positions
 
 
@@ -74,6 +76,8 @@ class MetricsAtTarget(Out):
     unavailable: dict[str, str] = {}
     brackets: list[int] = []  # positions in the side's `frontier`: the knots the value lies between
     sparse: bool = False  # interpolated over a sparse stretch of frontier (engine SPARSE_RATIO)
+    # metric attribute -> [lowest, highest] at the bracketing knots (the value lies in between)
+    bounds: dict[str, tuple[float, float]] = {}
 
     def value(self, key: str) -> float | None:
         return self.values.get(metrics.BY_KEY[key].attribute)
@@ -100,7 +104,11 @@ class MetricsAtTarget(Out):
             "unavailable": data["unavailable"],
             "brackets": data["brackets"],
             "sparse": data["sparse"],
+            "bounds": data["bounds"],
         }
+
+    def bound(self, key: str) -> tuple[float, float] | None:
+        return self.bounds.get(metrics.BY_KEY[key].attribute)
 
 
 def flat_layout() -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
@@ -116,9 +124,27 @@ def flat_layout() -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     return keys, tuple(m.attribute for m in registry if m.whole)
 
 
+class Claim(Out):
+    """What one metric's comparison at a target can claim given the bracketing knots (engine
+    compare.Claim): A ÷ B at the interpolated values and its bounds, the leader the values
+    favour, and the grade of the claim."""
+
+    ratio: float
+    ratio_lo: float
+    ratio_hi: float
+    leader: str | None  # the label of the side the interpolated values favour (None: tied)
+    grade: Grade
+    lead_at_least: float | None  # the leader's advantage at its worst (None: tied)
+    lead_at_most: float | None
+
+
 class TargetComparison(Out):
     interactivity: float
     sides: list[MetricsAtTarget]
+    claims: dict[str, Claim] = {}  # metric attribute -> its claim (metrics with a better value)
+
+    def claim(self, key: str) -> Claim | None:
+        return self.claims.get(metrics.BY_KEY[key].attribute)
 
 
 class Band(Out):
@@ -177,6 +203,7 @@ class DataSource(Out):
     licence: str | None
     retrieved: str | None
     published_values: bool
+    example: bool = False  # example or invented data, not measurements (read.provenance.DatasetInfo)
 
 
 class AccuracyRun(Out):
@@ -363,3 +390,4 @@ class ComparisonResult(Out):
     sections: list[str] = ["matched-interactivity"]  # the analyses the page shows, in order
     throughput_basis: Literal["total", "output"] = "total"  # output: output tok/s throughout
     sweep: SweepResult | None = None  # None: the page shows no sweep analysis
+    example_data: bool = False  # a dataset the page uses is example or invented data

@@ -4,7 +4,7 @@ the better one marked, or why there is none) and each accuracy task's rows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,8 +14,11 @@ from site_builder.engine.compare import winner
 from site_builder.formatting import fixed
 from site_builder.metrics import Metric
 from site_builder.present.narrate import (
-    SPARSE_MARK,
+    BRACKETING,
+    NOT_DETERMINED,
+    bounds_text,
     interval_text,
+    lead_bounds_text,
     method_name,
     points_text,
     score_interval,
@@ -27,6 +30,7 @@ from site_builder.present.schema import (
     AccuracyRun,
     AccuracySide,
     AccuracyTask,
+    Claim,
     ComparisonResult,
     MetricsAtTarget,
     PointSummary,
@@ -61,20 +65,42 @@ def target_cells(
     sides: Sequence[MetricsAtTarget],
     labels: Sequence[str],
     knots: Sequence[Sequence[PointSummary]],
+    claims: Mapping[str, Claim],
 ) -> list[list[SideCell]]:
     """One target's table cells, a list per shown metric: each side's formatted value, the
-    better one marked (higher or lower wins) where both sides were measured."""
+    better one marked (higher or lower wins) where both sides were measured and the bracketing
+    knots determine it (`claims`: per metric attribute)."""
     columns = []
     for metric in shown:
         values = [m.values.get(metric.attribute) for m in sides]  # none where a side was not measured
         best = winner(values[0], values[1], metric.better)
-        columns.append(
-            [
-                SideCell(label, *_cell_words(metric, m, value, knots[i]), best == i, value, m.measured, i)
-                for i, (label, m, value) in enumerate(zip(labels, sides, values, strict=True))
-            ]
-        )
+        made = claims.get(metric.attribute)
+        if made is not None and made.grade == "undetermined":
+            best = None
+        column = []
+        for i, (label, m, value) in enumerate(zip(labels, sides, values, strict=True)):
+            text, note = _cell_words(metric, m, value, knots[i])
+            text, note = _claim_words(text, note, made, labels, i, best == i)
+            column.append(SideCell(label, text, note, best == i, value, m.measured, i))
+        columns.append(column)
     return columns
+
+
+def _claim_words(
+    text: str, note: str, made: Claim | None, labels: Sequence[str], side: int, leads: bool
+) -> tuple[str, str]:
+    """A cell's text and note with what the bracketing knots let the row claim: where they do
+    not determine the winner, no side is marked and the second cell says so; where the lead is
+    stated as a bound, the leader's note gives it."""
+    if made is None:
+        return text, note
+    said = ""
+    if made.grade == "undetermined":
+        said = f"{NOT_DETERMINED}: {bounds_text(labels, made)}"
+        text = f"{text} (winner not determined)" if side == 1 else text
+    elif made.grade == "bounded" and leads:
+        said = f"leads by {lead_bounds_text(made)} {BRACKETING}"
+    return text, "; ".join(filter(None, [said, note]))
 
 
 def _cell_words(
@@ -85,11 +111,11 @@ def _cell_words(
     if not m.measured:
         return "not measured", m.reason or ""
     if value is not None:
-        text = metric.prefix + fixed(value, metric.decimals, thousands=True)
-        if m.sparse and metric.key == "throughput":
-            note = "interpolated between two distant measured points (see the notes and the provenance)"
-            return f"{text} ({SPARSE_MARK})", note
-        return text, ""
+        bounds = m.bounds.get(metric.attribute)
+        if bounds is None or bounds[0] == bounds[1]:
+            return _value_text(metric, value), ""
+        lo, hi = (_value_text(metric, v) for v in bounds)
+        return _value_text(metric, value), f"interpolated between measured points: {lo} to {hi}"
     if metric.key == "concurrency" and len(m.brackets) == 2:
         # between two deployments: the two measured concurrencies, never a number in between
         low, high = (knots[k] for k in m.brackets)
@@ -101,10 +127,16 @@ def _cell_words(
     return "n/a", m.unavailable.get(metric.attribute, "unavailable")
 
 
+def _value_text(metric: Metric, value: float) -> str:
+    return metric.prefix + fixed(value, metric.decimals, thousands=True)
+
+
 def table(comparison: ComparisonResult, sequence: SequenceResult) -> list[TableRow]:
     labels = side_labels(comparison)
     knots = [side.frontier for side in sequence.sides]
-    columns = [target_cells(metrics.SHOWN, target.sides, labels, knots) for target in sequence.results]
+    columns = [
+        target_cells(metrics.SHOWN, target.sides, labels, knots, target.claims) for target in sequence.results
+    ]
     return [
         TableRow(m.key, m.row_title, [column[row] for column in columns])
         for row, m in enumerate(metrics.SHOWN)

@@ -331,9 +331,11 @@ def _settings(document: Mapping[str, Any], task: str) -> str:
         parts.append(f"{shots}-shot")
     generation = as_mapping(_lookup(document, "configs", task, "generation_kwargs"))
     temperature = generation.get("temperature")
-    if generation.get("do_sample") is False or temperature in (0, 0.0):
+    # a temperature is a number: `temperature: false` says nothing about sampling (False == 0)
+    numeric = isinstance(temperature, int | float) and not isinstance(temperature, bool)
+    if generation.get("do_sample") is False or (numeric and temperature == 0):
         parts.append("greedy")
-    elif isinstance(temperature, int | float):
+    elif numeric:
         parts.append(f"temperature {temperature}")
     version = document.get("lm_eval_version")
     parts.append(f"lm-evaluation-harness {version}" if isinstance(version, str) else "lm-evaluation-harness")
@@ -591,10 +593,11 @@ def _flag(value: Any) -> bool:
 
 
 def _inferencex_setup(row: Mapping[str, Any], framework: str | None) -> str:
-    setup = _serving_setup(framework, row.get("tp"), row.get("ep"), _flag(row.get("dp_attention", False)))
+    parts = [_serving_setup(framework, row.get("tp"), row.get("ep"), _flag(row.get("dp_attention", False)))]
     if row.get("conc") is not None:
-        setup += f", concurrency {row['conc']}"
-    return setup + ", lm-evaluation-harness"
+        parts.append(f"concurrency {row['conc']}")
+    parts.append("lm-evaluation-harness")
+    return ", ".join(part for part in parts if part)  # no leading ", " where the serving setup is unknown
 
 
 def read_inferencex_evals(

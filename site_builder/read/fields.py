@@ -393,10 +393,13 @@ def sequence_length(
             if abs(off) > SEQUENCE_TOLERANCE:
                 said = f"{reference.name} = {reference.value:.6g}, {abs(off):.0%} from {meta_value}"
                 if stated is None and ours == "osl" and off < 0:
+                    # how much shorter than the nominal length the outputs were: of the nominal
+                    short = (meta_value - reference.value) / meta_value
                     ctx.warning(
                         meta_name,
-                        f"requests produced fewer output tokens than {meta_value} ({said}): "
-                        "outputs ended early; was end-of-sequence ignored?",
+                        f"requests produced fewer output tokens than {meta_value} ({reference.name} = "
+                        f"{reference.value:.6g}, {short:.0%} short of it): outputs ended early; was "
+                        "end-of-sequence ignored?",
                     )
                 else:
                     ctx.error(meta_name, f"{meta_value} contradicts the result file ({said})")

@@ -6,6 +6,8 @@ Both are pydantic models because people write them (a `_dataset.yaml`, a native 
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from site_builder.files import Prose, Title, WebAddress
@@ -15,6 +17,9 @@ class Frozen(BaseModel):
     """A model that never changes once made and refuses fields it does not know."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+EXAMPLE_WORDS = re.compile(r"\bexample data\b|\binvented\b", re.IGNORECASE)
 
 
 class DatasetInfo(BaseModel):
@@ -33,6 +38,17 @@ class DatasetInfo(BaseModel):
         default=False,
         description="True when the points are values a page published (read off its table), not measurements",
     )
+    example: bool = Field(
+        default=False,
+        description="True when the points are example or invented data, not measurements: every page "
+        "using them is marked 'Example data'",
+    )
+
+    @property
+    def is_example(self) -> bool:
+        """Example data: said so by `example: true`, or by a title that calls it example or invented
+        data (the attribution readers see), so a page built from it never reads as measured."""
+        return self.example or bool(EXAMPLE_WORDS.search(self.title))
 
 
 class Provenance(Frozen):

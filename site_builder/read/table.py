@@ -78,6 +78,9 @@ Mask = npt.NDArray[np.bool_]
 # -- a configuration's words ----------------------------------------------------------------------
 
 
+NO_TP = "TP not recorded"  # a parallelism label's tensor parallelism where the source gives none
+
+
 def _given(value: Any) -> bool:
     return value is not None and value is not pd.NA and value == value and bool(value)
 
@@ -86,7 +89,7 @@ def _group_label(prefix: str, row: Mapping[str, Any], role: str) -> str:
     parts = []
     if _given(row[f"{role}_workers"]):
         parts.append(f"{row[f'{role}_workers']}×")
-    parts.append(f"TP{row[f'{role}_tp']}" if _given(row[f"{role}_tp"]) else "TP?")
+    parts.append(f"TP{row[f'{role}_tp']}" if _given(row[f"{role}_tp"]) else NO_TP)
     if _given(row[f"{role}_ep"]) and row[f"{role}_ep"] > 1:
         parts.append(f" EP{row[f'{role}_ep']}")
     if _given(row[f"{role}_dp_attention"]):
@@ -103,7 +106,7 @@ def parallelism_label(row: Mapping[str, Any]) -> str:
     """Short human label of a configuration: 'TP8 EP8 DPA' or 'P 2×TP4 + D 1×TP8'."""
     if row["disagg"] and _has_group(row, "prefill") and _has_group(row, "decode"):
         return _group_label("P", row, "prefill") + " + " + _group_label("D", row, "decode")
-    parts = [f"TP{row['tp']}" if _given(row["tp"]) else "TP?"]
+    parts = [f"TP{row['tp']}" if _given(row["tp"]) else NO_TP]
     if _given(row["pp"]) and row["pp"] > 1:
         parts.append(f"PP{row['pp']}")
     if _given(row["ep"]) and row["ep"] > 1:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from site_builder import metrics
 from site_builder.catalog import CONSTANTS, HardwareCatalog, hardware_name
-from site_builder.engine.compare import SPARSE_RATIO, TIE_TOLERANCE
+from site_builder.engine.compare import SPARSE_RATIO, SPREAD_LIMIT, TIE_TOLERANCE
 from site_builder.plan import RelatedLink
 from site_builder.present.narrate import Narrative
 from site_builder.present.result import ShownPoints
@@ -56,6 +56,7 @@ def page_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints
         ],
         "tie": TIE_TOLERANCE,
         "sparse_ratio": SPARSE_RATIO,
+        "spread_limit": SPREAD_LIMIT,
         "metrics": metrics.page_table(metrics.SHOWN),
         "constants": [{"key": c.key, "missing": c.missing} for c in CONSTANTS.values()],
         "quantities": quantities,

@@ -9,7 +9,8 @@
      d3's one-sided end rule, evaluated as scipy's CubicHermiteSpline does: power-basis
      coefficients per interval, summed term by term);
    - evaluate: site_builder/metrics.py (expression trees, folded left to right, null in = null out);
-   - metricsAt / winner / isTie: site_builder/engine/compare.py;
+   - metricsAt / winner / isTie / knotBounds / claim: site_builder/engine/compare.py (claimWords:
+     present/tables.py _claim_words);
    - curveSamples: where the charts draw a frontier (the interactivity chart's curves, sampled
      with the same spline; tests/test_engine_js.py holds them to the Python engine's values);
    - cells and the words it uses (grouped, valueText, deploymentText, notMeasuredText, reason):
@@ -33,6 +34,7 @@
 
   var TIE_TOLERANCE = 0.01; // site_builder/engine/compare.py; pages send their own as page.tie
   var SPARSE_RATIO = 2.0; // the same file; pages send their own as page.sparse_ratio
+  var SPREAD_LIMIT = 2.0; // the same file; pages send their own as page.spread_limit
   var DECIMAL_PRECISION = 28; // Python's default decimal context: quantize fails beyond it
 
   // -- numbers ---------------------------------------------------------------------------------
@@ -293,13 +295,18 @@
   /* The knots a target sits between (or the one it sits on), as a reason names them: their
      interactivity, throughput, concurrency, GPU count, deployment and its configuration label
      (compare.py SideCurves.brackets). */
-  SideCurves.prototype.brackets = function (x) {
-    var xs = this.xs, side = this.side, names = this.names;
-    var at = [];
+  SideCurves.prototype.bracketKnots = function (x) {
+    var xs = this.xs;
     for (var i = 0; i < xs.length; i += 1) {
-      if (xs[i] === x) { at = [i]; break; }
-      if (xs[i] > x) { at = i > 0 ? [i - 1, i] : []; break; }
+      if (xs[i] === x) { return [i]; }
+      if (xs[i] > x) { return i > 0 ? [i - 1, i] : []; }
     }
+    return [];
+  };
+
+  SideCurves.prototype.brackets = function (x) {
+    var side = this.side, names = this.names;
+    var at = this.bracketKnots(x);
     var throughput = names.indexOf("throughput") + 1, concurrency = names.indexOf("concurrency") + 1;
     return at.map(function (k) {
       var knot = side.knots[k], deployment = (side.deployments || [])[k];
@@ -353,8 +360,56 @@
     var brackets = curves.brackets(target);
     return {
       measured: true, range: curves.range, values: values, missing: missing,
-      brackets: brackets, sparse: curves.sparse(brackets, sparseRatio)
+      brackets: brackets, sparse: curves.sparse(brackets, sparseRatio),
+      bounds: knotBounds(curves, curves.bracketKnots(target), gaps, metrics, values)
     };
+  }
+
+  /* Each metric with a value, as [lowest, highest] over the bracketing knots (compare.py
+     knot_bounds): the curves are monotone between two knots, so the value lies in between. */
+  function knotBounds(curves, at, gaps, metrics, values) {
+    var atKnots = at.map(function (k) {
+      var knot = curves.side.knots[k], quantities = {};
+      curves.names.forEach(function (name, q) {
+        quantities[name] = curves.splines[name] && !(name in gaps) ? knot[q + 1] : null;
+      });
+      var known = knownValues(curves, quantities);
+      var out = {};
+      metrics.forEach(function (metric) { out[metric.key] = evaluate(metric.formula, known); });
+      return out;
+    });
+    var bounds = {};
+    metrics.forEach(function (metric) {
+      var ends = atKnots.map(function (v) { return v[metric.key]; });
+      if (isNumber(values[metric.key]) && ends.length && ends.every(isNumber)) {
+        bounds[metric.key] = [Math.min.apply(null, ends), Math.max.apply(null, ends)];
+      }
+    });
+    return bounds;
+  }
+
+  /* What one metric's comparison can claim given each side's bounds (compare.py claim):
+     {ratio, lo, hi, leader, grade, worst, best}, or null where a value, a bound or the rule
+     is missing or a value is not positive. */
+  function claim(a, b, aBounds, bBounds, better, tie, spread) {
+    if (!better || !isNumber(a) || !isNumber(b) || !aBounds || !bBounds) { return null; }
+    if (Math.min(a, b, aBounds[0], bBounds[0]) <= 0) { return null; }
+    var ratio = a / b, lo = aBounds[0] / bBounds[1], hi = aBounds[1] / bBounds[0];
+    var leader = winner(a, b, better, tie);
+    if (leader === null) {
+      var tied = isTie(aBounds[0], bBounds[1], tie) && isTie(aBounds[1], bBounds[0], tie);
+      return { ratio: ratio, lo: lo, hi: hi, leader: null, grade: tied ? "tied" : "undetermined", worst: null, best: null };
+    }
+    var w = leader === 0 ? aBounds : bBounds, l = leader === 0 ? bBounds : aBounds;
+    var worst, best, held;
+    if (better === "higher") {
+      worst = w[0] / l[1]; best = w[1] / l[0]; held = winner(w[0], l[1], better, tie);
+    } else {
+      worst = l[0] / w[1]; best = l[1] / w[0]; held = winner(w[1], l[0], better, tie);
+    }
+    var limit = spread === undefined || spread === null ? SPREAD_LIMIT : spread;
+    var grade = held !== 0 ? "undetermined" : best / worst > limit ? "bounded" : "decided";
+    return { ratio: ratio, lo: lo, hi: hi, leader: leader, grade: grade, worst: worst, best: best };
   }
 
   /* What a formula may read: the curve quantities at one x (or a measured point's) and the side's
@@ -480,7 +535,13 @@
     return grouped(String(knot.concurrency)) + " on " + knot.configuration + " at " + fixed(knot.interactivity, 1);
   }
 
-  var SPARSE_NOTE = "interpolated between two distant measured points (see the notes and the provenance)";
+  var NOT_DETERMINED = "winner not determined by the measurements";
+  var BRACKETING = "given the bracketing measured points";
+
+  /* "2.15×" (narrate.py ratio_text), and bounds rounded outwards (ratio_floor_text, ratio_ceil_text). */
+  function ratioText(ratio) { return grouped(fixed(ratio, 2)) + "×"; }
+  function ratioFloorText(ratio) { return ratioText(Math.floor(ratio * 100) / 100); }
+  function ratioCeilText(ratio) { return ratioText(Math.ceil(ratio * 100) / 100); }
   var NO_GPU_COUNT = "a measured point on this frontier has no GPU count, so there is no per-GPU concurrency";
 
   /* A template's {name} fields filled in one pass (a value is never read as a template). */
@@ -513,10 +574,12 @@
     if (!result.measured) { return { text: "not measured", note: notMeasuredText(side.label, result.range) }; }
     var value = result.values[metric.key];
     if (isNumber(value)) {
-      if (result.sparse && metric.key === "throughput") {
-        return { text: valueText(metric, value) + " (sparse data)", note: SPARSE_NOTE };
-      }
-      return { text: valueText(metric, value), note: "" };
+      var bounds = (result.bounds || {})[metric.key];
+      if (!bounds || bounds[0] === bounds[1]) { return { text: valueText(metric, value), note: "" }; }
+      return {
+        text: valueText(metric, value),
+        note: "interpolated between measured points: " + valueText(metric, bounds[0]) + " to " + valueText(metric, bounds[1])
+      };
     }
     var lacking = result.missing[metric.key];
     var note = lacking ? reason(lacking[0], result, side, constants) : null;
@@ -536,10 +599,27 @@
     var both = results.every(function (m) { return m.measured; });
     var values = results.map(function (m) { return m.measured && isNumber(m.values[metric.key]) ? m.values[metric.key] : null; });
     var best = both ? winner(values[0], values[1], metric.better, page.tie) : null;
+    var made = both ? claim(values[0], values[1], (results[0].bounds || {})[metric.key],
+      (results[1].bounds || {})[metric.key], metric.better, page.tie, page.spread_limit) : null;
+    if (made && made.grade === "undetermined") { best = null; }
     return results.map(function (m, i) {
-      var cell = sideCell(metric, m, page.sides[i], page.constants);
+      var cell = claimWords(sideCell(metric, m, page.sides[i], page.constants), made, page, i, best === i);
       return { text: cell.text, note: cell.note, win: best === i, measured: m.measured };
     });
+  }
+
+  /* A cell with what the bracketing knots let the row claim (present/tables.py _claim_words). */
+  function claimWords(cell, made, page, i, leads) {
+    if (!made) { return cell; }
+    var said = "", text = cell.text;
+    if (made.grade === "undetermined") {
+      said = NOT_DETERMINED + ": " + page.sides[0].label + " ÷ " + page.sides[1].label + " between " +
+        ratioFloorText(made.lo) + " and " + ratioCeilText(made.hi) + " " + BRACKETING;
+      if (i === 1) { text += " (winner not determined)"; }
+    } else if (made.grade === "bounded" && leads) {
+      said = "leads by between " + ratioFloorText(made.worst) + " and " + ratioCeilText(made.best) + " " + BRACKETING;
+    }
+    return { text: text, note: [said, cell.note].filter(function (t) { return t; }).join("; ") };
   }
 
   function metricOf(page, key) {
@@ -595,6 +675,8 @@
   return {
     TIE_TOLERANCE: TIE_TOLERANCE,
     SPARSE_RATIO: SPARSE_RATIO,
+    SPREAD_LIMIT: SPREAD_LIMIT,
+    claim: claim,
     fixed: fixed,
     roundHalfUp: roundHalfUp,
     steffenTangents: steffenTangents,

@@ -15,6 +15,7 @@ from playwright.sync_api import Browser, Page, Request
 from site_builder.catalog import AppliedConstants
 from tests.browser.conftest import ARTIFACTS
 from tests.factories import Point, SideInput, compare_sequence, point
+from tests.test_site import ATTRIBUTES
 from tests.test_site import _expected as expected_text  # the table's text of a value
 
 KINDS = {
@@ -122,7 +123,14 @@ def python_engine(sequence: dict[str, Any], targets: list[float]) -> list[list[d
     result = compare_sequence(sequence["isl"], sequence["osl"], sequence["sequence"], sides, targets)
     knots = [[k.model_dump() for k in s.frontier] for s in result.sides]
     return [
-        [{**m.model_dump(), "brackets": [knots[i][k] for k in m.brackets]} for i, m in enumerate(r.sides)]
+        [
+            {
+                **m.model_dump(),
+                "brackets": [knots[i][k] for k in m.brackets],
+                "target_claims": r.model_dump()["claims"],
+            }
+            for i, m in enumerate(r.sides)
+        ]
         for r in result.results
     ]
 
@@ -169,7 +177,13 @@ def test_random_targets_equal_the_python_engine(
             expected = python_engine(sequence, chunk)
             table = shown(page)
             for key in FORMATS:
-                assert table[key] == [[expected_text(m, key, []) for m in column] for column in expected], (
+                assert table[key] == [
+                    [
+                        expected_text(m, key, [], m["target_claims"].get(ATTRIBUTES[key], {}), i)
+                        for i, m in enumerate(column)
+                    ]
+                    for column in expected
+                ], (
                     slug,
                     sequence["sequence"],
                     chunk,
@@ -242,8 +256,8 @@ def test_sequence_and_metric_switches_update_table_and_chart(
     assert not page.locator(".sequence-panel[data-sequence='1k/1k']").is_visible()
     assert shown(page)["throughput"] == [
         [
-            expected_text(m, "throughput", s["frontier"])
-            for m, s in zip(r["sides"], eight["sides"], strict=True)
+            expected_text(m, "throughput", s["frontier"], r["claims"].get("throughput_per_gpu", {}), i)
+            for i, (m, s) in enumerate(zip(r["sides"], eight["sides"], strict=True))
         ]
         for r in eight["results"]
     ]

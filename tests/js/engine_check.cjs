@@ -61,6 +61,7 @@ function pageCase(c) {
         missing: m.missing,
         brackets: m.brackets.map((knot) => knot.interactivity),
         sparse: m.sparse,
+        bounds: m.measured ? m.bounds : {},
       })),
       cells: page.metrics.map((metric) => E.cells(metric, results, page)),
     };
