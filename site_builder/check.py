@@ -81,8 +81,9 @@ def as_json(report: CheckReport, strict: bool) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False)
 
 
-def as_text(report: CheckReport, strict: bool) -> str:
-    lines = [str(p) for p in report.problems if p.severity is not Severity.NOTICE]
+def as_text(report: CheckReport, strict: bool, notices: bool = False) -> str:
+    """Every error and warning (and with `notices`, every notice), then the verdict."""
+    lines = [str(p) for p in report.problems if notices or p.severity is not Severity.NOTICE]
     counts = report.counts()
     errors, warnings = counts[Severity.ERROR], counts[Severity.WARNING]
     verdict = "failed" if report.failed(strict) else "ok"
