@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
@@ -34,6 +35,10 @@ _shared: Any = None  # in a worker: what `map_pages` was given, set once by `_st
 def _start(shared: object) -> None:
     global _shared
     _shared = shared
+    # Ctrl+C reaches every process of the terminal's group: the build process stops the pool, a
+    # worker interrupted on its own would print a traceback, or leave the pool waiting forever
+    if threading.current_thread() is threading.main_thread():  # a worker process (not a test's thread)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _call(fn: Callable[[Any, Page], Result], page: Page) -> Result:

@@ -4,6 +4,7 @@ every option, Ctrl+C without a traceback, `--version` without the pipeline's lib
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import signal
 import socket
@@ -16,6 +17,7 @@ import pytest
 
 from site_builder import check, importer, pipeline, scaffold, serve
 from site_builder.cli import main, parser
+from site_builder.runner import SPAWN_FROM, map_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -252,3 +254,46 @@ def test_ctrl_c_stops_serve(project: Path) -> None:
     code, err = _interrupted(process)
     assert code == 130 and err.splitlines()[-1] == "build-site: interrupted"
     assert "Traceback" not in err
+
+
+def _interrupted_page(shared: None, page: int) -> int:
+    """A page whose worker gets Ctrl+C while making it (as the terminal sends it to every
+    process of the command)."""
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.01)  # the signal's handler runs here, if the worker has one
+    return page
+
+
+def test_ctrl_c_is_the_build_process_s_to_handle_not_a_worker_s() -> None:
+    """A worker ignores Ctrl+C (one that raised it printed a traceback, or left the pool
+    waiting forever): its pages come back whole, and the build process decides."""
+    pages = list(range(SPAWN_FROM + 10))  # enough for a pool, forked or spawned
+    try:
+        made = list(map_pages(_interrupted_page, pages, 2, None))
+    except KeyboardInterrupt:  # a worker's, sent back as its page's result
+        pytest.fail("a worker was interrupted by Ctrl+C")
+    assert made == pages
+
+
+def test_ctrl_c_from_the_terminal_stops_build_and_workers(tmp_path: Path) -> None:
+    """Ctrl+C at a terminal signals the whole process group, workers included."""
+    project = tmp_path / "project"
+    for name in ("data", "content"):
+        shutil.copytree(ROOT / name, project / name)
+    command = [sys.executable, "-m", "site_builder.cli", "build", "--root", str(project), "-o"]
+    process = subprocess.Popen(
+        [*command, str(tmp_path / "site"), "--no-cache", "-q", "--workers", "2"],
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while not any(p.is_file() for p in tmp_path.glob(".site.building-*/*/*")):  # a page written
+        assert process.poll() is None and time.monotonic() < deadline, "no page seen in staging"
+        time.sleep(0.01)
+    time.sleep(0.3)  # the workers, busy or idle
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (130, "build-site: interrupted\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["project"]
