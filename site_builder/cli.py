@@ -325,10 +325,11 @@ def _check(args: argparse.Namespace) -> int:
     from site_builder.project import Project
 
     project = Project.under(args.root)
-    _require_project(args.root, project)
     try:
+        _require_project(args.root, project)
+        _check_source_date_epoch()
         report = run_check(project, args.site)
-    except (ValueError, OSError) as exc:  # still a report, so --format json always prints JSON
+    except (NextStep, ValueError, OSError) as exc:  # still a report: --format json always prints JSON
         report = CheckReport(problems=[Problem(args.root.as_posix(), "", "", printable(str(exc)))])
     if args.format == "json":
         text = as_json(report, args.strict)
@@ -445,7 +446,7 @@ def _main(arguments: list[str]) -> int:
     from site_builder.problems import InputError
 
     try:
-        if args.command in ("build", "serve", "check"):
+        if args.command in ("build", "serve"):
             _check_source_date_epoch()
         return handlers[args.command](args)
     except InputError as exc:

@@ -4,6 +4,7 @@ every option, Ctrl+C without a traceback, `--version` without the pipeline's lib
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -24,12 +25,13 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """main's exit status (argparse's too) and what it printed on stderr."""
+    """main's exit status (argparse's too) and what it printed (stderr, then stdout)."""
     try:
         code = main(argv)
     except SystemExit as stop:
         code = int(stop.code or 0)
-    return code, capsys.readouterr().err
+    printed = capsys.readouterr()
+    return code, printed.err + printed.out
 
 
 @pytest.mark.parametrize(
@@ -105,7 +107,7 @@ def test_a_port_in_use_suggests_another(project: Path, capsys: pytest.CaptureFix
     assert "--port 0 for any free port" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("command", [["build"], ["check"], ["serve", "--port", "0"], ["new", "precision"]])
+@pytest.mark.parametrize("command", [["build"], ["serve", "--port", "0"], ["new", "precision"]])
 def test_a_folder_without_a_project_says_what_to_do(
     command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -113,9 +115,21 @@ def test_a_folder_without_a_project_says_what_to_do(
         command += ["--model", "dsr1", "--gpu", "h200", "--sides", "fp4", "fp8"]
     code, err = refused([*command, "--root", str(tmp_path)], capsys)
     assert code == 1
-    assert f"build-site: no site project in {tmp_path} (no data/ or content/ folder)" in err
-    assert "`build-site init FOLDER`" in err and "--root" in err
+    said = f"no site project in {tmp_path} (no data/ or content/ folder): start one with "
+    said += "`build-site init FOLDER`, or give the project's folder with --root"
+    assert f"build-site: {said}" in err
     assert list(tmp_path.iterdir()) == []  # nothing made there
+
+
+def test_check_says_so_in_its_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """check reports a folder without a project as a problem: in JSON too, for CI."""
+    assert main(["check", "--root", str(tmp_path), "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    (problem,) = report["problems"]
+    assert report["ok"] is False and problem["severity"] == "error"
+    assert "no site project in" in problem["reason"] and "build-site init FOLDER" in problem["reason"]
+    assert main(["check", "--root", str(tmp_path)]) == 1
+    assert "`build-site init FOLDER`, or give the project's folder with --root" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("value", ["yesterday", "-5", "1.7e9", "2026-01-01", "99999999999999999"])
@@ -123,7 +137,7 @@ def test_a_bad_source_date_epoch_says_what_it_must_be(
     value: str, project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
-    for command in (["build"], ["check"]):
+    for command in (["build"], ["check"], ["serve", "--port", "0"]):
         code, err = refused([*command, "--root", str(project)], capsys)
         assert code == 1 and f"SOURCE_DATE_EPOCH={value!r} is not a time" in err
         assert "whole number of seconds since 1970-01-01 UTC" in err
