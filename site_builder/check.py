@@ -86,12 +86,13 @@ def _skipped(problem: Problem) -> bool:
     return problem.severity is Severity.NOTICE and problem.reason.startswith("skipped")
 
 
-def as_text(report: CheckReport, strict: bool) -> str:
+def as_text(report: CheckReport, strict: bool, notices: bool = False) -> str:
     """Errors and warnings, then every file or run left unread with its reason (a notice that
-    starts "skipped"), then the verdict; other notices only in the JSON report. A cause repeated
-    past a few files is summarised in one line."""
+    starts "skipped"; with `notices`, every notice), then the verdict. A cause repeated past a
+    few files is summarised in one line."""
     lines = summarised(p for p in report.problems if p.severity is not Severity.NOTICE)
-    lines += summarised(p for p in report.problems if _skipped(p))
+    shown = [p for p in report.problems if p.severity is Severity.NOTICE and (notices or _skipped(p))]
+    lines += summarised(shown)
     counts = report.counts()
     errors, warnings = counts[Severity.ERROR], counts[Severity.WARNING]
     verdict = "failed" if report.failed(strict) else "ok"

@@ -7,13 +7,20 @@ are filled in anew, and the index made again); a change to data/ loads it again 
 pages of the models whose data changed; a change to templates/ or docs/ makes every page again.
 The loaded data is kept between runs until a file it came from changes. A failed rebuild keeps
 serving the last good site, prints the problems and shows them at the top of every page.
+
+It is a local server: it answers only requests whose Host names the address it listens on (a
+page on another site that rebinds its own name to 127.0.0.1 gets 400), a client that stalls is
+dropped after SOCKET_TIMEOUT seconds, at most THREADS requests are answered at once (more wait in
+the listen backlog), and a client that hangs up mid-answer is no error.
 """
 
 from __future__ import annotations
 
 import html
 import http.server
+import ipaddress
 import json
+import socket
 import sys
 import threading
 import time
@@ -28,6 +35,9 @@ from site_builder.problems import InputError, Problem
 from site_builder.project import Project, is_hidden
 
 POLL_SECONDS = 0.2
+THREADS = 64  # requests answered at once; more wait in the listen backlog
+BACKLOG = 512  # connections the system holds while every thread is busy
+SOCKET_TIMEOUT = 10.0  # seconds a client may stall before or during its request
 RELOAD_SCRIPT = """<script>
 (function () {
   var version = %d;
@@ -77,6 +87,7 @@ class LiveSite:
     inputs: Inputs | None = None  # what the last good build loaded (used again while unchanged)
     partial: Mapping[str, Served] = field(default_factory=dict)  # the first build's files so far
     building: tuple[str, int, int] | None = None  # (stage, done, total) while a build runs
+    vanished: threading.Event = field(default_factory=threading.Event)  # a served file is gone
 
     # -- building -----------------------------------------------------------------------------
 
@@ -93,6 +104,12 @@ class LiveSite:
     def on_change(self, changed: list[str]) -> None:
         names = ", ".join(Path(c).name for c in changed[:4]) + (" …" if len(changed) > 4 else "")
         self._rebuild(f"{names} changed")
+
+    def on_vanished(self) -> None:
+        """A file the site was served from is gone: another build of the project (another data
+        folder, say) dropped it from the page cache. Make the pages again."""
+        self.vanished.clear()
+        self._rebuild("a served file left the build cache (another build of this project?)")
 
     def _rebuild(self, reason: str) -> None:
         sink = ServedFiles()
@@ -153,7 +170,9 @@ class LiveSite:
             page = "<!doctype html><html lang=en><title>Build failed</title><body><h1>Build failed</h1>"
             page += "</body></html>"
             return 500, "text/html; charset=utf-8", inject(page.encode(), version, error)
-        if name not in files:
+        if found is None:  # no such page, or its file is gone (another build of the project)
+            if name in files:
+                self.vanished.set()  # the watcher builds the site again
             status, name = 404, "404.html"
             found = _read(files.get(name))
         body = b"not found" if found is None else found
@@ -226,8 +245,9 @@ def inject(body: bytes, version: int, error: str | None) -> bytes:
     """The live-reload script, and the build error (if any) at the top of the page."""
     text = body.decode("utf-8")
     if error:
-        banner = (
-            '<div id="build-error" role="alert" style="background:#b42318;color:#fff;padding:1rem;'
+        banner = (  # sticky: in view however far the reloaded page is scrolled
+            '<div id="build-error" role="alert" style="position:sticky;top:0;z-index:2147483647;'
+            "max-height:40vh;overflow:auto;background:#b42318;color:#fff;padding:1rem;"
             'white-space:pre-wrap;font:14px/1.4 monospace">Build failed; showing the last good build.\n'
             f"{html.escape(error)}</div>"
         )
@@ -236,13 +256,58 @@ def inject(body: bytes, version: int, error: str | None) -> bytes:
     return text.encode("utf-8")
 
 
-def make_handler(site: LiveSite) -> type[http.server.BaseHTTPRequestHandler]:
+def host_allowed(header: str | None, listening: str) -> bool:
+    """Whether a request's Host header names the address serve listens on: localhost, a loopback
+    address, or the --host it was given (on all addresses, 0.0.0.0 or ::, any IP address), with
+    any port or none. Any other name is how a page elsewhere reads a local server (DNS rebinding)."""
+    name, port = _host_and_port((header or "").strip())
+    if not name or (port and not port.isdigit()):
+        return False
+    wanted = listening.strip("[]").lower()
+    if name in ("localhost", wanted):
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return address.is_loopback or wanted in ("0.0.0.0", "::", "")
+
+
+def _host_and_port(header: str) -> tuple[str, str]:
+    """('::1', '8000') from '[::1]:8000', ('localhost', '') from 'localhost'."""
+    if header.startswith("["):
+        name, bracket, rest = header[1:].partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            return "", ""
+        return name.lower(), rest[1:] if rest else ""
+    name, colon, port = header.partition(":")
+    return name.lower(), port if colon else ""
+
+
+def make_handler(site: LiveSite, listening: str) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
+        timeout = SOCKET_TIMEOUT  # a client that stalls mid-request is dropped
+
+        def parse_request(self) -> bool:
+            """Every method's request, refused with 400 unless its Host is this server's."""
+            if not super().parse_request():
+                return False
+            if not host_allowed(self.headers.get("Host"), listening):
+                self.send_error(400, "Unknown Host", "This server answers only requests for its own address.")
+                return False
+            return True
+
         def do_GET(self) -> None:
+            self._answer(send_body=True)
+
+        def do_HEAD(self) -> None:
+            self._answer(send_body=False)
+
+        def _answer(self, send_body: bool) -> None:
             parts = urlsplit(self.path)
             if parts.path == "/__livereload":
                 wanted = parse_qs(parts.query).get("v", ["-1"])[0]
-                self._send(200, "application/json", json.dumps(self._wait(wanted)).encode())
+                self._send(200, "application/json", json.dumps(self._wait(wanted)).encode(), send_body)
                 return
             status, kind, body = site.response(parts.path)
             if status == 301:
@@ -250,7 +315,7 @@ def make_handler(site: LiveSite) -> type[http.server.BaseHTTPRequestHandler]:
                 self.send_header("Location", parts.path + "/")
                 self.end_headers()
                 return
-            self._send(status, kind, body)
+            self._send(status, kind, body, send_body)
 
         def _wait(self, wanted: str) -> dict[str, Any]:
             """Long-poll: answer when the version differs from the page's, or after a few seconds."""
@@ -259,18 +324,53 @@ def make_handler(site: LiveSite) -> type[http.server.BaseHTTPRequestHandler]:
                 time.sleep(0.05)
             return {"version": site.version, "error": site.error}
 
-        def _send(self, status: int, kind: str, body: bytes) -> None:
+        def _send(self, status: int, kind: str, body: bytes, send_body: bool) -> None:
             self.send_response(status)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            self.wfile.write(body)
+            if send_body:
+                self.wfile.write(body)
 
         def log_message(self, format: str, *args: object) -> None:
             pass
 
     return Handler
+
+
+class LocalServer(http.server.ThreadingHTTPServer):
+    """The HTTP server, bounded: at most THREADS requests answered at once (the accept loop waits
+    for a free one; the system holds up to BACKLOG connections meanwhile). A client that hangs up
+    or stalls is dropped without a word; any other failure of a request is one line in the log."""
+
+    daemon_threads = True
+    request_queue_size = BACKLOG
+
+    def __init__(self, address: tuple[str, int], handler: type[http.server.BaseHTTPRequestHandler], log: Log):
+        self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self.slots = threading.BoundedSemaphore(THREADS)
+        self.log = log
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.slots.acquire()
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError | TimeoutError):  # a closed or stalled connection
+            self.log(f"serve: a request failed: {error!r}")
 
 
 def watch(site: LiveSite, stop: threading.Event, before: Snapshot, first_build: bool = False) -> None:
@@ -281,14 +381,17 @@ def watch(site: LiveSite, stop: threading.Event, before: Snapshot, first_build: 
     while not stop.wait(POLL_SECONDS):
         after = snapshot(site.project)
         changed = changed_files(before, after)
-        if not changed:
+        if not changed and not site.vanished.is_set():
             continue
         time.sleep(0.05)  # let an editor finish writing
         after = snapshot(site.project)
         changed = changed_files(before, after)
         before = after
         try:
-            site.on_change(changed)
+            if changed:
+                site.on_change(changed)
+            else:
+                site.on_vanished()
         except Exception as exc:  # keep serving whatever went wrong
             site.log(f"rebuild crashed: {exc!r}; still serving the last good site")
 
@@ -296,13 +399,14 @@ def watch(site: LiveSite, stop: threading.Event, before: Snapshot, first_build: 
 @dataclass
 class Server:
     site: LiveSite
-    httpd: http.server.ThreadingHTTPServer
+    httpd: LocalServer
     stop: threading.Event
 
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}/"
+        shown = f"[{host!s}]" if ":" in str(host) else str(host)
+        return f"http://{shown}:{port}/"
 
     def shutdown(self) -> None:
         self.stop.set()
@@ -321,13 +425,16 @@ def start(
     """Serve the project. With `wait=False` the server answers at once: while the first build
     runs, each page is served as soon as it is rendered, and others show the build's progress."""
     site = LiveSite(project, log or (lambda line: print(line, file=sys.stderr, flush=True)))
+    httpd = LocalServer((host, port), make_handler(site, host), site.log)  # a port in use fails at once
     baseline = snapshot(project)
     if wait:
-        site.full_build()
+        try:
+            site.full_build()
+        except BaseException:
+            httpd.server_close()
+            raise
     else:
         site.building = ("loading the data", 0, 0)
-    httpd = http.server.ThreadingHTTPServer((host, port), make_handler(site))
-    httpd.daemon_threads = True
     stop = threading.Event()
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     threading.Thread(target=watch, args=(site, stop, baseline, not wait), daemon=True).start()

@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import gc
+import http.client
 import json
+import shutil
+import socket
+import struct
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from site_builder import serve
+from site_builder.cli import main
 from site_builder.project import Project
-from site_builder.serve import LiveSite, Server, start
+from site_builder.serve import LiveSite, Server, host_allowed, start
 
 
 def get(url: str) -> tuple[int, str]:
@@ -157,3 +164,158 @@ def test_twenty_data_changing_rebuilds_keep_memory_flat(project: Path) -> None:
         assert site.error is None and site.version == n + 2
         counts.append(_our_objects())
     assert max(counts[5:]) <= counts[4], counts
+
+
+def address(server: Server) -> tuple[str, int]:
+    host, port = server.httpd.server_address[:2]
+    return str(host), port
+
+
+def ask(server: Server, path: str, host: str | None, method: str = "GET") -> tuple[int, bytes]:
+    """One request with exactly this Host header (None: none at all)."""
+    connection = http.client.HTTPConnection(*address(server), timeout=10)
+    try:
+        connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        if host is not None:
+            connection.putheader("Host", host)
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def test_binds_the_loopback_address_by_default(served: tuple[Server, list[str]]) -> None:
+    server, _ = served
+    assert server.httpd.server_address[0] == "127.0.0.1"
+    assert server.url.startswith("http://127.0.0.1:")
+
+
+def test_answers_only_its_own_host_names(served: tuple[Server, list[str]]) -> None:
+    server, _ = served
+    port = server.httpd.server_address[1]
+    for own in ("localhost", f"localhost:{port}", "127.0.0.1", f"127.0.0.1:{port}", "[::1]", f"[::1]:{port}"):
+        status, body = ask(server, "/", own)
+        assert status == 200 and b"h200-fp4-vs-fp8/index.html" in body, own
+    for foreign in (
+        "evil.example",
+        f"evil.example:{port}",
+        "localhost.evil.example",
+        "127.0.0.1.nip.io",
+        "10.0.0.1",
+        "localhost:abc",
+        "[::1",
+        "",
+        None,
+    ):
+        status, body = ask(server, "/", foreign)
+        assert status == 400 and b"h200-fp4-vs-fp8" not in body, foreign
+        assert ask(server, "/__livereload?v=0", foreign)[0] == 400
+
+
+@pytest.mark.parametrize(
+    ("header", "listening", "allowed"),
+    [
+        ("LOCALHOST:8000", "127.0.0.1", True),
+        ("127.0.0.2", "127.0.0.1", True),  # all of 127/8 is this machine
+        ("devbox:8000", "devbox", True),  # what --host names
+        ("devbox:8000", "127.0.0.1", False),
+        ("192.168.1.20:8000", "0.0.0.0", True),  # on every address, any of the machine's addresses
+        ("192.168.1.20:8000", "127.0.0.1", False),
+        ("[fe80::1]:8000", "::", True),
+        ("rebind.example:8000", "0.0.0.0", False),  # a name is never enough
+        ("localhost:8000:1", "127.0.0.1", False),
+    ],
+)
+def test_host_rule(header: str, listening: str, allowed: bool) -> None:
+    assert host_allowed(header, listening) is allowed
+
+
+def test_refuses_traversal_and_unsafe_methods(served: tuple[Server, list[str]]) -> None:
+    server, _ = served
+    for path in (
+        "/../../../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/..%2f..%2fetc%2fpasswd",
+        "//etc/passwd",
+    ):
+        status, body = ask(server, path, "localhost")
+        assert status == 404 and b"root:" not in body, path
+    for method in ("POST", "PUT", "DELETE", "PATCH"):
+        status, _ = ask(server, "/index.html", "localhost", method)
+        assert status == 501, method
+    assert ask(server, "/", "localhost", "HEAD") == (200, b"")
+
+
+def test_two_hundred_parallel_requests_are_all_answered(served: tuple[Server, list[str]]) -> None:
+    server, _ = served
+    started = time.monotonic()
+    with ThreadPoolExecutor(200) as pool:
+        statuses = list(pool.map(lambda n: get(f"{server.url}h200-fp4-vs-fp8/?n={n}")[0], range(200)))
+    assert statuses == [200] * 200
+    assert time.monotonic() - started < PATIENCE
+
+
+def test_a_stalled_client_is_dropped_and_holds_no_one_up(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More half-sent requests than the server has threads: each is dropped after the socket
+    timeout, and a whole request is answered meanwhile or right after."""
+    monkeypatch.setattr(serve, "SOCKET_TIMEOUT", 1.0)
+    server = start(Project.under(project), port=0, log=lambda line: None)
+    stalled = []
+    try:
+        for _ in range(serve.THREADS + 10):
+            client = socket.create_connection(address(server), timeout=30)
+            client.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")  # and no more
+            stalled.append(client)
+        assert get(server.url)[0] == 200
+        for client in stalled:  # the server hung up on each (a 408 or nothing), long before 30 s
+            assert client.recv(1024) == b""
+    finally:
+        for client in stalled:
+            client.close()
+        server.shutdown()
+
+
+def test_a_closed_connection_is_no_error(
+    served: tuple[Server, list[str]], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A reader who closes the tab while the live-reload poll waits: the answer meets a reset
+    connection, and nothing is printed or logged."""
+    server, lines = served
+    before = list(lines)
+    for _ in range(3):
+        client = socket.create_connection(address(server))
+        version = server.site.version
+        client.sendall(f"GET /__livereload?v={version} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode())
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()  # a reset, at once
+    time.sleep(6)  # the polls answer after 5 s at most
+    assert get(server.url)[0] == 200
+    assert lines == before
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_another_build_of_the_project_never_serves_not_found_with_200(
+    served: tuple[Server, list[str]], project: Path
+) -> None:
+    """`build --data OTHER` of the same project drops the served pages' files from the shared
+    build cache: a page whose file is gone is a 404 (never a 200 saying "not found"), and the
+    server makes the site again."""
+    server, lines = served
+    other = project / "other-data"
+    shutil.copytree(project / "data", other)
+    csv = other / "results" / "lab.csv"
+    csv.write_text(csv.read_text().replace("2900.0", "2950.0").replace("300.0", "310.0"))
+    pages = ["", "h200-fp4-vs-fp8/", "h200-fp4-vs-fp8/comparison.json", "second-page/"]
+    pages = [p for p in pages if get(server.url + p)[0] == 200]
+    assert len(pages) >= 3
+    assert (
+        main(["build", "--root", str(project), "--data", str(other), "-o", str(project / "out"), "-q"]) == 0
+    )
+    for page in pages:
+        status, body = get(server.url + page)
+        assert status in (200, 404) and (status == 404 or body.strip() != "not found"), page
+    wait_for(lambda: any(line.startswith("a served file left the build cache") for line in lines), PATIENCE)
+    assert all(get(server.url + page)[0] == 200 for page in pages)
