@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from site_builder.files import Count, Identifier, PositiveNumber, load_yaml
 from site_builder.formatting import fixed
-from site_builder.problems import ProblemLog, add_validation_errors
+from site_builder.problems import ProblemLog, Severity, add_validation_errors
 
 CostTier = Literal["hyperscaler", "neocloud", "rental"]
 
@@ -196,7 +196,10 @@ def load_hardware(path: Path, log: ProblemLog, own: Path | None = None) -> Hardw
 
 
 def _read_additions(path: Path, log: ProblemLog) -> HardwareAdditions | None:
+    errors_before = len(log.errors)
     data = _read_yaml(path, log)
+    if data is None and len(log.errors) == errors_before:
+        log.add(path.as_posix(), "", "", "empty: adds nothing to the packaged catalog", Severity.WARNING)
     try:
         return HardwareAdditions.model_validate(data or {})
     except ValidationError as exc:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from site_builder.catalog import CONSTANTS, ConstantOverride, HardwareCatalog
+from site_builder.catalog import CONSTANTS, ConstantOverride, HardwareCatalog, HardwareSpec
 from site_builder.formatting import sequence_label
 from site_builder.problems import ProblemLog, Severity
 
@@ -139,29 +139,39 @@ def implausible_configurations(table: PointTable, catalog: HardwareCatalog | Non
     found = table.distinct(columns).astype(object)
     found = found.where(found.notna(), None)  # a value not given: None
     for file, gpu, gpus, tp, pp, multinode, disagg in found.itertuples(index=False):
-        folder = dirname(file) or "."
-        if gpus is None:
+        if gpus is None or disagg:
             continue
         spec = catalog.gpus.get(gpu) if catalog else None
-        node = spec.gpus_per_node if spec else None
-        if node and not multinode and not disagg and gpus > node:
-            cause = (
-                f"{gpus} GPUs in a single-node run, but a {spec.name if spec else gpu} server holds "
-                f"{node}: set `multinode: true` (and the prefill/decode GPUs of a disaggregated run) "
-                "or correct gpu_count / tp in the metadata"
-            )
-            causes.setdefault((folder, "gpu_count", cause), []).append(file)
-        width = (tp or 0) * (pp or 1)
-        if width and not disagg and gpus % width:
-            cause = (
-                f"TP{tp}{'' if (pp or 1) == 1 else f' × PP{pp}'} does not divide the "
-                f"{gpus} GPUs: correct tp or gpu_count in the metadata"
-            )
-            causes.setdefault((folder, "tp", cause), []).append(file)
-    for (folder, field, cause), files in causes.items():
+        for field_name, cause in (
+            ("gpu_count", None if multinode else _beyond_a_server(gpus, gpu, spec)),
+            ("tp", _tp_does_not_divide(gpus, tp, pp)),
+        ):
+            if cause:
+                causes.setdefault((dirname(file) or ".", field_name, cause), []).append(file)
+    for (folder, field_name, cause), files in causes.items():
         listed = list(dict.fromkeys(files))
         where = listed[0] if len(listed) == 1 else f"{folder}/ ({len(listed)} files: {_few(listed)})"
-        log.add(where, "", field, f"implausible: {cause}", Severity.WARNING)
+        log.add(where, "", field_name, f"implausible: {cause}", Severity.WARNING)
+
+
+def _beyond_a_server(gpus: int, gpu: str, spec: HardwareSpec | None) -> str | None:
+    """Why a single-node run of `gpus` GPUs cannot be one, if it cannot (catalog.gpus_per_node)."""
+    node = spec.gpus_per_node if spec else None
+    if spec is None or not node or gpus <= node:
+        return None
+    return (
+        f"{gpus} GPUs in a single-node run, but a {spec.name} server holds {node}: set "
+        "`multinode: true` (and the prefill/decode GPUs of a disaggregated run) or correct "
+        "gpu_count / tp in the metadata"
+    )
+
+
+def _tp_does_not_divide(gpus: int, tp: int | None, pp: int | None) -> str | None:
+    width = (tp or 0) * (pp or 1)
+    if not width or gpus % width == 0:
+        return None
+    across = "" if (pp or 1) == 1 else f" × PP{pp}"
+    return f"TP{tp}{across} does not divide the {gpus} GPUs: correct tp or gpu_count in the metadata"
 
 
 def _few(files: list[str], shown: int = 3) -> str:

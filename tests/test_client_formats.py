@@ -134,7 +134,9 @@ def test_vllm_sequence_lengths_from_token_totals_and_checked(tmp_path: Path) -> 
     assert contradiction.field.endswith("_meta.yaml: isl")
     assert (
         contradiction.reason
-        == "2048 contradicts the result file (total_input_tokens ÷ completed = 1024, 100% from 2048)"
+        == "2048 contradicts the result file (total_input_tokens ÷ completed = 1024, 50% below the nominal "
+        "2048); if the client drew lengths from a range (--random-range-ratio), give random_range_ratio "
+        "in the metadata file"
     )
     # mean outputs shorter than the stated OSL (end of sequence not ignored): a warning only
     short = {**raw, "total_output_tokens": raw["total_output_tokens"] * 7 // 10}

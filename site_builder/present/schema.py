@@ -50,6 +50,7 @@ class PointSummary(Out):
     framework: str
     spec_method: str
     disagg: bool
+    variant: str | None  # the data's free label setting these runs apart (confidential-computing …)
     parallelism: str
     configuration: str
     date: str | None
@@ -133,7 +134,7 @@ class Band(Out):
 
 class SideResult(Out):
     label: str
-    filters: dict[str, str | bool | list[str]]
+    filters: dict[str, str | bool | int | list[str] | list[int]]
     pooling: str  # words: "best available" or "narrowed: framework=sglang"
     narrowed: bool = Field(exclude=True)  # a filter narrows the side beyond what the page varies
     hardware: str
@@ -166,7 +167,7 @@ class SequenceResult(Out):
 
 class SideIdentity(Out):
     label: str
-    filters: dict[str, str | bool | list[str]]
+    filters: dict[str, str | bool | int | list[str] | list[int]]
 
 
 class DataSource(Out):
