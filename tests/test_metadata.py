@@ -245,7 +245,9 @@ def test_a_runner_file_name_gives_what_it_states_and_the_provenance_says_so(tmp_
     )
     (notice,) = [p for p in log.notices if "runner file name" in p.reason]
     assert notice.file == f"data/results/a/b/{RUNNER}.json"
-    assert notice.reason.startswith("isl, osl, precision, framework, tp, ep, dp_attention, disagg, spec_method")
+    assert notice.reason.startswith(
+        "isl, osl, precision, framework, tp, ep, dp_attention, disagg, spec_method"
+    )
 
 
 # -- lengths drawn from a range ------------------------------------------------------------------
