@@ -172,11 +172,20 @@ class _FileLoader:
         self._metadata_said = ""  # where each metadata field came from, for the provenance
 
     def load(self) -> None:
-        """Read the file; its problems go to the result's log, in order, when it is done."""
+        """Read the file; its problems go to the result's log, in order, when it is done (its
+        notices once per folder: the load's end says each, with the files it applies to)."""
         try:
             self._load()
         finally:
-            self.result.log.problems.extend(self.log.ordered())
+            folder = _display(self.path.parent, self.root) + "/"
+            for problem in self.log.ordered():
+                if problem.severity is Severity.NOTICE and problem.file == self.display:
+                    # a notice is said once per folder, naming the files it applies to
+                    self.result.grouped.add(
+                        folder, problem.record, problem.field, problem.reason, problem.severity, self.display
+                    )
+                else:
+                    self.result.log.problems.append(problem)
 
     def _load(self) -> None:
         if self._companion():

@@ -133,7 +133,7 @@ class Grouped:
     def each(self) -> Iterator[tuple[str, str, str, str, str]]:
         """(where, record, field, reason, severity) once per cause, naming the files it applies to."""
         for (where, record, field_name, reason, severity), files in self.found.items():
-            if where.endswith("/") and len(files) == 1:  # a folder's cause met by one file: that file
+            if where.endswith("/") and len(files) == 1:  # a folder's cause met by one file: the file
                 yield files[0], record, field_name, reason, severity
             else:
                 yield where, record, field_name, f"{reason}{_files_note(where, files)}", severity
