@@ -391,3 +391,24 @@ def test_a_duplicate_within_one_dataset_is_still_one_warning(
     assert out.count("duplicate point") == 1
     assert "kept the one from data/results/lab.csv (dated 2026-09-01, newer than 2026-08-01)" in out
     assert Severity.WARNING.value in out
+
+
+def test_an_import_from_elsewhere_names_the_metadata_above_it_did_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside a project and the current folder the lookup starts at the file's folder: the
+    error names the _meta.yaml one folder up and how to have it read; from that folder it is read."""
+    runs = tmp_path / "runs"
+    (runs / "c16").mkdir(parents=True)
+    shutil.copy(RUN, runs / "c16" / "run.json")
+    (runs / "_meta.yaml").write_text(
+        "hardware: b200\nprecision: fp4\nframework: vllm\ntp: 8\nmodel: kimik2.5\n"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    (error,) = load_file(runs / "c16" / "run.json").log.errors
+    assert f"{(runs / '_meta.yaml').as_posix()} was not read: run the import from its folder" in error.reason
+    monkeypatch.chdir(runs)
+    loaded = load_file(Path("c16") / "run.json")
+    assert not loaded.log.errors and loaded.table.records()[0]["hardware"] == "b200"

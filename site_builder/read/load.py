@@ -668,7 +668,7 @@ class _FileLoader:
                 f"not say): add {', '.join(f'{key}: …' for key in missing)} to {where} (a folder's "
                 "_meta.yaml applies to every file below it, the nearest winning each field; "
                 "<name>.meta.yaml to one file; docs/data-format.md)"
-            )
+            ) + self._unread_above()
             self.result.grouped.add(folder + "/", "", "", reason, Severity.ERROR, self.display)
         for error in errors:
             if error["type"] == "missing":
@@ -679,6 +679,21 @@ class _FileLoader:
             reason = _metadata_reason(error, serving.RunMetadata.model_fields)
             self.result.grouped.add(origin, "", key, reason, Severity.ERROR, self.display)
         return None
+
+    def _unread_above(self) -> str:
+        """Where a file is looked at on its own (an import outside a project and the current
+        folder), a metadata file above it that the lookup did not read, and how to have it read."""
+        if self.root != self.path.parent:
+            return ""
+        folders = list(self.path.parent.parents)[:2]  # the two folders above
+        found = [_first_present(folder / name for name in FOLDER_METADATA) for folder in folders]
+        nearest = next((path for path in found if path is not None), None)
+        if nearest is None:
+            return ""
+        return (
+            f"; {nearest.as_posix()} was not read: run the import from its folder or one above "
+            "(the lookup starts at the project's data/ folder, else the current folder)"
+        )
 
     def _folders_up(self) -> Iterator[Path]:
         """The file's folder, then each one above it up to the data folder: nearest first."""
