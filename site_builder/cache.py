@@ -127,8 +127,8 @@ class Digests:
         with_points = {name for names in files_of_model.values() for name in names}
         without_points = sorted((n, h) for n, h in hashes.items() if n not in with_points)
         settings = [
-            file_digest(project.catalog_file("hardware.yaml")),
-            file_digest(project.catalog_file("models.yaml")),
+            *(file_digest(path) for path in project.catalog_files("hardware.yaml") if path),
+            *(file_digest(path) for path in project.catalog_files("models.yaml") if path),
             file_digest(project.content / "site.yaml"),
             config.model_dump_json(),
             os.environ.get("SOURCE_DATE_EPOCH"),

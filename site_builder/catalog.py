@@ -1,7 +1,8 @@
 """The hardware and model catalogs: GPU constants and model names, with site and page overrides,
 and the registry of the per-GPU constants a metric formula may read (`CONSTANTS`).
 
-The packaged `data/hardware.yaml` is the default; a project's own file replaces it (project.py).
+The packaged `data/hardware.yaml` and `data/models.yaml` are the defaults; a project's own file adds
+to them and overrides them entry by entry (a GPU or a model at a time; project.py finds the files).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from site_builder.files import Identifier, PositiveNumber, Prose, Title, WebAddress, load_yaml
+from site_builder.files import Count, Identifier, PositiveNumber, Prose, Title, WebAddress, load_yaml
 from site_builder.formatting import fixed
-from site_builder.problems import ProblemLog, add_validation_errors
+from site_builder.problems import ProblemLog, Severity, add_validation_errors
 
 CostTier = Literal["hyperscaler", "neocloud", "rental"]
 
@@ -83,6 +84,11 @@ class HardwareSpec(BaseModel):
     architecture: str | None = None
     watts_all_in: PositiveNumber | None = None
     usd_per_gpu_hour: dict[CostTier, PositiveNumber] = Field(default_factory=dict)
+    gpus_per_node: Count | None = None  # GPUs in one server: a single-node run uses at most this many
+    # who gave this entry's constants, where it came from another file than the catalog's own
+    # source (a project's entry over the packaged catalog): set when the catalogs are merged
+    source: str | None = None
+    as_of: str | None = None
 
 
 class HardwareCatalog(BaseModel):
@@ -93,6 +99,19 @@ class HardwareCatalog(BaseModel):
     as_of: str
     default_cost_tier: CostTier = "hyperscaler"
     gpus: dict[Identifier, HardwareSpec]
+
+
+class HardwareAdditions(BaseModel):
+    """A project's own `data/hardware.yaml`: entries that add to or replace the packaged ones,
+    with the source of their values (the packaged catalog's where it gives none)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str | None = None
+    source_url: str | None = None
+    as_of: str | None = None
+    default_cost_tier: CostTier | None = None
+    gpus: dict[Identifier, HardwareSpec] = Field(default_factory=dict)
 
 
 class ModelInfo(BaseModel):
@@ -156,7 +175,9 @@ def _report(exc: ValidationError, path: Path, log: ProblemLog) -> None:
     )
 
 
-def load_hardware(path: Path, log: ProblemLog) -> HardwareCatalog | None:
+def load_hardware(path: Path, log: ProblemLog, own: Path | None = None) -> HardwareCatalog | None:
+    """The catalog at `path` (the packaged one), with a project's own file (`own`) added entry by
+    entry: a GPU it lists replaces the packaged entry of that key, credited to its own source."""
     errors_before = len(log.errors)
     data = _read_yaml(path, log)
     if data is None:
@@ -164,21 +185,58 @@ def load_hardware(path: Path, log: ProblemLog) -> HardwareCatalog | None:
             log.add(path.as_posix(), "", "", "empty: the hardware catalog needs source, as_of and gpus")
         return None
     try:
-        return HardwareCatalog.model_validate(data)
+        catalog = HardwareCatalog.model_validate(data)
+    except ValidationError as exc:
+        _report(exc, path, log)
+        return None
+    if own is None or own.resolve() == path.resolve():
+        return catalog
+    additions = _read_additions(own, log)
+    return catalog if additions is None else merged(catalog, additions, own.as_posix())
+
+
+def _read_additions(path: Path, log: ProblemLog) -> HardwareAdditions | None:
+    errors_before = len(log.errors)
+    data = _read_yaml(path, log)
+    if data is None and len(log.errors) == errors_before:
+        log.add(path.as_posix(), "", "", "empty: adds nothing to the packaged catalog", Severity.WARNING)
+    try:
+        return HardwareAdditions.model_validate(data or {})
     except ValidationError as exc:
         _report(exc, path, log)
         return None
 
 
-def load_models(path: Path, log: ProblemLog) -> dict[str, ModelInfo]:
-    if not path.is_file():
-        return {}
-    data = _read_yaml(path, log)
-    try:
-        return TypeAdapter(dict[Identifier, ModelInfo]).validate_python(data or {})
-    except ValidationError as exc:
-        _report(exc, path, log)
-        return {}
+def merged(catalog: HardwareCatalog, additions: HardwareAdditions, name: str) -> HardwareCatalog:
+    """The packaged catalog with a project's entries added or put in place of its own (`name`:
+    the project's file, credited where it names no source). Each entry keeps its credit; the
+    project may set the default cost tier, while the catalog's own source stays the packaged one's."""
+    own_credit = {"source": additions.source or f"{name} of this project", "as_of": additions.as_of}
+    gpus = {
+        key: spec.model_copy(update={"source": catalog.source, "as_of": catalog.as_of})
+        for key, spec in catalog.gpus.items()
+    }
+    for key, spec in additions.gpus.items():
+        gpus[key] = spec.model_copy(
+            update={"source": spec.source or own_credit["source"], "as_of": spec.as_of or own_credit["as_of"]}
+        )
+    tier = {"default_cost_tier": additions.default_cost_tier} if additions.default_cost_tier else {}
+    return catalog.model_copy(update={**tier, "gpus": gpus})
+
+
+def load_models(path: Path, log: ProblemLog, own: Path | None = None) -> dict[str, ModelInfo]:
+    """The model names at `path` (the packaged ones), a project's own file (`own`) adding to and
+    overriding them name by name."""
+    found: dict[str, ModelInfo] = {}
+    for place in (path, own):
+        if place is None or not place.is_file() or (place is own and place.resolve() == path.resolve()):
+            continue
+        data = _read_yaml(place, log)
+        try:
+            found.update(TypeAdapter(dict[Identifier, ModelInfo]).validate_python(data or {}))
+        except ValidationError as exc:
+            _report(exc, place, log)
+    return found
 
 
 def model_name(models: Mapping[str, ModelInfo], key: str) -> str:
@@ -219,6 +277,8 @@ def constants_for(
     credited to the catalog's source, and a page with no constant credits nobody."""
     spec = catalog.gpus.get(hardware)
     catalog_credit = (catalog.source, str(catalog.as_of))
+    if spec is not None and spec.source:  # an entry a project's own catalog gave
+        catalog_credit = (spec.source, str(spec.as_of or ""))
     found: dict[str, tuple[float | None, Credit | None]] = {}
     for key, constant in CONSTANTS.items():
         value = _catalog_value(spec, constant, tier)

@@ -20,6 +20,7 @@ from pydantic import (
 from site_builder.catalog import ConstantOverride, CostTier
 from site_builder.files import (
     MAX_IDENTIFIER_CHARS,
+    Count,
     Identifier,
     PositiveNumber,
     Prose,
@@ -38,7 +39,7 @@ from site_builder.problems import ProblemLog, Severity, add_validation_errors, s
 from site_builder.project import is_hidden
 from site_builder.sections import ANALYSES, DEFAULT_ANALYSES
 
-FilterValue = str | bool | list[str]
+FilterValue = str | bool | int | list[str] | list[int]
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 MAX_SLUG_CHARS = 100  # a folder name on every file system, with room to spare
 Label = Annotated[str, Field(min_length=1, max_length=MAX_IDENTIFIER_CHARS), AfterValidator(identifier)]
@@ -68,9 +69,19 @@ class Filters(BaseModel):
     framework: Identifier | list[Identifier] | None = None
     disagg: bool | None = None
     dataset: Identifier | list[Identifier] | None = None
+    # every other configuration field (docs/authoring.md): an A/B of one configuration
+    variant: Identifier | list[Identifier] | None = None
+    tp: Count | list[Count] | None = None
+    ep: Count | list[Count] | None = None
+    pp: Count | list[Count] | None = None
+    gpus: Count | list[Count] | None = None  # the deployment's GPU count
+    dp_attention: bool | None = None
+    multinode: bool | None = None
 
 
 FILTER_KEYS = tuple(Filters.model_fields)
+# a filter that reads a point-table column of another name
+FILTER_COLUMNS = {"gpus": "gpu_count"}
 
 
 class SideSpec(Filters):
@@ -194,9 +205,9 @@ class ResolvedSide:
         return value
 
 
-def _hashable(value: FilterValue) -> str | bool | tuple[str, ...]:
+def _hashable(value: FilterValue) -> str | bool | int | tuple[str, ...]:
     if isinstance(value, list):
-        return tuple(sorted(v.lower() for v in value))
+        return tuple(sorted(str(v).lower() for v in value))
     return value.lower() if isinstance(value, str) else value
 
 

@@ -31,4 +31,4 @@ def matches(value_of: Callable[[str], object], filters: Mapping[str, FilterValue
 
 def describe(filters: Mapping[str, FilterValue]) -> str:
     """'key=value, key=a,b' for messages."""
-    return ", ".join(f"{k}={','.join(v) if isinstance(v, list) else v}" for k, v in filters.items())
+    return ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in filters.items())

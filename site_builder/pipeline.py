@@ -244,16 +244,17 @@ def load(project: Project, site_url: str | None, kept: Inputs | None = None) -> 
     """LOAD and VALIDATE: the result files, catalogs and site config, every problem logged;
     `kept` itself when it was loaded from exactly these files. Raises InputError without the
     GPUs' catalog: no page can be made without it."""
-    catalogs = (project.catalog_file("hardware.yaml"), project.catalog_file("models.yaml"))
+    hardware, models_file = project.catalog_files("hardware.yaml"), project.catalog_files("models.yaml")
+    catalogs = [path for path in (*hardware, *models_file) if path is not None]
     origin = (site_url, stamp(project.data, project.content / "site.yaml", *catalogs))
     if kept is not None and kept.origin == origin:
         return kept
     log = ProblemLog()
     config = load_site_config(project.content, log, site_url)
-    catalog = load_hardware(catalogs[0], log)
-    models = load_models(catalogs[1], log)
+    catalog = load_hardware(hardware[0], log, hardware[1])
+    models = load_models(models_file[0], log, models_file[1])
     loaded = load_results(project.data, log, exclude=config.exclude)
-    table = validate_points(loaded.table, catalog, log)
+    table = validate_points(loaded.table, catalog, log, config.constants)
     if catalog is None:  # no page can be made without the GPUs' catalog (its error is logged)
         raise InputError(log.errors, log.problems)
     evaluations, datasets, sweeps = loaded.evaluations, loaded.datasets, loaded.sweeps

@@ -87,6 +87,13 @@ class Project:
         own = self.data / name
         return own if own.is_file() or own.is_symlink() else default_catalogs() / name
 
+    def catalog_files(self, name: str) -> tuple[Path, Path | None]:
+        """The packaged catalog of this name, and the project's own that adds to it (None: none;
+        the packaged one itself, where the project is the tool's own checkout)."""
+        own = self.data / name
+        packaged = default_catalogs() / name
+        return packaged, own if own.is_file() or own.is_symlink() else None
+
     def guide_files(self) -> dict[str, Path]:
         """Guides by name (`methodology.md` …): the packaged ones, a project's own replacing or adding."""
         found = {p.name: p for p in sorted(default_guides().glob("*.md")) if not is_hidden(p)}

@@ -86,14 +86,14 @@ class SideInput:
     """One side of a test comparison, as the tests have always written it."""
 
     label: str
-    filters: dict[str, str | bool | list[str]]
+    filters: dict[str, str | bool | int | list[str] | list[int]]
     pooling: str  # "best available", or "narrowed: key=value"
     hardware: str
     constants: AppliedConstants
     points: Sequence[Point]
 
 
-def _narrowing(pooling: str) -> dict[str, str | bool | list[str]]:
+def _narrowing(pooling: str) -> dict[str, str | bool | int | list[str] | list[int]]:
     """'narrowed: framework=sglang' -> {'framework': 'sglang'}; 'best available' -> {}."""
     if pooling in ("", "best available"):
         return {}

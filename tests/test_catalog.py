@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from site_builder.catalog import OVERRIDE_WITHOUT_SOURCE, ConstantOverride, constants_for, load_hardware
+from site_builder.catalog import (
+    OVERRIDE_WITHOUT_SOURCE,
+    ConstantOverride,
+    constants_for,
+    load_hardware,
+    load_models,
+)
 from site_builder.problems import ProblemLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,3 +43,46 @@ def test_overrides_layer_over_the_catalog() -> None:
     assert (unknown.source, unknown.as_of, unknown.hardware_name) == ("none", "—", "tpuv7")
     half = constants_for(catalog, "gaudi3", "hyperscaler", {"gaudi3": ConstantOverride(watts_all_in=900)})
     assert half.source == OVERRIDE_WITHOUT_SOURCE and "InferenceX" not in half.source
+
+
+def test_a_projects_catalog_adds_and_overrides_entry_by_entry(tmp_path: Path) -> None:
+    """A project's own file names one new GPU and one changed one; every other packaged entry
+    stays, and each entry is credited to the file that gave it."""
+    own = tmp_path / "hardware.yaml"
+    own.write_text(
+        "source: our lab's price list\nas_of: 2026-09\ngpus:\n"
+        "  gaudi3: {name: Gaudi 3, watts_all_in: 1500, usd_per_gpu_hour: {hyperscaler: 1.2}, gpus_per_node: 8}\n"
+        "  h200: {name: H200, watts_all_in: 1800, usd_per_gpu_hour: {hyperscaler: 2.0}}\n"
+    )
+    packaged = ROOT / "data" / "hardware.yaml"
+    alone = load_hardware(packaged, ProblemLog())
+    log = ProblemLog()
+    catalog = load_hardware(packaged, log, own)
+    assert alone is not None and catalog is not None and not log.problems
+    assert set(catalog.gpus) == set(alone.gpus) | {"gaudi3"}
+    added = constants_for(catalog, "gaudi3", "hyperscaler")
+    assert (added.usd_per_gpu_hour, added.watts_all_in, added.source, added.as_of) == (
+        1.2, 1500, "our lab's price list", "2026-09"
+    )  # fmt: skip
+    replaced = constants_for(catalog, "h200", "hyperscaler")
+    assert (replaced.usd_per_gpu_hour, replaced.watts_all_in) == (2.0, 1800)
+    kept = constants_for(catalog, "mi355x", "hyperscaler")
+    assert kept == constants_for(alone, "mi355x", "hyperscaler")  # same values, same credit
+    assert catalog.source == alone.source  # the packaged catalog's own credit is not taken over
+
+
+def test_a_projects_catalog_without_a_source_is_credited_to_its_file(tmp_path: Path) -> None:
+    own = tmp_path / "hardware.yaml"
+    own.write_text("gpus:\n  tpuv7: {name: TPU v7, watts_all_in: 1000}\n")
+    catalog = load_hardware(ROOT / "data" / "hardware.yaml", ProblemLog(), own)
+    assert catalog is not None
+    assert constants_for(catalog, "tpuv7", "hyperscaler").source == f"{own.as_posix()} of this project"
+
+
+def test_a_projects_models_add_to_the_packaged_names(tmp_path: Path) -> None:
+    own = tmp_path / "models.yaml"
+    own.write_text("mymodel: {name: My Model 7B}\ndsr1: {name: DeepSeek R1 (ours)}\n")
+    packaged = load_models(ROOT / "data" / "models.yaml", ProblemLog())
+    merged = load_models(ROOT / "data" / "models.yaml", ProblemLog(), own)
+    assert set(merged) == set(packaged) | {"mymodel"}
+    assert merged["dsr1"].name == "DeepSeek R1 (ours)" and merged["glm5"] == packaged["glm5"]

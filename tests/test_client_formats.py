@@ -54,7 +54,11 @@ def test_aiperf_sweep_equals_its_own_summary_numbers() -> None:
     assert points[0]["interactivity"] == pytest.approx(102.0408, rel=1e-5)
     skipped = {Path(p.file).name for p in log.notices}
     assert skipped >= {"inputs.json", "run_config.json", "profile_export.jsonl", "profile_export_aiperf.csv"}
-    assert {"profile_export_aiperf_sweep.json", "profile_export_aiperf_sweep.csv"} <= skipped
+    # the sweep's two aggregate files, skipped for one reason in one folder: one notice naming both
+    (aggregate,) = [p for p in log.notices if p.file.endswith("sweep_aggregate/")]
+    assert aggregate.reason.endswith(
+        "(2 files: profile_export_aiperf_sweep.csv, profile_export_aiperf_sweep.json)"
+    )
 
 
 def test_aiperf_older_schemas() -> None:
@@ -122,11 +126,10 @@ def test_guidellm_report_picks_the_fields_of_our_definitions() -> None:
 def test_vllm_sequence_lengths_from_token_totals_and_checked(tmp_path: Path) -> None:
     points, log = _points("vllm-bench-serve")
     assert {(p["isl"], p["osl"]) for p in points} == {(1024, 1024)}
+    # the same lengths derived from each of the folder's 3 files: one notice per length, naming them
     notices = [p for p in log.notices if "derived from the file" in p.reason]
-    assert len(notices) == 6 and notices[0].field in (
-        "total_input_tokens ÷ completed",
-        "total_output_tokens ÷ completed",
-    )
+    assert [p.field for p in notices] == ["total_input_tokens ÷ completed", "total_output_tokens ÷ completed"]
+    assert all(p.file == "vllm-bench-serve/" and "(3 files: " in p.reason for p in notices)
     assert all(p["client"] == "vLLM bench serve" for p in points)
     raw = json.loads(next((CLIENTS / "vllm-bench-serve").glob("*concurrency8-*.json")).read_text())
     assert points[0]["throughput_per_gpu"] == pytest.approx(raw["total_token_throughput"] / 8, rel=1e-12)
@@ -141,7 +144,9 @@ def test_vllm_sequence_lengths_from_token_totals_and_checked(tmp_path: Path) -> 
     assert contradiction.field.endswith("_meta.yaml: isl")
     assert (
         contradiction.reason
-        == "2048 contradicts the result file (total_input_tokens ÷ completed = 1024, 100% from 2048)"
+        == "2048 contradicts the result file (total_input_tokens ÷ completed = 1024, 50% below the nominal "
+        "2048); if the client drew lengths from a range (--random-range-ratio), give random_range_ratio "
+        "in the metadata file"
     )
     # mean outputs shorter than the stated OSL (end of sequence not ignored): a warning only
     short = {**raw, "total_output_tokens": raw["total_output_tokens"] * 7 // 10}

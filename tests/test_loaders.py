@@ -341,6 +341,7 @@ def test_booleans_written_as_strings() -> None:
 
 
 def test_duplicates_keep_the_newest_and_say_so(tmp_path: Path) -> None:
+    write(tmp_path, "_dataset.yaml", "id: lab\ntitle: Lab runs\nsource: our lab\n")
     write(
         tmp_path,
         "old.csv",
@@ -356,4 +357,8 @@ def test_duplicates_keep_the_newest_and_say_so(tmp_path: Path) -> None:
     assert kept["throughput_per_gpu"] == 120.0
     (warning,) = log.warnings
     assert warning.severity is Severity.WARNING and warning.file.endswith("old.csv")
-    assert "duplicate point" in warning.reason and "kept the newer one from" in warning.reason
+    assert (
+        "duplicate point" in warning.reason
+        and "kept the one from" in warning.reason
+        and "newer than" in warning.reason
+    )

@@ -165,8 +165,11 @@ def test_project_paths_resolve_overrides_file_by_file(project: Path) -> None:
     own = Project.under(project)
     assert own.template_folders() == [project / "templates", default_theme()]
     assert own.catalog_file("hardware.yaml") == project / "data" / "hardware.yaml"
+    packaged = default_catalogs() / "hardware.yaml"
+    assert own.catalog_files("hardware.yaml") == (packaged, project / "data" / "hardware.yaml")
     (project / "data" / "models.yaml").unlink()
     assert own.catalog_file("models.yaml") == default_catalogs() / "models.yaml"
+    assert own.catalog_files("models.yaml") == (default_catalogs() / "models.yaml", None)
     assert set(own.guide_files()) == {p.name for p in default_guides().glob("*.md")}
 
 

@@ -286,6 +286,7 @@ def test_points_csv_is_the_csv_modules_whatever_the_configurations_hold(
                 "parallelism": "TP8",
                 "run_url": None,
                 "client": None,
+                "variant": None,
             }
             expected.append(
                 [sequence.sequence, page.sides[0].label, on, *(summary[c] for c in POINT_COLUMNS)]

@@ -139,7 +139,7 @@ def pooling(side: ComputedSide) -> str:
     if not side.narrowed_by:
         return "best available"
     return "narrowed: " + "; ".join(
-        f"{k}={','.join(v) if isinstance(v, list) else v}" for k, v in side.narrowed_by.items()
+        f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in side.narrowed_by.items()
     )
 
 

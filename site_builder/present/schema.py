@@ -52,6 +52,7 @@ class PointSummary(Out):
     framework: str
     spec_method: str
     disagg: bool
+    variant: str | None  # the data's free label setting these runs apart (confidential-computing …)
     parallelism: str
     configuration: str
     date: str | None
@@ -159,7 +160,7 @@ class Band(Out):
 
 class SideResult(Out):
     label: str
-    filters: dict[str, str | bool | list[str]]
+    filters: dict[str, str | bool | int | list[str] | list[int]]
     pooling: str  # words: "best available" or "narrowed: framework=sglang"
     narrowed: bool = Field(exclude=True)  # a filter narrows the side beyond what the page varies
     hardware: str
@@ -192,7 +193,7 @@ class SequenceResult(Out):
 
 class SideIdentity(Out):
     label: str
-    filters: dict[str, str | bool | list[str]]
+    filters: dict[str, str | bool | int | list[str] | list[int]]
 
 
 class DataSource(Out):

@@ -376,6 +376,7 @@ def sequence_length(
     stated: Stated | None,
     measured: Stated | None,
     ctx: RecordContext,
+    range_ratio: float | None = None,
 ) -> None:
     """ISL or OSL: the metadata's, checked against the file; else the file's setting; else its mean.
 
@@ -383,27 +384,14 @@ def sequence_length(
     over completed requests (token totals ÷ requests). A metadata value more than
     SEQUENCE_TOLERANCE away from the file is an error, except that a mean output length below the
     stated OSL is only a warning: outputs may end early (end of sequence) unless the client
-    ignored it. A value taken from the means is a notice.
+    ignored it. With `range_ratio` (lengths drawn from [ratio × nominal, nominal], as InferenceX's
+    and SGLang's `--random-range-ratio` do) the metadata's value is the nominal length, accepted
+    when the mean falls in that range. A value taken from the means is a notice.
     """
     meta_value, meta_name = given
     if meta_value is not None:
-        reference = stated or measured
-        if reference is not None and reference.value > 0:
-            off = (reference.value - meta_value) / reference.value
-            if abs(off) > SEQUENCE_TOLERANCE:
-                said = f"{reference.name} = {reference.value:.6g}, {abs(off):.0%} from {meta_value}"
-                if stated is None and ours == "osl" and off < 0:
-                    # how much shorter than the nominal length the outputs were: of the nominal
-                    short = (meta_value - reference.value) / meta_value
-                    ctx.warning(
-                        meta_name,
-                        f"requests produced fewer output tokens than {meta_value} ({reference.name} = "
-                        f"{reference.value:.6g}, {short:.0%} short of it): outputs ended early; was "
-                        "end-of-sequence ignored?",
-                    )
-                else:
-                    ctx.error(meta_name, f"{meta_value} contradicts the result file ({said})")
-                    return
+        if not _fits(ours, meta_value, stated, measured, ctx, meta_name, range_ratio):
+            return
         draft.set(ours, meta_value, meta_name)
         return
     if stated is not None:
@@ -417,3 +405,44 @@ def sequence_length(
             f"{ours} {value} derived from the file ({measured.name} = {measured.value:.6g}); "
             f"give {ours} in the metadata file to state it",
         )
+
+
+def _fits(
+    ours: str,
+    nominal: int,
+    stated: Stated | None,
+    measured: Stated | None,
+    ctx: RecordContext,
+    meta_name: str,
+    range_ratio: float | None,
+) -> bool:
+    """Whether the metadata's nominal length agrees with the file (logged where it does not):
+    with the client's own setting within SEQUENCE_TOLERANCE; with the mean, within the range the
+    lengths were drawn from (`range_ratio`), else within SEQUENCE_TOLERANCE of the nominal. The
+    distance is said as a share of the nominal length."""
+    reference = stated or measured
+    if reference is None or reference.value <= 0:
+        return True
+    lowest = nominal * (range_ratio if stated is None and range_ratio else 1.0)
+    if lowest * (1 - SEQUENCE_TOLERANCE) <= reference.value <= nominal * (1 + SEQUENCE_TOLERANCE):
+        return True
+    off = (reference.value - nominal) / nominal
+    side = "below" if off < 0 else "above"
+    said = f"{reference.name} = {reference.value:.6g}, {abs(off):.0%} {side} the nominal {nominal}"
+    if range_ratio and stated is None:
+        said += f", outside {round(lowest)}–{nominal}, the range of random_range_ratio {range_ratio:g}"
+    if stated is None and ours == "osl" and off < 0:
+        ctx.warning(
+            meta_name,
+            f"requests produced fewer output tokens than {nominal} ({said}): "
+            "outputs ended early; was end-of-sequence ignored?",
+        )
+        return True
+    hint = ""
+    if stated is None and off < 0 and not range_ratio:
+        hint = (
+            "; if the client drew lengths from a range (--random-range-ratio), give random_range_ratio "
+            "in the metadata file"
+        )
+    ctx.error(meta_name, f"{nominal} contradicts the result file ({said}){hint}")
+    return False

@@ -34,8 +34,16 @@ from site_builder.files import (
     read_bytes_checked,
     read_text,
 )
-from site_builder.problems import Loc, Problem, ProblemLog, Severity, add_validation_errors
-from site_builder.read import evals, formats, native, serving
+from site_builder.problems import (
+    Loc,
+    Problem,
+    ProblemLog,
+    Severity,
+    add_validation_errors,
+    field_path,
+    suggest,
+)
+from site_builder.read import evals, formats, metadata, native, serving
 from site_builder.read.evals import EvalRun
 from site_builder.read.fields import PointDraft, RecordContext, as_mapping, date_from_stamp, objects
 from site_builder.read.formats import InputFormat, Reader, Source
@@ -54,7 +62,7 @@ _NOT_READ = {
 }
 DATASET_FILE = "_dataset.yaml"
 DATASET_ID_CHARS = MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
-FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
+FOLDER_METADATA = metadata.FOLDER_METADATA
 MAX_LINE_ERRORS = 10  # of one JSON Lines file; then a count
 AFTER_RECORDS = 2**62  # the slot of a problem found after a file's records (_FileLog)
 Mask = npt.NDArray[np.bool_]
@@ -73,10 +81,16 @@ class LoadResult:
     # evaluation runs before their samples logs are attached: (run, file date stamp, folder)
     pending_runs: list[tuple[EvalRun, str, Path]] = field(default_factory=list)
     sample_logs: list[evals.SampleLog] = field(default_factory=list)
+    # each metadata file read once, for every result file it applies to (None: not readable)
+    metadata_files: dict[Path, Mapping[str, Any] | None] = field(default_factory=dict)
+    grouped: metadata.Grouped = field(default_factory=metadata.Grouped)  # said once per folder and cause
 
     def finish(self) -> None:
-        """The table of every file's rows, and each evaluation run with the per-question scores
-        its samples log holds (evals.py)."""
+        """The table of every file's rows, each evaluation run with the per-question scores its
+        samples log holds (evals.py), and the messages said once per folder and cause."""
+        for where, record, field_name, reason, severity in self.grouped.each():
+            self.log.add(where, record, field_name, reason, Severity(severity))
+        self.grouped = metadata.Grouped()
         if self.parts:
             self.table = PointTable.from_parts(self.parts)
             self.parts = []
@@ -161,13 +175,23 @@ class _FileLoader:
         self.dataset: DatasetInfo | None = None
         self._metadata_loaded = False
         self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
+        self._metadata_said = ""  # where each metadata field came from, for the provenance
 
     def load(self) -> None:
-        """Read the file; its problems go to the result's log, in order, when it is done."""
+        """Read the file; its problems go to the result's log, in order, when it is done (its
+        notices once per folder: the load's end says each, with the files it applies to)."""
         try:
             self._load()
         finally:
-            self.result.log.problems.extend(self.log.ordered())
+            folder = _display(self.path.parent, self.root) + "/"
+            for problem in self.log.ordered():
+                if problem.severity is Severity.NOTICE and problem.file == self.display:
+                    # a notice is said once per folder, naming the files it applies to
+                    self.result.grouped.add(
+                        folder, problem.record, problem.field, problem.reason, problem.severity, self.display
+                    )
+                else:
+                    self.result.log.problems.append(problem)
 
     def _load(self) -> None:
         if self._companion():
@@ -575,7 +599,7 @@ class _FileLoader:
         date, run and note where one was read, else the record's own."""
         meta = self._metadata_cache[0] if self._metadata_cache else None  # None: no metadata file
         date = row.get("date") if isinstance(row.get("date"), str) else kind.date(row)
-        return {
+        found = {
             "dataset": dataset.id,
             "source_file": self.display,
             "record": label or "whole file",
@@ -583,41 +607,105 @@ class _FileLoader:
             "date": getattr(meta, "date", None) or date_from_stamp(date),
             **{key: getattr(meta, key, None) or _text(row.get(key)) for key in ("run_url", "image", "note")},
         }
+        if meta is not None and metadata.FROM_FILE_NAME in self._metadata_said:
+            found["note"] = "; ".join(filter(None, (found["note"], f"metadata: {self._metadata_said}")))
+        return found
 
     # -- side files ----------------------------------------------------------------------------
 
     def _metadata(self, title: str) -> tuple[serving.RunMetadata, str] | None:
-        """The metadata file for a result of a format that needs one (`title` names the format)."""
+        """The metadata of a result of a format that needs it (`title` names the format): the
+        metadata files from the results root down to the file, merged field by field (the nearest
+        wins), what an InferenceX runner file name states filling the rest (read/metadata.py)."""
         if self._metadata_loaded:
             return self._metadata_cache
         self._metadata_loaded = True
+        layers = []
+        for path in metadata.chain(self.path, self.root):
+            mapping = self._metadata_file(path)
+            if mapping is None:
+                return None  # its problem is logged once, naming the metadata file
+            layers.append((_display(path, self.root), mapping))
         stem = self.path.name.rsplit(".", 1)[0]
-        candidates = [self.path.with_name(f"{stem}.meta{ext}") for ext in (".yaml", ".yml", ".json")]
-        candidates += [folder / name for folder in self._folders_up() for name in FOLDER_METADATA]
-        found = _first_present(candidates)
-        if found is None:
-            self.log.add(
-                self.display,
-                "",
-                "",
-                f"{title} needs a metadata file: "
-                f"{stem}.meta.yaml beside it, or _meta.yaml in its folder or one above, naming "
-                "hardware, precision, framework and GPU count or TP (docs/data-format.md)",
+        merged = metadata.Merged.of(layers, stem)
+        nearest = layers[-1][0] if layers else None
+        meta = self._validated_metadata(merged, title, nearest)
+        named = merged.from_file_name()
+        if meta is not None and named:
+            folder = _display(self.path.parent, self.root) + "/"
+            reason = (
+                f"{', '.join(named)} taken from the InferenceX runner file name (a _meta.yaml "
+                "field would win over it)"
             )
-            return None
-        meta = self._read_model(found, serving.RunMetadata)
+            self.result.grouped.add(folder, "", "", reason, Severity.NOTICE, self.display)
         if meta is not None:
-            self._metadata_cache = (meta, _display(found, self.root))
+            self._metadata_cache = (meta, nearest or f"{metadata.FROM_FILE_NAME} {self.path.name}")
+            self._metadata_said = merged.said()
         return self._metadata_cache
+
+    def _metadata_file(self, path: Path) -> Mapping[str, Any] | None:
+        """One metadata file's fields, read once for every result file it applies to (its
+        problems logged once)."""
+        if path not in self.result.metadata_files:
+            display = _display(path, self.root)
+            problems_before = len(self.log.problems)
+            document = load_structured(path, display, self.log, self.confined)
+            if document is None and len(self.log.problems) == problems_before:
+                document = {}  # an empty file: no fields
+            data = document if document is None or isinstance(document, Mapping) else None
+            if document is not None and data is None:
+                self.log.add(display, "", "", "not a mapping of metadata fields (field: value)")
+            self.result.metadata_files[path] = data
+        return self.result.metadata_files[path]
+
+    def _validated_metadata(
+        self, merged: metadata.Merged, title: str, nearest: str | None
+    ) -> serving.RunMetadata | None:
+        """The merged metadata as RunMetadata; None where it is not, each cause said once per
+        folder (a missing field: which to add and where; a bad value: naming the file that gave it)."""
+        try:
+            return serving.RunMetadata.model_validate(merged.values)
+        except ValidationError as exc:
+            errors = exc.errors()
+        folder = _display(self.path.parent, self.root)
+        missing = [str(e["loc"][0]) for e in errors if e["type"] == "missing"]
+        if missing:
+            where = nearest or f"{folder}/_meta.yaml"
+            reason = (
+                f"{title} needs a metadata file giving {', '.join(missing)} (the result file does "
+                f"not say): add {', '.join(f'{key}: …' for key in missing)} to {where} (a folder's "
+                "_meta.yaml applies to every file below it, the nearest winning each field; "
+                "<name>.meta.yaml to one file; docs/data-format.md)"
+            ) + self._unread_above()
+            self.result.grouped.add(folder + "/", "", "", reason, Severity.ERROR, self.display)
+        for error in errors:
+            if error["type"] == "missing":
+                continue
+            key = field_path(error["loc"])
+            origin = merged.origins.get(str(error["loc"][0]) if error["loc"] else "", nearest or folder)
+            origin = self.display if origin == metadata.FROM_FILE_NAME else origin
+            reason = _metadata_reason(error, serving.RunMetadata.model_fields)
+            self.result.grouped.add(origin, "", key, reason, Severity.ERROR, self.display)
+        return None
+
+    def _unread_above(self) -> str:
+        """Where a file is looked at on its own (an import outside a project and the current
+        folder), a metadata file above it that the lookup did not read, and how to have it read."""
+        if self.root != self.path.parent:
+            return ""
+        folders = list(self.path.parent.parents)[:2]  # the two folders above
+        found = [_first_present(folder / name for name in FOLDER_METADATA) for folder in folders]
+        nearest = next((path for path in found if path is not None), None)
+        if nearest is None:
+            return ""
+        return (
+            f"; {nearest.as_posix()} was not read: run the import from its folder or one above "
+            "(the lookup starts at the project's data/ folder, else the current folder)"
+        )
 
     def _folders_up(self) -> Iterator[Path]:
         """The file's folder, then each one above it up to the data folder: nearest first."""
-        folder = self.path.parent
-        while True:
-            yield folder
-            if folder == self.root or folder.parent == folder:
-                return
-            folder = folder.parent
+        return reversed(metadata.folders_down(self.path, self.root))
 
     def _read_model(self, path: Path, model: type[_Model]) -> _Model | None:
         """A side file (metadata, data set) read and validated as `model`; None, the problems
@@ -643,6 +731,13 @@ class _FileLoader:
             digest = hashlib.sha256(relative.encode()).hexdigest()[:8]
             slug = slug[: DATASET_ID_CHARS - 9].rstrip("-.") + "-" + digest
         return DatasetInfo(id=slug, title=self.path.name, source=f"result file {self.display}")
+
+
+def _metadata_reason(error: Any, known: Iterable[str]) -> str:
+    """A metadata field's validation error in words (an unknown field with the nearest known)."""
+    if error["type"] == "extra_forbidden":
+        return "unknown field" + suggest(str(error["loc"][0]), known)
+    return str(error["msg"])
 
 
 def _first_present(candidates: Iterable[Path]) -> Path | None:
@@ -803,9 +898,22 @@ def _linked_folder(path: Path, root: Path, log: ProblemLog) -> None:
         )
 
 
-def load_file(path: Path, log: ProblemLog | None = None) -> LoadResult:
-    """One file on its own (the importer's entry point)."""
+def load_file(path: Path, log: ProblemLog | None = None, root: Path | None = None) -> LoadResult:
+    """One file on its own (the importer's entry point), its metadata looked up as a build
+    does, from `root` (metadata_root: the data folder it lies in) down to the file."""
     result = LoadResult(log=log or ProblemLog())
-    _FileLoader(path, path.parent, path.as_posix(), result, confined=False).load()
+    _FileLoader(path.resolve(), root or metadata_root(path), path.as_posix(), result, confined=False).load()
     result.finish()
     return result
+
+
+def metadata_root(path: Path) -> Path:
+    """Where the metadata lookup of a file imported on its own starts, as a build's would: the
+    project's `data/` folder it lies in; else the current folder, where it lies below it; else
+    its own folder."""
+    absolute = path.resolve().parent
+    for folder in (absolute, *absolute.parents):
+        if folder.name == "data":
+            return folder
+    here = Path.cwd().resolve()
+    return here if here == absolute or here in absolute.parents else absolute

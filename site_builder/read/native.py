@@ -34,6 +34,7 @@ IDENTITY_COLUMNS = (
     "framework",
     "precision",
     "spec_method",
+    "variant",
     "disagg",
     "multinode",
     "tp",

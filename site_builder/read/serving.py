@@ -10,9 +10,9 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from site_builder.files import Count, WebAddress, Whole
+from site_builder.files import Count, Identifier, WebAddress, Whole
 from site_builder.read.fields import (
     PointDraft,
     RecordContext,
@@ -49,6 +49,9 @@ class RunMetadata(BaseModel):
     gpu_count: Count | None = None
     isl: Count | None = None
     osl: Count | None = None
+    # lengths drawn from [ratio × isl/osl, isl/osl] (InferenceX's and SGLang's --random-range-ratio)
+    random_range_ratio: float | None = Field(default=None, gt=0, le=1)
+    variant: Identifier | None = None  # what sets these runs apart from others of one configuration
     concurrency: Count | None = None
     date: str | None = None
     run_url: WebAddress | None = None
@@ -172,6 +175,7 @@ def _concurrency(
 
 def identity(draft: PointDraft, meta: RunMetadata, meta_name: str) -> None:
     draft.set("hardware", meta.hardware, f"{meta_name}: hardware")
+    draft.set("variant", meta.variant, f"{meta_name}: variant")
     draft.set("precision", meta.precision, f"{meta_name}: precision")
     draft.set("disagg", meta.disagg, f"{meta_name}: disagg")
     draft.set("tp", meta.tp, f"{meta_name}: tp")
@@ -277,7 +281,17 @@ def _sequences(
             Stated(stated.value, setting) if stated else None,
             measured,
             ctx,
+            range_ratio(meta, raw),
         )
+
+
+def range_ratio(meta: RunMetadata, raw: Mapping[str, Any]) -> float | None:
+    """The range lengths were drawn from: the metadata's random_range_ratio, else the client's
+    own (SGLang records `random_range_ratio`, drawing from [ratio × length, length])."""
+    if meta.random_range_ratio is not None:
+        return meta.random_range_ratio
+    recorded = positive_number(raw.get("random_range_ratio"))
+    return recorded if recorded is not None and recorded <= 1 else None
 
 
 def _positive(raw: Mapping[str, Any], key: str) -> Stated | None:
@@ -303,7 +317,15 @@ def client_run(
     draft.set("spec_method", meta.spec_method, f"{meta_name}: spec_method")
     identity(draft, meta, meta_name)
     for ours, given in (("isl", meta.isl), ("osl", meta.osl)):
-        sequence_length(draft, ours, (given, f"{meta_name}: {ours}"), stated.get(ours), means.get(ours), ctx)
+        sequence_length(
+            draft,
+            ours,
+            (given, f"{meta_name}: {ours}"),
+            stated.get(ours),
+            means.get(ours),
+            ctx,
+            meta.random_range_ratio,
+        )
     return draft
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from site_builder.content import FilterValue
+from site_builder.content import FILTER_COLUMNS, FilterValue
 from site_builder.engine.sweep import Measure
 from site_builder.files import identifier, sane_number
 from site_builder.filters import matches as matches_filters
@@ -62,7 +62,7 @@ class SweepRow(Frozen):
             return self.provenance.dataset
         if key in SWEEP_CONSTANTS:
             return SWEEP_CONSTANTS[key]
-        value: str | None = getattr(self, key)
+        value: str | None = getattr(self, FILTER_COLUMNS.get(key, key), None)  # a field rows lack: None
         return value
 
 

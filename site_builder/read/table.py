@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from site_builder.content import FILTER_KEYS, FilterValue
+from site_builder.content import FILTER_COLUMNS, FILTER_KEYS, FilterValue
 from site_builder.filters import accepts
 
 # -- the columns ----------------------------------------------------------------------------------
@@ -26,7 +26,7 @@ COUNT: Any = "Int64"  # a whole number, <NA> where not given
 FLAG: Any = "boolean"  # True/False, <NA> where not given
 NUMBER: Any = "float64"  # NaN where not given
 
-CONFIG_TEXT = ("model", "hardware", "framework", "precision", "spec_method")
+CONFIG_TEXT = ("model", "hardware", "framework", "precision", "spec_method", "variant")
 WORKER_GROUP_KEYS = ("tp", "ep", "workers", "gpus")
 ROLES = ("prefill", "decode")
 CONFIG_COLUMNS: dict[str, Any] = {
@@ -124,7 +124,8 @@ def configuration_label(row: Mapping[str, Any], parallelism: str | None = None) 
     mode = "disagg" if row["disagg"] else "agg"
     spec = "" if row["spec_method"] == "none" else f", {row['spec_method'].upper()}"
     gpus = f", {row['gpu_count']} GPUs" if _given(row["gpu_count"]) else ""
-    return f"{row['framework']} {parallelism or parallelism_label(row)} ({mode}{spec}{gpus})"
+    variant = f" [{row['variant']}]" if _given(row.get("variant")) else ""
+    return f"{row['framework']} {parallelism or parallelism_label(row)} ({mode}{spec}{gpus}){variant}"
 
 
 # -- the table ------------------------------------------------------------------------------------
@@ -305,10 +306,12 @@ class _Columns:
         return self._cells
 
     def array(self, name: str) -> npt.NDArray[Any]:
+        """A column by its name, or by the filter that reads it (content.FILTER_COLUMNS)."""
         found = self.arrays.get(name)
         if found is None:
-            series = self.frame[name]
-            if COLUMNS.get(name) in (COUNT, FLAG):  # optional: Python values, None where not given
+            column = name if name in self.frame else FILTER_COLUMNS.get(name, name)
+            series = self.frame[column]
+            if COLUMNS.get(column) in (COUNT, FLAG):  # optional: Python values, None where not given
                 found = np.empty(len(series), dtype=object)
                 found[:] = [None if _missing(v) else v for v in series.tolist()]
             else:
@@ -342,10 +345,12 @@ class _Cells:
     row."""
 
     def __init__(self, frame: pd.DataFrame) -> None:
-        keys = [key for key in FILTER_KEYS if key in frame]
-        groups = frame.groupby(keys, sort=False, dropna=False).indices if len(frame) else {}
+        keys = [key for key in FILTER_KEYS if FILTER_COLUMNS.get(key, key) in frame]
+        names = [FILTER_COLUMNS.get(key, key) for key in keys]
+        groups = frame.groupby(names, sort=False, dropna=False).indices if len(frame) else {}
         self.positions = [np.asarray(found, dtype=np.intp) for found in groups.values()]
-        self.columns = _Columns(frame.iloc[[int(found[0]) for found in self.positions]][keys])
+        firsts = frame.iloc[[int(found[0]) for found in self.positions]][names]
+        self.columns = _Columns(firsts.set_axis(keys, axis="columns"))
 
     def select(self, filters: Mapping[str, FilterValue]) -> npt.NDArray[np.intp]:
         """The positions of the rows every filter accepts, in table order."""

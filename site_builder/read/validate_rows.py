@@ -42,7 +42,7 @@ Objects = npt.NDArray[np.object_]
 Problem = tuple[int, int, str, str]  # (record, step, field as the file names it, reason)
 
 IDENTITY_FIELDS = ("model", "hardware", "framework", "precision", "isl", "osl", "concurrency")
-TEXT_FIELDS = ("model", "hardware", "framework", "precision", "spec_method")
+TEXT_FIELDS = ("model", "hardware", "framework", "precision", "spec_method", "variant")
 GROUP_KEYS = ("tp", "ep", "workers", "gpus")
 ROLES = ("prefill", "decode")
 # our field → how a configuration's name is normalised (the model's is kept as written)
@@ -52,6 +52,7 @@ NORMALISED: dict[str, Callable[[Any], str]] = {
     "framework": lambda name: normalise_framework(name)[0],
     "precision": normalise_precision,
     "spec_method": normalise_spec_method,  # None (not given): "none"
+    "variant": lambda name: name,  # a free label (confidential-computing, lmcache), kept as written
 }
 SAMPLE = 1024  # values whose distinct count tells a column of measurements (_factorize)
 
