@@ -35,7 +35,7 @@ from site_builder.files import (
     read_text,
 )
 from site_builder.problems import Loc, Problem, ProblemLog, Severity, add_validation_errors
-from site_builder.read import evals, formats, native, serving
+from site_builder.read import evals, formats, native, serving, telemetry
 from site_builder.read.evals import EvalRun
 from site_builder.read.fields import PointDraft, RecordContext, as_mapping, date_from_stamp, objects
 from site_builder.read.formats import InputFormat, Reader, Source
@@ -566,7 +566,10 @@ class _FileLoader:
                 return None
             source = Source(self.path.name, loaded[0], loaded[1])
         draft = read(row, ctx, source)  # None: the reader kept nothing and said why
-        return None if draft is None else (draft, kind)
+        if draft is None:
+            return None
+        self._measured_power(draft, row, ctx)
+        return draft, kind
 
     def _origin(
         self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], kind: InputFormat
@@ -585,6 +588,27 @@ class _FileLoader:
         }
 
     # -- side files ----------------------------------------------------------------------------
+
+    def _measured_power(self, draft: PointDraft, row: Mapping[str, Any], ctx: RecordContext) -> None:
+        """A run's mean power per GPU from the telemetry file beside it (read.telemetry), where
+        the record gives none of its own; why not, where the file is there but gives none."""
+        path = self.path.with_name(telemetry.TELEMETRY_FILE)
+        if "avg_power_w" in draft.values or not path.is_file():
+            return
+        window = telemetry.run_window(row)
+        if window is None:
+            ctx.notice(
+                "avg_power_w",
+                f"{path.name} beside it is not attached: the result records no "
+                f"{' and '.join(telemetry.WINDOW)} to take its samples from",
+            )
+            return
+        text = read_text(path, _display(path, self.root), self.log, self.confined)
+        found = None if text is None else telemetry.window_power(text, window)
+        if isinstance(found, telemetry.RunPower):
+            draft.set("avg_power_w", found.watts_per_gpu, f"{path.name} {found.column}")
+        elif found is not None:
+            ctx.notice("avg_power_w", f"{path.name} beside it is not attached: {found}")
 
     def _metadata(self, title: str) -> tuple[serving.RunMetadata, str] | None:
         """The metadata file for a result of a format that needs one (`title` names the format)."""

@@ -284,6 +284,7 @@ class SiteRenderer:
             "page_data": page_data(comparison, page.points),
             "gpu_constants": list(CONSTANTS.values()),
             "related": related,
+            "measured_power": page.measured_power,
             "structured": self._structured_data(comparison, narrative, root),
             "canonical": self.absolute(f"{comparison.slug}/"),
         }
