@@ -200,3 +200,21 @@ def test_power_section_shows_measured_beside_catalog_and_flags_beyond_two_times(
         assert flagged == (ratio > 2)
     assert f"{round(throughput * 1e6 / catalog):,}" in section
     assert section.count("disagree by more than 2×") == 1
+
+
+def test_an_edited_telemetry_file_remakes_the_page(tmp_path: Path) -> None:
+    """The page cache keys a page on every data file, the telemetry beside a result included."""
+    (tmp_path / "content").mkdir()
+    (tmp_path / "data").mkdir()
+    for name in ("hardware.yaml", "models.yaml"):
+        shutil.copy(ROOT / "data" / name, tmp_path / "data" / name)
+    results = tmp_path / "data" / "results"
+    _run_folder(results / "fp4", _telemetry({0: [1200.0]}), "fp4")
+    _run_folder(results / "fp8", _telemetry({0: [700.0]}), "fp8")
+    (tmp_path / "content" / "power.md").write_text(STUB)
+    page = tmp_path / "site" / "power" / "index.html"
+    assert main(["build", "--root", str(tmp_path), "-q"]) == 0
+    assert ">1,200</td>" in page.read_text()
+    (results / "fp4" / "gpu_metrics.csv").write_text(_telemetry({0: [1400.0]}))
+    assert main(["build", "--root", str(tmp_path), "-q"]) == 0
+    assert ">1,400</td>" in page.read_text() and ">1,200</td>" not in page.read_text()
