@@ -218,3 +218,14 @@ def test_an_edited_telemetry_file_remakes_the_page(tmp_path: Path) -> None:
     (results / "fp4" / "gpu_metrics.csv").write_text(_telemetry({0: [1400.0]}))
     assert main(["build", "--root", str(tmp_path), "-q"]) == 0
     assert ">1,400</td>" in page.read_text() and ">1,200</td>" not in page.read_text()
+
+
+def test_one_notice_a_file_for_rows_without_a_window(tmp_path: Path) -> None:
+    """The aggregate rows that lack a power and a window are named once, not once a row."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    shutil.copy(ROOT / "tests" / "fixtures" / "agg" / "agg_bmk.json", folder / "agg_bmk.json")
+    (folder / "gpu_metrics.csv").write_text(_telemetry({0: [100.0]}))
+    log = ProblemLog()
+    load_results(folder, log)
+    assert len([p for p in log.notices if "gpu_metrics.csv beside it is not attached" in str(p)]) == 1

@@ -161,6 +161,7 @@ class _FileLoader:
         self.dataset: DatasetInfo | None = None
         self._metadata_loaded = False
         self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
+        self._power_said: set[str] = set()  # why the telemetry beside the file gave no power
 
     def load(self) -> None:
         """Read the file; its problems go to the result's log, in order, when it is done."""
@@ -597,18 +598,21 @@ class _FileLoader:
             return
         window = telemetry.run_window(row)
         if window is None:
-            ctx.notice(
-                "avg_power_w",
-                f"{path.name} beside it is not attached: the result records no "
-                f"{' and '.join(telemetry.WINDOW)} to take its samples from",
-            )
+            why = f"the result records no {' and '.join(telemetry.WINDOW)} to take its samples from"
+            self._power_notice(ctx, path.name, why)
             return
         text = read_text(path, _display(path, self.root), self.log, self.confined)
         found = None if text is None else telemetry.window_power(text, window)
         if isinstance(found, telemetry.RunPower):
             draft.set("avg_power_w", found.watts_per_gpu, f"{path.name} {found.column}")
         elif found is not None:
-            ctx.notice("avg_power_w", f"{path.name} beside it is not attached: {found}")
+            self._power_notice(ctx, path.name, found)
+
+    def _power_notice(self, ctx: RecordContext, telemetry_file: str, why: str) -> None:
+        """Why the telemetry beside the file gave a record no power: once a file and cause."""
+        if why not in self._power_said:
+            self._power_said.add(why)
+            ctx.notice("avg_power_w", f"{telemetry_file} beside it is not attached: {why}")
 
     def _metadata(self, title: str) -> tuple[serving.RunMetadata, str] | None:
         """The metadata file for a result of a format that needs one (`title` names the format)."""
