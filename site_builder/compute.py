@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from site_builder.catalog import (
 from site_builder.content import FILTER_KEYS, FilterValue, ResolvedSide, SiteConfig, Stub
 from site_builder.engine.accuracy import RunScore, TaskNumbers, compare_task
 from site_builder.engine.compare import Constants, SequenceNumbers, SidePoints, compare_sequence
+from site_builder.engine.power import WorkloadPower, power_checks
 from site_builder.engine.sweep import Measure, Sla, WorkloadSweep, analyse_workload
 from site_builder.files import NUMBER_FAULTS, excerpt, number_faults
 from site_builder.filters import NARROWING_KEYS, describe
@@ -92,6 +94,8 @@ class ComputedPage:
     # "output" when a side's source gives output tok/s only: then every throughput is output-only
     throughput_basis: str = "total"
     sweep: PageSweep | None = None  # None: the stub asks for no sweep analysis
+    # the power section's measured power per GPU beside the catalog's, from sides' ordinary points
+    measured_power: tuple[WorkloadPower, ...] = ()
 
     @property
     def slug(self) -> str:
@@ -243,6 +247,31 @@ def page_sweep(
     workloads = sorted(measures, key=lambda s: (s != default, s))
     analysed = tuple(analyse_workload(isl, osl, *measures[isl, osl], sla) for isl, osl in workloads)
     return PageSweep((rows[0], rows[1]), analysed, sla)
+
+
+_POWER_COLUMNS = ("isl", "osl", "concurrency", "throughput_per_gpu", "avg_watts_per_gpu")
+
+
+def page_power(
+    stub: Stub, sweep: PageSweep | None, points: Sequence[PointTable], catalog_watts: Sequence[float | None]
+) -> tuple[WorkloadPower, ...]:
+    """Each side's points with a measured power beside the GPU's all-in catalog watts, workload by
+    workload (the page's default first), when the stub asks for the power section; a side with
+    node-level sweep rows is left out (the section's own table gives their system power)."""
+    if sweep is None or "power" not in stub.spec.sections:
+        return ()
+    found: dict[tuple[int, int], tuple[list[Any], list[Any]]] = {}
+    for side, rows in enumerate(points):
+        if sweep.rows[side]:
+            continue
+        for r in rows.records(columns=_POWER_COLUMNS):
+            point = (r["concurrency"], r["throughput_per_gpu"], r["avg_watts_per_gpu"])
+            found.setdefault((r["isl"], r["osl"]), ([], []))[side].append(point)
+    powers = (
+        WorkloadPower(isl, osl, (power_checks(a, catalog_watts[0]), power_checks(b, catalog_watts[1])))
+        for (isl, osl), (a, b) in sorted(found.items(), key=lambda w: (w[0] != stub.sequence, w[0]))
+    )
+    return tuple(p for p in powers if p.sides[0] or p.sides[1])
 
 
 def run_score(run: EvalRun) -> RunScore:
@@ -419,4 +448,5 @@ def compute_page(
         accuracy=accuracy,
         throughput_basis=basis,
         sweep=sweep,
+        measured_power=page_power(stub, sweep, selected, [c.watts_all_in for c in constants]),
     )

@@ -16,6 +16,7 @@ from site_builder.cache import CachedPage, Digests, PageCache, page_key
 from site_builder.compute import compute_page
 from site_builder.plan import PlannedPage
 from site_builder.present.result import comparison_result, shown_points
+from site_builder.present.tables import power_tables
 from site_builder.problems import Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
 from site_builder.render.pages import PageSource, index_entry, render_page
@@ -81,7 +82,9 @@ def make_page(work: PageWork, planned: PlannedPage) -> MadePage:
     if computed is None:
         return MadePage(stub.slug, {}, None, log.problems, cpu=(time.process_time() - started, 0.0))
     comparison = comparison_result(computed, inputs.catalog)
-    page = PageSource(comparison, shown_points(computed), stub.body, stub.generated)
+    labels = [side.label for side in computed.sides]
+    measured_power = power_tables(computed.measured_power, labels)
+    page = PageSource(comparison, shown_points(computed), stub.body, stub.generated, measured_power)
     between = time.process_time()
     files, narrative = render_page(work.renderer_for(log), page, planned.related)
     entry = index_entry(page, narrative, inputs.catalog)

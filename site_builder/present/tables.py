@@ -11,7 +11,8 @@ from typing import Any
 from site_builder import metrics
 from site_builder.catalog import HardwareCatalog, hardware_name
 from site_builder.engine.compare import winner
-from site_builder.formatting import fixed
+from site_builder.engine.power import DISAGREEMENT, PowerCheck, WorkloadPower
+from site_builder.formatting import fixed, sequence_label
 from site_builder.metrics import Metric
 from site_builder.present.narrate import (
     BRACKETING,
@@ -211,3 +212,32 @@ def _pooling_note(task: AccuracyTask) -> str | None:
         "A side with several runs gets their mean. The runs answer the same questions, so averaging "
         "does not narrow the interval: " + how
     )
+
+
+def _power_row(check: PowerCheck) -> dict[str, Any]:
+    """One measured point's cells: measured watts and tok/s per MW, the catalog's, and the flag."""
+    ratio = check.ratio
+    catalog = check.catalog_per_mw
+    return {
+        "concurrency": check.concurrency,
+        "measured_w": fixed(check.measured_w, 0, thousands=True),
+        "measured": fixed(check.measured_per_mw, 0, thousands=True),
+        "catalog": "n/a" if catalog is None else fixed(catalog, 0, thousands=True),
+        "ratio": "" if ratio is None else fixed(ratio, 2) + "×",
+        "flag": f"disagree by more than {fixed(DISAGREEMENT, 0)}×" if check.disagrees else "",
+    }
+
+
+def power_tables(powers: Sequence[WorkloadPower], labels: Sequence[str]) -> list[dict[str, Any]]:
+    """The power section's measured-vs-catalog rows: per workload, each side that has any."""
+    return [
+        {
+            "sequence": sequence_label(w.isl, w.osl),
+            "sides": [
+                {"label": label, "rows": [_power_row(c) for c in checks]}
+                for label, checks in zip(labels, w.sides, strict=True)
+                if checks
+            ],
+        }
+        for w in powers
+    ]

@@ -142,7 +142,7 @@ FORMATS: tuple[InputFormat, ...] = (
             Companion(
                 "gpu_metrics.csv",
                 "the InferenceX runner's GPU telemetry (nvidia-smi/amd-smi power and clocks; "
-                "its measured power is not attached to the run yet)",
+                "its mean power is attached to the results beside it that record their window)",
             ),
         ),
     ),

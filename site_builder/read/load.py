@@ -43,7 +43,7 @@ from site_builder.problems import (
     field_path,
     suggest,
 )
-from site_builder.read import evals, formats, metadata, native, serving
+from site_builder.read import evals, formats, metadata, native, serving, telemetry
 from site_builder.read.evals import EvalRun
 from site_builder.read.fields import PointDraft, RecordContext, as_mapping, date_from_stamp, objects
 from site_builder.read.formats import InputFormat, Reader, Source
@@ -176,6 +176,7 @@ class _FileLoader:
         self._metadata_loaded = False
         self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
         self._metadata_said = ""  # where each metadata field came from, for the provenance
+        self._power_said: set[str] = set()  # why the telemetry beside the file gave no power
 
     def load(self) -> None:
         """Read the file; its problems go to the result's log, in order, when it is done (its
@@ -590,7 +591,10 @@ class _FileLoader:
                 return None
             source = Source(self.path.name, loaded[0], loaded[1])
         draft = read(row, ctx, source)  # None: the reader kept nothing and said why
-        return None if draft is None else (draft, kind)
+        if draft is None:
+            return None
+        self._measured_power(draft, row, ctx)
+        return draft, kind
 
     def _origin(
         self, dataset: DatasetInfo, label: str, row: Mapping[str, Any], kind: InputFormat
@@ -612,6 +616,30 @@ class _FileLoader:
         return found
 
     # -- side files ----------------------------------------------------------------------------
+
+    def _measured_power(self, draft: PointDraft, row: Mapping[str, Any], ctx: RecordContext) -> None:
+        """A run's mean power per GPU from the telemetry file beside it (read.telemetry), where
+        the record gives none of its own; why not, where the file is there but gives none."""
+        path = self.path.with_name(telemetry.TELEMETRY_FILE)
+        if "avg_power_w" in draft.values or not path.is_file():
+            return
+        window = telemetry.run_window(row)
+        if window is None:
+            why = f"the result records no {' and '.join(telemetry.WINDOW)} to take its samples from"
+            self._power_notice(ctx, path.name, why)
+            return
+        text = read_text(path, _display(path, self.root), self.log, self.confined)
+        found = None if text is None else telemetry.window_power(text, window)
+        if isinstance(found, telemetry.RunPower):
+            draft.set("avg_power_w", found.watts_per_gpu, f"{path.name} {found.column}")
+        elif found is not None:
+            self._power_notice(ctx, path.name, found)
+
+    def _power_notice(self, ctx: RecordContext, telemetry_file: str, why: str) -> None:
+        """Why the telemetry beside the file gave a record no power: once a file and cause."""
+        if why not in self._power_said:
+            self._power_said.add(why)
+            ctx.notice("avg_power_w", f"{telemetry_file} beside it is not attached: {why}")
 
     def _metadata(self, title: str) -> tuple[serving.RunMetadata, str] | None:
         """The metadata of a result of a format that needs it (`title` names the format): the

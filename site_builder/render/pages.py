@@ -30,6 +30,8 @@ class PageSource:
     points: Sequence[Sequence[ShownPoints]]  # per workload, each side's points (points.csv, chart)
     body_markdown: str
     generated: bool  # found in the data, not written as a stub
+    # the power section's measured-vs-catalog rows (present.tables.power_tables)
+    measured_power: Sequence[dict[str, Any]] = ()
 
 
 def page_url(slug: str) -> str:

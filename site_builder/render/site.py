@@ -312,6 +312,7 @@ class SiteRenderer:
             **(chart if chart is not None else self.chart_context(page)),
             "gpu_constants": list(CONSTANTS.values()),
             "related": related,
+            "measured_power": page.measured_power,
             "structured": self._structured_data(comparison, narrative, root),
             "canonical": self.absolute(f"{comparison.slug}/"),
         }
