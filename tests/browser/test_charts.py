@@ -81,6 +81,8 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                 if side["frontier"]:
                     expected.append((f"{labels[index]} frontier", "curve", index))
                 expected.append((f"{labels[index]} measured", "points", index))
+            # then each side's target diamonds (test_diamonds_sit_at_the_tables_targets…)
+            expected += [(f"{label} at targets", "targets", index) for index, label in enumerate(labels)]
             assert [(t["name"], t["role"], t["side"]) for t in traces] == expected, (
                 slug,
                 sequence["sequence"],
@@ -97,7 +99,7 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                     assert all(
                         d == pytest.approx(m, rel=5e-6) for d, m in zip(markers, measured_at, strict=True)
                     )
-                else:
+                elif trace["role"] == "curve":
                     drawn = dict(zip(trace["x"], trace["y"], strict=True))
                     knots = [(k["interactivity"], k["throughput_per_gpu"]) for k in side["frontier"]]
                     assert trace["x"][0] == knots[0][0] and trace["x"][-1] == knots[-1][0]
@@ -240,6 +242,7 @@ def test_a_diamond_has_its_own_hover_with_the_tables_value(
     marks = page.evaluate(MARKS)
     assert marks and {m["symbol"] for m in marks} == {"diamond"}
     for mark in marks:
+        page.wait_for_timeout(120)  # Plotly takes one hover in each 50 ms or so
         label = data["sides"][mark["side"]]["label"]
         value = sequence["results"][mark["column"]]["sides"][mark["side"]]["throughput_per_gpu"]
         text = page.evaluate(
