@@ -91,6 +91,11 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--root", type=Path, default=Path("."), help="project folder (default: .)")
     c.add_argument("--site", type=Path, help="also check the internal links of this built site")
     c.add_argument("--strict", action="store_true", help="warnings fail the check too")
+    c.add_argument(
+        "--check-external",
+        action="store_true",
+        help="with --site: also fetch each outside http(s) link of the pages and report those that fail",
+    )
     c.add_argument("--format", choices=("text", "json"), default="text")
 
     t = commands.add_parser("init", help="start a new site project in an empty folder")
@@ -193,7 +198,7 @@ def _check(args: argparse.Namespace) -> int:
     from site_builder.check import CheckReport, as_json, as_text, run_check
 
     try:
-        report = run_check(Project.under(args.root), args.site)
+        report = run_check(Project.under(args.root), args.site, args.check_external)
     except (ValueError, OSError) as exc:  # still a report, so --format json always prints JSON
         report = CheckReport(problems=[Problem(args.root.as_posix(), "", "", printable(str(exc)))])
     text = as_json(report, args.strict) if args.format == "json" else as_text(report, args.strict)

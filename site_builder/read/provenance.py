@@ -31,6 +31,11 @@ class DatasetInfo(BaseModel):
         default=False,
         description="True when the points are values a page published (read off its table), not measurements",
     )
+    example_files: list[str] | None = Field(
+        default=None,
+        description="the files of an invented example (build-site init writes it with its example): any "
+        "other file this attribution covers is warned about, since its page would call it invented",
+    )
 
 
 class Provenance(Frozen):
