@@ -133,7 +133,7 @@ class Digests:
             config.model_dump_json(),
             os.environ.get("SOURCE_DATE_EPOCH"),
         ]
-        theme = tree_digest(*project.template_folders(), *project.guide_files().values())
+        theme = tree_digest(*project.template_folders(), *project.guide_files(config.guides).values())
         return cls(
             shared=digest(code_digest(), settings, theme),
             data_of_model={

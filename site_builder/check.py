@@ -33,7 +33,7 @@ class CheckReport:
         return Counter(p.severity for p in self.problems)
 
 
-def run_check(project: Project, site: Path | None = None) -> CheckReport:
+def run_check(project: Project, site: Path | None = None, check_external: bool = False) -> CheckReport:
     report = CheckReport()
     site_url = None
     try:
@@ -47,7 +47,7 @@ def run_check(project: Project, site: Path | None = None) -> CheckReport:
         if not site.is_dir():
             report.problems.append(Problem(site.as_posix(), "", "", "no built site here"))
         else:
-            report.problems.extend(broken_links(site, site_url))
+            report.problems.extend(broken_links(site, site_url, check_external))
             report.site_checked = True
     return report
 

@@ -165,6 +165,11 @@ def parser() -> Parser:
     c.add_argument("--site", type=Path, help="also check the internal links of this built site")
     c.add_argument("--strict", action="store_true", help="warnings fail the check too")
     c.add_argument(
+        "--check-external",
+        action="store_true",
+        help="with --site: also fetch each outside http(s) link of the pages and report those that fail",
+    )
+    c.add_argument(
         "--format", choices=("text", "json"), default="text", help="text (default) or json, for CI"
     )
     c.add_argument("-v", "--verbose", action="store_true", help="list every notice too (text format)")
@@ -337,7 +342,7 @@ def _check(args: argparse.Namespace) -> int:
     try:
         _require_project(args.root, project)
         _check_source_date_epoch()
-        report = run_check(project, args.site)
+        report = run_check(project, args.site, args.check_external)
     except (NextStep, ValueError, OSError) as exc:  # still a report: --format json always prints JSON
         report = CheckReport(problems=[Problem(args.root.as_posix(), "", "", printable(str(exc)))])
     if args.format == "json":

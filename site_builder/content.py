@@ -36,7 +36,8 @@ from site_builder.files import (
 from site_builder.formatting import parse_sequence_label
 from site_builder.kinds import KIND_KEYS, KINDS
 from site_builder.problems import ProblemLog, Severity, add_validation_errors, suggest
-from site_builder.project import is_hidden
+from site_builder.project import OPERATOR_GUIDES, is_hidden
+from site_builder.scaffold import PLACEHOLDERS
 from site_builder.sections import ANALYSES, DEFAULT_ANALYSES
 
 FilterValue = str | bool | int | list[str] | list[int]
@@ -53,6 +54,16 @@ def check_keep(value: str) -> str:
     if not value or path.is_absolute() or ".." in path.parts or "\\" in value or not value.isprintable():
         raise ValueError(
             f"must be a path inside the output folder, like CNAME or .well-known/, got {excerpt(value)}"
+        )
+    return value
+
+
+def check_guide(value: str) -> str:
+    """A `guides:` entry: one of the packaged guides for the people who run a site."""
+    if value not in OPERATOR_GUIDES:
+        raise ValueError(
+            f"{excerpt(value)} is not a packaged guide a site may add: choose from "
+            f"{', '.join(OPERATOR_GUIDES)} (the readers' guides are always published)"
         )
     return value
 
@@ -191,6 +202,11 @@ class SiteConfig(BaseModel):
     )
     # globs of paths under data/ that are not results (e.g. "runs/**/logs"), skipped when loading
     exclude: list[str] = Field(default_factory=list)
+    guides: list[Annotated[str, AfterValidator(check_guide)]] = Field(
+        default_factory=list,
+        description="packaged guides for the people who run a site, published too: "
+        "authoring, deployment, performance (the readers' guides are always published)",
+    )
 
 
 @dataclass(frozen=True)
@@ -322,7 +338,24 @@ def read_stub(path: Path, display: str, log: ProblemLog, root: Path) -> Stub | N
         )
         return None
     key_lines = tuple(sorted(lines.items(), key=lambda item: item[1]))
+    _warn_of_placeholder(text, display, log)
     return Stub(path=display, slug=slug, spec=spec, body=body, sides=resolve_sides(spec), lines=key_lines)
+
+
+def _warn_of_placeholder(text: str, display: str, log: ProblemLog) -> None:
+    """A stub whose body still holds the sentence `new` or `init` wrote for its author to replace:
+    published, it would read as the page's own words (a warning: `check --strict` fails on it)."""
+    for placeholder in PLACEHOLDERS:
+        at = text.find(placeholder)
+        if at >= 0:
+            log.add(
+                display,
+                f"line {text.count(chr(10), 0, at) + 1}",
+                "body",
+                f"still the placeholder build-site wrote ({excerpt(placeholder)}): replace it with your "
+                "own prose about the page, or delete it",
+                Severity.WARNING,
+            )
 
 
 def load_stubs(content_dir: Path, log: ProblemLog) -> list[Stub]:

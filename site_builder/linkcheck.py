@@ -1,13 +1,19 @@
-"""Checks over a built site: internal links resolve, nothing is loaded from outside the site."""
+"""Checks over a built site: internal links resolve, nothing is loaded from outside the site, and
+the outside links an author's prose may hold (http, https, mailto: authoring.md) are accepted,
+fetched only when asked (`check --check-external`)."""
 
 from __future__ import annotations
 
+import urllib.error
+import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from site_builder.problems import Problem
 
+LINKABLE_SCHEMES = {"http", "https", "mailto"}  # what a stub's Markdown may link (render/environment.py)
+FETCH_SECONDS = 15
 RESOURCE_ATTRS = {("script", "src"), ("link", "href"), ("img", "src"), ("source", "src"), ("iframe", "src")}
 
 
@@ -57,11 +63,35 @@ def _missing_anchor(target: Path, fragment: str) -> bool:
     return bool(fragment) and fragment not in refs(target).ids
 
 
-def broken_links(site: Path, site_url: str | None = None) -> list[Problem]:
-    """Every internal link or resource that does not resolve, and anything referring outside.
+def external_failure(url: str) -> str | None:
+    """Why an outside http(s) link fails when fetched (None: it answers; a mailto is not fetched)."""
+    if urlsplit(url).scheme.lower() not in ("http", "https"):
+        return None
+    headers = {"User-Agent": "build-site link check"}
+    for method in ("HEAD", "GET"):  # some servers refuse HEAD
+        request = urllib.request.Request(url, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=FETCH_SECONDS):
+                return None
+        except urllib.error.HTTPError as exc:
+            if method == "HEAD" and exc.code in (403, 405, 501):
+                continue
+            return f"outside link answers HTTP {exc.code}: fix or remove the link"
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            return f"outside link unreachable ({reason}): fix or remove the link"
+    return None
 
-    Outside addresses (a run's URL, a data source) are shown as text, never linked or loaded."""
+
+def broken_links(site: Path, site_url: str | None = None, check_external: bool = False) -> list[Problem]:
+    """Every internal link or resource that does not resolve, and anything referring outside but
+    the links an author's prose may hold (accepted; with `check_external`, each distinct one
+    fetched once and reported, on the first page holding it, if it fails).
+
+    Outside addresses the build writes (a run's URL, a data source) are shown as text, never
+    linked or loaded."""
     problems: list[Problem] = []
+    outside: dict[str, Path] = {}  # each outside link the check accepts, with the first page holding it
 
     def add(page: Path, url: str, reason: str) -> None:
         problems.append(Problem(page.relative_to(site).as_posix(), "", url, reason))
@@ -86,6 +116,9 @@ def broken_links(site: Path, site_url: str | None = None) -> list[Problem]:
             elif resolve(site, page, url) is None:
                 add(page, url, "broken resource")
         for url in found.links:
+            if is_external(url) and urlsplit(url).scheme.lower() in LINKABLE_SCHEMES:
+                outside.setdefault(url, page)
+                continue
             if is_external(url):
                 add(page, url, "links outside the site")
                 continue
@@ -94,4 +127,8 @@ def broken_links(site: Path, site_url: str | None = None) -> list[Problem]:
                 add(page, url, "broken link")
             elif target.suffix == ".html" and _missing_anchor(target, urlsplit(url).fragment):
                 add(page, url, "missing anchor")
+    for url, page in outside.items() if check_external else ():
+        failure = external_failure(url)
+        if failure:
+            add(page, url, failure)
     return problems

@@ -5,6 +5,7 @@ else has a default that ships inside the package, as MkDocs and Pelican ship the
 theme (`templates/`), the hardware and model catalogs (`data/hardware.yaml`, `data/models.yaml`)
 and the guides (`docs/*.md`). A project overrides any of them by having its own file of that name:
 a template or asset file by file, a catalog as a whole, a guide by name (its other guides are added).
+Of the packaged guides, a site publishes those for its readers unless its site.yaml asks for more.
 
 In a wheel the defaults live in `site_builder/defaults/`; in a checkout (an editable install, the
 tests) they are the repository's own top-level `templates/`, `data/` and `docs/`.
@@ -12,6 +13,7 @@ tests) they are the repository's own top-level `templates/`, `data/` and `docs/`
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +44,13 @@ def default_catalogs() -> Path:
 
 def default_guides() -> Path:
     return _default("guides", "docs", "methodology.md")
+
+
+# The packaged guides a site's readers need: how its numbers are computed, what its input files
+# and its comparison.json hold. The others (authoring, deployment, performance) are for the
+# people who run a site or change the tool; site.yaml's `guides:` publishes them too.
+READER_GUIDES = frozenset({"methodology.md", "data-format.md", "comparison-json.md"})
+OPERATOR_GUIDES = ("authoring", "deployment", "performance")
 
 
 @dataclass(frozen=True)
@@ -94,10 +103,18 @@ class Project:
         packaged = default_catalogs() / name
         return packaged, own if own.is_file() or own.is_symlink() else None
 
-    def guide_files(self) -> dict[str, Path]:
-        """Guides by name (`methodology.md` …): the packaged ones, a project's own replacing or adding."""
-        found = {p.name: p for p in sorted(default_guides().glob("*.md")) if not is_hidden(p)}
-        if self.docs.is_dir():
+    def guide_files(self, asked: Collection[str] = ()) -> dict[str, Path]:
+        """Guides by name (`methodology.md` …): the packaged guides for readers, those for the
+        people who run a site or change the tool only where `asked` (site.yaml `guides:`) names
+        them, and a project's own, replacing or adding (a project whose docs/ is the packaged
+        folder itself, as the tool's own repository, has none of its own)."""
+        packaged = default_guides()
+        found = {
+            p.name: p
+            for p in sorted(packaged.glob("*.md"))
+            if not is_hidden(p) and (p.name in READER_GUIDES or p.stem in asked)
+        }
+        if self.docs.is_dir() and self.docs.resolve() != packaged.resolve():
             found.update({p.name: p for p in sorted(self.docs.glob("*.md")) if not is_hidden(p)})
         return dict(sorted(found.items()))
 

@@ -23,6 +23,23 @@ def _scalar(value: object) -> str:
     return text.removesuffix("\n...").removesuffix("...").strip()
 
 
+# The body `new` writes for the author to replace (and the one `init` wrote before its example had
+# a folder of its own): published as it is, it would read as the page's own words, so a build
+# warns about it and `check --strict` fails (content.py).
+STUB_PLACEHOLDER = "Optional prose for the page, in Markdown. It appears below the generated paragraphs."
+PLACEHOLDERS = (
+    STUB_PLACEHOLDER,
+    "This page compares the invented example data in data/results/example.csv: replace it with your "
+    "own results and this stub with your own comparisons.",
+)
+# What `init`'s example page says of itself: true for its readers while the example is there (the
+# README tells the author to delete the stub with the example's folder), so not a placeholder
+INIT_EXAMPLE_BODY = (
+    "The numbers on this page are invented (the example build-site init writes, in "
+    "data/results/example/): they are not measurements."
+)
+
+
 def stub_text(
     kind: str,
     model: str,
@@ -81,7 +98,7 @@ constants: {{}}
 # true keeps the page out of the build.
 draft: false
 ---
-Optional prose for the page, in Markdown. It appears below the generated paragraphs.
+{STUB_PLACEHOLDER}
 """
     return slug, "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 
@@ -122,11 +139,17 @@ description: Matched-interactivity comparisons of our own LLM inference benchmar
 auto_pages: true
 """
 
-INIT_DATASET = """# Attribution of every result file in this folder: shown on every page that uses them.
+EXAMPLE_FOLDER = "data/results/example"
+EXAMPLE_FILE = "example.csv"
+INIT_DATASET = f"""# Attribution of the invented example in this folder: shown on every page that uses it.
+# It covers this folder only: put your own results in a folder of their own, with their own
+# _dataset.yaml, and delete this folder (and the example stub) when you have them.
 id: example
 title: Example data written by build-site init
 source: Invented numbers shaped like a real sweep; not measurements. Replace them with your own results.
 licence: CC0-1.0
+# The files build-site init wrote here: the build warns about any other file in this folder.
+example_files: [{EXAMPLE_FILE}]
 """
 
 INIT_README = """# {name}
@@ -143,7 +166,11 @@ build-site check      # everything but the write: data, stubs, templates, guides
   `build-site new precision --model M --gpu G --sides fp4 fp8` writes another stub.
 - `data/results/` holds result files: the native CSV or JSON, InferenceX rows, vLLM or SGLang
   client results with a metadata file. `_dataset.yaml` attributes a folder's files.
-  `data/results/example.csv` is invented: replace it with your own results.
+- `data/results/example/` is invented (its `_dataset.yaml` says so on every page that uses it).
+  Put your own results in a folder of their own, e.g. `data/results/ours/` with its own
+  `_dataset.yaml`, then delete `data/results/example/` and `content/h200-fp4-vs-fp8-example.md`.
+- Each stub's body is yours to write: the placeholder sentence `build-site new` puts there is
+  warned about by `build-site` and fails `build-site check --strict` until you replace it.
 - The theme, the hardware and model catalogs and the guides come with site-builder. To change
   one, add your own file of the same name: `templates/base.html` or `templates/assets/site.css`,
   `data/hardware.yaml` (your GPU costs and power), `data/models.yaml`, `docs/methodology.md`.
@@ -171,13 +198,9 @@ def init_project(folder: Path) -> list[Path]:
     _, stub = stub_text("precision", "example-70b", ["fp4", "fp8"], hardware="h200")
     files = {
         "content/site.yaml": INIT_SITE,
-        "content/h200-fp4-vs-fp8-example.md": stub.replace(
-            "Optional prose for the page, in Markdown. It appears below the generated paragraphs.",
-            "This page compares the invented example data in data/results/example.csv: replace it "
-            "with your own results and this stub with your own comparisons.",
-        ),
-        "data/results/example.csv": example_csv(),
-        "data/results/_dataset.yaml": INIT_DATASET,
+        "content/h200-fp4-vs-fp8-example.md": stub.replace(STUB_PLACEHOLDER, INIT_EXAMPLE_BODY),
+        f"{EXAMPLE_FOLDER}/{EXAMPLE_FILE}": example_csv(),
+        f"{EXAMPLE_FOLDER}/_dataset.yaml": INIT_DATASET,
         "README.md": INIT_README.format(name=folder.resolve().name),
         ".gitignore": "/site/\n/.site-builder-cache/\n",
     }

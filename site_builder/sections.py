@@ -32,8 +32,9 @@ ANALYSES = (MATCHED, *SWEEP_ANALYSES)
 DEFAULT_ANALYSES = (MATCHED,)
 
 SECTIONS: tuple[Section, ...] = (
-    _section("findings", "Findings at three operating points", MATCHED),
+    # the table before its prose, so a desktop's first screen shows numbers, not only words
     _section("matched-interactivity", "Matched-interactivity table", MATCHED),
+    _section("findings", "Findings at three operating points", MATCHED),
     _section("charts", "Charts", MATCHED),
     _section("matched-concurrency", "Output throughput at matched concurrency", "matched-concurrency"),
     _section("peak", "Each side's peak throughput", "peak"),

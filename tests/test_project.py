@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from site_builder.cli import main
-from site_builder.project import Project, default_catalogs, default_guides, default_theme
+from site_builder.project import OPERATOR_GUIDES, Project, default_catalogs, default_guides, default_theme
 from tests.conftest import ROOT
 
 
@@ -41,8 +41,8 @@ def test_init_writes_a_working_project_with_attributed_example_data(tmp_path: Pa
         "README.md",
         "content/h200-fp4-vs-fp8-example.md",
         "content/site.yaml",
-        "data/results/_dataset.yaml",
-        "data/results/example.csv",
+        "data/results/example/_dataset.yaml",
+        "data/results/example/example.csv",
     ]
     assert main(["build", "--root", str(demo), "-q"]) == 0
     document = json.loads((demo / "site/h200-fp4-vs-fp8-example/comparison.json").read_text())
@@ -105,7 +105,7 @@ def test_a_project_guide_replaces_the_packaged_one_and_adds_its_own(project: Pat
         ("methodology", "the guide (docs/methodology.md, packaged)"),
         ("assets", "the theme's assets"),
         ("index", "the index page"),
-        ("docs", "the guide (docs/authoring.md, packaged)"),
+        ("docs", "the guide (docs/comparison-json.md, packaged)"),
         ("404", "the 404 page"),
     ],
 )
@@ -170,7 +170,14 @@ def test_project_paths_resolve_overrides_file_by_file(project: Path) -> None:
     (project / "data" / "models.yaml").unlink()
     assert own.catalog_file("models.yaml") == default_catalogs() / "models.yaml"
     assert own.catalog_files("models.yaml") == (default_catalogs() / "models.yaml", None)
-    assert set(own.guide_files()) == {p.name for p in default_guides().glob("*.md")}
+    guides = {p.name for p in default_guides().glob("*.md")}
+    readers = {"methodology.md", "data-format.md", "comparison-json.md"}
+    assert set(own.guide_files()) == readers  # the operators' guides only when asked for
+    assert set(own.guide_files(["deployment", "performance"])) == readers | {
+        "deployment.md",
+        "performance.md",
+    }
+    assert set(own.guide_files(OPERATOR_GUIDES)) == guides  # every packaged guide is one or the other
 
 
 def test_the_wheel_carries_the_theme_catalogs_and_guides(tmp_path: Path) -> None:

@@ -61,6 +61,7 @@ _NOT_READ = {
     "result as a native record (docs/data-format.md)",
 }
 DATASET_FILE = "_dataset.yaml"
+INIT_EXAMPLE_ID = "example"  # the data set id of the example build-site init writes
 DATASET_ID_CHARS = MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
 FOLDER_METADATA = metadata.FOLDER_METADATA
 MAX_LINE_ERRORS = 10  # of one JSON Lines file; then a count
@@ -752,13 +753,35 @@ class _FileLoader:
         """The `_dataset.yaml` nearest the file, else a data set named after the file's path."""
         found = _first_present(folder / DATASET_FILE for folder in self._folders_up())
         if found is not None:
-            return self._read_model(found, DatasetInfo)
+            dataset = self._read_model(found, DatasetInfo)
+            if dataset is not None:
+                self._warn_if_not_the_example(found, dataset)
+            return dataset
         relative = self.path.relative_to(self.root).with_suffix("").as_posix()
         slug = re.sub(r"[^a-z0-9._-]+", "-", relative.lower()).strip("-.") or "results"
         if len(slug) > DATASET_ID_CHARS:  # a deep path: cut, kept unique by a hash of the whole
             digest = hashlib.sha256(relative.encode()).hexdigest()[:8]
             slug = slug[: DATASET_ID_CHARS - 9].rstrip("-.") + "-" + digest
         return DatasetInfo(id=slug, title=self.path.name, source=f"result file {self.display}")
+
+    def _warn_if_not_the_example(self, attribution: Path, dataset: DatasetInfo) -> None:
+        """A file an invented example's attribution covers that is not one of the example's own
+        (a user's results beside it): its pages would call the user's numbers invented."""
+        written = dataset.example_files
+        if written is None and dataset.id == INIT_EXAMPLE_ID:  # a project init wrote before example_files
+            written = ["example.csv"]
+        if written is None or self.path.relative_to(attribution.parent).as_posix() in written:
+            return
+        where = _display(attribution, self.root)
+        self.log.add(
+            self.display,
+            "",
+            "dataset",
+            f"attributed by {where}, the invented example's ({', '.join(written)}), so its pages would call "
+            "these numbers invented: move this file to a folder of its own with its own _dataset.yaml "
+            "(e.g. data/results/ours/), and delete the example's folder once you have your own results",
+            Severity.WARNING,
+        )
 
 
 def _metadata_reason(error: Any, known: Iterable[str]) -> str:

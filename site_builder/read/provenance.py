@@ -43,6 +43,11 @@ class DatasetInfo(BaseModel):
         description="True when the points are example or invented data, not measurements: every page "
         "using them is marked 'Example data'",
     )
+    example_files: list[str] | None = Field(
+        default=None,
+        description="the files of an invented example (build-site init writes it with its example): any "
+        "other file this attribution covers is warned about, since its page would call it invented",
+    )
 
     @property
     def is_example(self) -> bool:

@@ -113,7 +113,7 @@ class SiteRenderer:
 
     def _read_guides(self) -> dict[str, Guide]:
         guides = {}
-        for name, path in self.project.guide_files().items():
+        for name, path in self.project.guide_files(self.config.guides).items():
             text = read_text(path, shown_path(path), self.log, root=path.parent)
             if text is not None:
                 guides[name] = Guide(path, text)

@@ -6,7 +6,7 @@
    interpolation, the metric formulas of the page's metric table (page.metrics, from
    site_builder/metrics.py), half-up rounding, a cell's text, note and winner, the controls', the
    live region's and the charts' words. This file only does DOM work: it reads the inputs and the
-   URL, writes the engine's texts into the table, and hands Plotly its traces and shapes. */
+   URL, writes the engine's texts into the table, and hands Plotly its traces and the band. */
 (function () {
   "use strict";
 
@@ -427,25 +427,31 @@
   }
 
   /* The diamonds at the current targets, where the table's computation puts the chart metric
-     (unrounded, as the curve); a side not measured at a target has none there. They are shapes
-     of the chart's layout, a fixed size in pixels anchored at (target, value), drawn above the
-     traces and under the hover label; a target edit replaces the layout's shapes (Plotly draws
-     just those), so the traces are not drawn again. */
-  function targetShapes() {
-    var colors = theme(), shapes = [];
-    labels.forEach(function (label, side) {
+     (unrounded, as the curve); a side not measured at a target has none there. One ordinary
+     marker trace per side, after the curves and points (so drawn over them, and under Plotly's
+     hover label), with a hover of its own; always one per side, so a target edit restyles just
+     those two traces and the curves are not drawn again. */
+  function targetTraces() {
+    var colors = theme(), shown = chartMetricByKey[state.metric];
+    return labels.map(function (label, side) {
+      var xs = [], ys = [], cols = [];
       state.targets.forEach(function (target, col) {
         var m = columns[col] && columns[col][side];
         var value = m && m.measured ? m.values[state.metric] : null;
         if (typeof value !== "number") { return; }
-        shapes.push({
-          type: "path", name: "target-" + side + "-" + col, layer: "above",
-          xref: "x", yref: "y", xsizemode: "pixel", ysizemode: "pixel", xanchor: target, yanchor: value,
-          path: "M0,-8L8,0L0,8L-8,0Z", fillcolor: colors.sides[side], line: { width: 2, color: colors.fg }
-        });
+        xs.push(target);
+        ys.push(value);
+        cols.push(col);
       });
+      var name = escapeHTML(charts.names[side].targets);
+      return {
+        type: "scatter", mode: "markers", name: name, legendgroup: escapeHTML(label), showlegend: false,
+        x: xs, y: ys, customdata: cols,
+        marker: { symbol: "diamond", size: 15, color: colors.sides[side], line: { width: 2, color: colors.fg } },
+        hovertemplate: name + "<br>" + charts.x_hover + " · " + shown.hover + "<extra></extra>",
+        meta: { role: "targets", side: side }
+      };
     });
-    return shapes;
   }
 
   function bandShapes() {
@@ -462,6 +468,8 @@
     [1, 2, 5].forEach(function (digit) { LOG_TICKS.push(Number((digit * Math.pow(10, decade)).toPrecision(1))); });
   }
 
+  var NARROW = 600; // px: a phone's chart, whose axis title is set smaller to fit its height
+
   function chartLayout() {
     var layout = themedLayout(charts.layout);
     [["xaxis", state.logX], ["yaxis", state.logY]].forEach(function (axis) {
@@ -473,7 +481,9 @@
       }
     });
     layout.yaxis.title = { text: chartMetricByKey[state.metric].axis };
-    layout.shapes = bandShapes().concat(targetShapes());
+    if (chartEl.clientWidth < NARROW) { layout.yaxis.title.font = { size: 12 }; }
+    layout.yaxis.automargin = true; // the title and the ticks' digits never clipped
+    layout.shapes = bandShapes();
     return layout;
   }
 
@@ -487,18 +497,23 @@
     mainConfig = mainConfig || plotConfig(function () {
       return E.words.chartTitle(charts.title, state.seq, chartMetricByKey[state.metric].label);
     }, function () { return fileName(page.slug + "-" + state.seq + "-" + state.metric); });
-    window.Plotly.react(chartEl, baseTraces(state.seq, state.metric), chartLayout(), mainConfig);
+    window.Plotly.react(chartEl, baseTraces(state.seq, state.metric).concat(targetTraces()), chartLayout(), mainConfig);
     drawnView = [state.seq, state.metric, state.logX, state.logY].join("|");
     chartEl.setAttribute("data-marks", state.targets.join(","));
     chartEl.setAttribute("data-drawn", drawnAs());
   }
 
-  /* After a target edit: only the diamonds change (or the whole chart, if it shows something
-     else). */
+  /* After a target edit: only the diamonds' traces change (or the whole chart, if it shows
+     something else). */
   function moveTargets() {
     if (!window.Plotly || !chartEl) { return; }
     if (drawnView !== [state.seq, state.metric, state.logX, state.logY].join("|")) { draw(); return; }
-    window.Plotly.relayout(chartEl, { shapes: bandShapes().concat(targetShapes()) });
+    var traces = targetTraces(), first = chartEl.data.length - traces.length;
+    window.Plotly.restyle(chartEl, {
+      x: traces.map(function (t) { return t.x; }),
+      y: traces.map(function (t) { return t.y; }),
+      customdata: traces.map(function (t) { return t.customdata; })
+    }, traces.map(function (t, i) { return first + i; }));
     chartEl.setAttribute("data-marks", state.targets.join(","));
     chartEl.setAttribute("data-drawn", drawnAs());
   }

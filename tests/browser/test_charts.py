@@ -21,8 +21,9 @@ from tests.browser.test_pages import KINDS, Watch, open_page, set_target
 TRACES = """() => document.getElementById('chart').data.map(t => ({
     name: t.name, role: t.meta.role, side: t.meta.side, x: t.x, y: t.y,
     color: t.meta.role === 'curve' ? t.line.color : t.marker.color, hover: t.hovertemplate}))"""
-# The target diamonds (shapes named target-<side>-<column>), each with where it is drawn: the
-# centre of its path, in data coordinates by the axes' public ranges over the plot area
+# The target diamonds (one marker trace per side, meta.role "targets", each point's column in its
+# customdata), each with where it is drawn: the centre of its marker, in data coordinates by the
+# axes' public ranges over the plot area
 MARKS = """() => {
     const gd = document.getElementById('chart'), xa = gd.layout.xaxis, ya = gd.layout.yaxis;
     const area = gd.querySelector('.nsewdrag').getBoundingClientRect();
@@ -30,15 +31,14 @@ MARKS = """() => {
         const value = axis.range[0] + fraction * (axis.range[1] - axis.range[0]);
         return axis.type === 'log' ? Math.pow(10, value) : value;
     };
-    const paths = Array.from(gd.querySelectorAll('.layer-above .shapelayer path'));
-    const drawn = (gd.layout.shapes || []).filter(s => s.layer === 'above');
-    return (gd.layout.shapes || []).filter(s => (s.name || '').startsWith('target-')).map(s => {
-        const box = paths[drawn.indexOf(s)].getBoundingClientRect();
-        const [side, column] = s.name.split('-').slice(1).map(Number);
-        return {side: side, column: column, x: s.xanchor, y: s.yanchor, fill: s.fillcolor,
+    const groups = gd.querySelectorAll('.scatterlayer .trace');
+    return gd.data.flatMap((t, i) => t.meta.role !== 'targets' ? [] : t.x.map((x, n) => {
+        const box = groups[i].querySelectorAll('.point')[n].getBoundingClientRect();
+        return {side: t.meta.side, column: t.customdata[n], x: x, y: t.y[n], fill: t.marker.color,
+                symbol: t.marker.symbol,
                 drawnX: data(xa, (box.left + box.width / 2 - area.left) / area.width),
                 drawnY: data(ya, 1 - (box.top + box.height / 2 - area.top) / area.height)};
-    });
+    }));
 }"""
 
 
@@ -81,6 +81,8 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                 if side["frontier"]:
                     expected.append((f"{labels[index]} frontier", "curve", index))
                 expected.append((f"{labels[index]} measured", "points", index))
+            # then each side's target diamonds (test_diamonds_sit_at_the_tables_targets…)
+            expected += [(f"{label} at targets", "targets", index) for index, label in enumerate(labels)]
             assert [(t["name"], t["role"], t["side"]) for t in traces] == expected, (
                 slug,
                 sequence["sequence"],
@@ -97,7 +99,7 @@ def test_each_page_draws_each_sides_frontier_and_measured_points(
                     assert all(
                         d == pytest.approx(m, rel=5e-6) for d, m in zip(markers, measured_at, strict=True)
                     )
-                else:
+                elif trace["role"] == "curve":
                     drawn = dict(zip(trace["x"], trace["y"], strict=True))
                     knots = [(k["interactivity"], k["throughput_per_gpu"]) for k in side["frontier"]]
                     assert trace["x"][0] == knots[0][0] and trace["x"][-1] == knots[-1][0]
@@ -206,21 +208,54 @@ def test_diamonds_sit_at_the_tables_targets_and_follow_an_edit(
 
 
 def test_a_hover_label_is_never_covered(page: Page, root_url: str) -> None:
-    """The diamonds are shapes of the chart, drawn before (under) its hover layer, and nothing of
-    the page's own lies over the chart: a hover label over a diamond is on top."""
+    """The diamonds are an ordinary trace of the chart, drawn before (under) its hover layer, and
+    nothing of the page's own lies over the chart: a hover label over a diamond is on top."""
     open_page(page, f"{root_url}{KINDS['precision']}/index.html?metric=throughput")
     hovered = page.evaluate("""() => {
         const gd = document.getElementById('chart');
         const curve = gd.data.findIndex(t => t.meta.role === 'curve');
+        const targets = gd.data.findIndex(t => t.meta.role === 'targets');
         Plotly.Fx.hover('chart', [{curveNumber: curve, pointNumber: 1}]);
         const label = gd.querySelector('.hoverlayer .hovertext');
-        const diamond = gd.querySelector('.layer-above .shapelayer path');
+        const diamond = gd.querySelectorAll('.scatterlayer .trace')[targets].querySelector('.point');
         return {text: label.textContent,
                 under: Boolean(diamond.compareDocumentPosition(label) & Node.DOCUMENT_POSITION_FOLLOWING),
+                shapes: (gd.layout.shapes || []).map(s => s.name),
                 siblings: Array.from(gd.parentNode.children).map(el => el.tagName)};
     }""")
     assert "frontier" in hovered["text"] and hovered["under"]
+    assert hovered["shapes"] == ["band"]  # no diamond is drawn outside Plotly's traces
     assert hovered["siblings"] == ["DIV", "FIGCAPTION"]
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_a_diamond_has_its_own_hover_with_the_tables_value(
+    browser: Browser, root_url: str, built_site: Path, width: int
+) -> None:
+    """Hovering a diamond names its side and says its target and the value the table shows there."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    slug = KINDS["precision"]
+    data = comparison(built_site, slug)
+    sequence = data["sequences"][0]
+    open_page(page, f"{root_url}{slug}/index.html?seq={sequence['sequence']}&metric=throughput")
+    marks = page.evaluate(MARKS)
+    assert marks and {m["symbol"] for m in marks} == {"diamond"}
+    for mark in marks:
+        page.wait_for_timeout(120)  # Plotly takes one hover in each 50 ms or so
+        label = data["sides"][mark["side"]]["label"]
+        value = sequence["results"][mark["column"]]["sides"][mark["side"]]["throughput_per_gpu"]
+        text = page.evaluate(
+            """(m) => { const gd = document.getElementById('chart');
+                const i = gd.data.findIndex(t => t.meta.role === 'targets' && t.meta.side === m.side);
+                Plotly.Fx.hover('chart', [{curveNumber: i, pointNumber: gd.data[i].customdata.indexOf(m.column)}]);
+                return gd.querySelector('.hoverlayer .hovertext').textContent; }""",
+            mark,
+        )
+        assert text.startswith(f"{label} at targets")
+        assert f"{grouped(fixed(sequence['targets'][mark['column']], 1))} tok/s/user" in text
+        assert f"{grouped(fixed(value, 1))} tok/s/GPU" in text
+    context.close()
 
 
 def test_side_colours_are_the_tables_and_meet_contrast_in_both_themes(
@@ -266,7 +301,7 @@ def test_toolbar_stays_on_the_site_and_exports_a_titled_opaque_png(
     page.evaluate("""() => { const original = Plotly.downloadImage; window.exported = [];
         Plotly.downloadImage = (figure, options) => { window.exported.push({title: figure.layout.title.text,
             background: figure.layout.paper_bgcolor, filename: options.filename,
-            diamonds: (figure.layout.shapes || []).filter(s => (s.name || '').startsWith('target-')).length});
+            diamonds: figure.data.filter(t => t.meta.role === 'targets').reduce((n, t) => n + t.x.length, 0)});
             return original(figure, options); }; }""")
     page.locator("#chart").hover()
     with page.expect_download() as download:

@@ -144,3 +144,92 @@ def test_the_theme_switch_remembers_the_choice(browser: Browser, root_url: str) 
     assert page.evaluate("document.documentElement.hasAttribute('data-theme')") is False
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
     context.close()
+
+
+# Every number in a visible table cell or caption whose glyphs sit on more than one line box
+SPLIT_NUMBERS = r"""() => {
+    const split = [];
+    document.querySelectorAll('details').forEach(d => { d.open = true; });
+    const walker = document.createTreeWalker(document.querySelector('article'), NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (!node.parentElement.closest('td, th, caption') || !node.parentElement.offsetParent) continue;
+        for (const m of node.textContent.matchAll(/[−+$]?\d(?:[\d,.]*\d)?%?/g)) {
+            const range = document.createRange();
+            range.setStart(node, m.index);
+            range.setEnd(node, m.index + m[0].length);
+            const tops = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top / 4)));
+            if (tops.size > 1) split.push(m[0] + ' in ' + node.parentElement.closest('td, th, caption').textContent.trim().slice(0, 60));
+        }
+    }
+    return split;
+}"""
+
+
+@pytest.fixture(scope="module", params=list(WIDTHS.values()), ids=list(WIDTHS))
+def sized(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": request.param, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def test_the_matched_table_fits_a_desktop_and_its_caption_reads_on_a_phone(
+    sized: Page, root_url: str, built_site: Path
+) -> None:
+    """At 1,400 px the matched table needs no sideways scroll; at 390 px its caption runs across
+    the width (not a column a character wide) and every cell stays inside the screen."""
+    width = sized.viewport_size["width"] if sized.viewport_size else 0
+    checked = 0
+    for slug in slugs(built_site):
+        open_page(sized, f"{root_url}{slug}/index.html")
+        for table in sized.query_selector_all(".matched-table"):
+            if not table.is_visible():
+                continue
+            checked += 1
+            wrap = table.evaluate("t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
+            assert wrap[0] <= wrap[1], (slug, wrap)
+            caption = table.evaluate("t => t.caption.getBoundingClientRect().toJSON()")
+            assert caption["width"] > min(200, width / 2) and caption["height"] < 100, (slug, caption)
+    assert checked >= len(slugs(built_site)) - 2  # a page may open on a sequence with no matched range
+
+
+def test_no_number_splits_across_lines(sized: Page, root_url: str, built_site: Path) -> None:
+    """Every number in every table (matched, sweep, accuracy, provenance) keeps to one line."""
+    for slug in slugs(built_site):
+        open_page(sized, f"{root_url}{slug}/index.html")
+        assert sized.evaluate(SPLIT_NUMBERS) == [], slug
+
+
+def test_a_desktop_opens_on_numbers(browser: Browser, root_url: str, built_site: Path) -> None:
+    """At 1,400 × 900 a comparison page's first screen shows numbers, not only words: the first
+    table's header and first row, or the top of the chart where no table comes first."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    for slug in slugs(built_site):
+        open_page(page, f"{root_url}{slug}/index.html")
+        first = page.evaluate(
+            """() => { const e = Array.from(document.querySelectorAll('article table, article .chart'))
+                .find(e => e.offsetParent);
+                const row = e.tagName === 'TABLE' ? e.querySelector('tbody tr') : null;
+                return {tag: e.tagName, top: e.getBoundingClientRect().top,
+                        bottom: (row || e).getBoundingClientRect()[row ? 'bottom' : 'top']}; }"""
+        )
+        assert first["bottom"] <= 900, (slug, first)
+    context.close()
+
+
+def test_the_y_axis_title_is_never_clipped(sized: Page, root_url: str) -> None:
+    """Every metric's axis title lies inside its chart, at 1,400 px and on a phone."""
+    open_page(sized, f"{root_url}{KINDS['precision']}/index.html")
+    for metric in sized.eval_on_selector_all("#metric-select option", "options => options.map(o => o.value)"):
+        sized.select_option("#metric-select", metric)
+        sized.wait_for_function(
+            f"document.getElementById('chart').getAttribute('data-drawn').includes('|{metric}|')"
+        )
+        boxes = sized.evaluate(
+            """() => [document.getElementById('chart'), document.querySelector('#chart .ytitle')]
+                .map(e => e.getBoundingClientRect().toJSON())"""
+        )
+        chart, title = boxes
+        assert title["width"] > 0 and title["height"] > 100, metric
+        assert chart["left"] <= title["left"] and title["right"] <= chart["right"], metric
+        assert chart["top"] <= title["top"] and title["bottom"] <= chart["bottom"], metric
