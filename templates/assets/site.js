@@ -443,12 +443,13 @@
         ys.push(value);
         cols.push(col);
       });
-      var name = escapeHTML(charts.names[side].targets);
+      var name = plotlyText(charts.names[side].targets);
       return {
-        type: "scatter", mode: "markers", name: name, legendgroup: escapeHTML(label), showlegend: false,
+        type: "scatter", mode: "markers", name: name, legendgroup: plotlyText(label), showlegend: false,
         x: xs, y: ys, customdata: cols,
         marker: { symbol: "diamond", size: 15, color: colors.sides[side], line: { width: 2, color: colors.fg } },
-        hovertemplate: name + "<br>" + charts.x_hover + " · " + shown.hover + "<extra></extra>",
+        // the name by reference, so a label holding "%{…}" is never read as a template field
+        hovertemplate: "%{fullData.name}<br>" + charts.x_hover + " · " + shown.hover + "<extra></extra>",
         meta: { role: "targets", side: side }
       };
     });
