@@ -61,6 +61,10 @@
 
   var OWN_CONSTANTS = { usd_hr: ["usd_per_gpu_hour", 1], kw: ["watts_all_in", 1000] };
 
+  /* A reader's number in the page's unit (kW → W): to 12 significant digits, so 1.73 kW is
+     1730 W, not 1730.0000000000002, and equals the authored constant it was typed as. */
+  function inPageUnit(value, scale) { return Number((value * scale).toPrecision(12)); }
+
   function authoredConstants() { return page.sides.map(function (side) { return JSON.parse(JSON.stringify(side.constants)); }); }
 
   function sideNumbers(text) {
@@ -76,7 +80,7 @@
     Object.keys(OWN_CONSTANTS).forEach(function (key) {
       var values = sideNumbers(params.get(key));
       if (!values) { return; }
-      constants.forEach(function (c, i) { c[OWN_CONSTANTS[key][0]] = values[i] * OWN_CONSTANTS[key][1]; });
+      constants.forEach(function (c, i) { c[OWN_CONSTANTS[key][0]] = inPageUnit(values[i], OWN_CONSTANTS[key][1]); });
     });
     return constants;
   }
@@ -630,7 +634,7 @@
         input.removeAttribute("aria-invalid");
         state.constants = JSON.parse(JSON.stringify(state.constants));
         state.constants[Number(input.getAttribute("data-side"))][input.getAttribute("data-constant")] =
-          value * Number(input.getAttribute("data-scale"));
+          inPageUnit(value, Number(input.getAttribute("data-scale")));
         applyOwnState();
         renderTable(false);
         draw();

@@ -91,3 +91,17 @@ def test_the_axes_scales_live_in_the_url(page: Page, root_url: str) -> None:
     assert "log=none" in page.url
     page.check("#log-x")  # the default scales leave the URL without the key
     assert "log=" not in page.url
+
+
+def test_typing_the_authored_kw_back_leaves_the_url_without_it(page: Page, root_url: str) -> None:
+    """kW is typed in kW and kept in W: 1.73 kW must be the authored 1,730 W again (not
+    1,730.0000000000002), so the page is back at its own constants and the URL says nothing."""
+    open_page(page, f"{root_url}{SLUG}/index.html")
+    authored = page.input_value("#kw-0")
+    page.fill("#kw-0", "2.5")
+    page.press("#kw-0", "Enter")
+    page.wait_for_function("location.search.indexOf('kw=') >= 0")
+    page.fill("#kw-0", authored)
+    page.press("#kw-0", "Enter")
+    page.wait_for_function("location.search.indexOf('kw=') < 0")
+    assert "kw=" not in page.url
