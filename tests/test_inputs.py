@@ -171,3 +171,20 @@ def test_a_metadata_file_address_that_is_not_http_is_refused(tmp_path: Path) -> 
     assert any(e.file.endswith("kimi_fp4_b200_c16.meta.yaml") and e.field == "run_url" for e in errors), (
         errors
     )
+
+
+def test_a_records_own_address_that_is_not_http_is_left_out_with_one_warning(tmp_path: Path) -> None:
+    """A record's run_url reaches a link and comparison.json: one that breaks the address rule is
+    left out of both, said once a file and address (naming file, record and field), while a good
+    one is kept as written."""
+    from site_builder.read.load import load_file
+
+    csv = tmp_path / "runs.csv"
+    lines = SOURCE.read_text(encoding="utf-8").splitlines()
+    header, rows = lines[0] + ",run_url", [*lines[1:3], lines[2].replace(",64,", ",32,")]
+    urls = ["javascript:alert(1)", "javascript:alert(1)", "https://lab.example/run/3"]
+    csv.write_text("\n".join([header, *(f"{r},{u}" for r, u in zip(rows, urls, strict=True))]) + "\n")
+    result = load_file(csv)
+    assert result.table.python_values("run_url") == [None, None, "https://lab.example/run/3"]
+    warned = [p for p in result.log.warnings if p.field == "run_url"]
+    assert len(warned) == 1 and warned[0].record == "line 2" and "javascript:alert(1)" in warned[0].reason

@@ -33,6 +33,7 @@ from site_builder.files import (
     parse_json,
     read_bytes_checked,
     read_text,
+    web_address,
 )
 from site_builder.problems import (
     Loc,
@@ -178,6 +179,7 @@ class _FileLoader:
         self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
         self._metadata_said = ""  # where each metadata field came from, for the provenance
         self._power_said: set[str] = set()  # why the telemetry beside the file gave no power
+        self._run_urls_refused: set[str] = set()  # a record's run_url that broke the address rule
 
     def load(self) -> None:
         """Read the file; its problems go to the result's log, in order, when it is done (its
@@ -434,12 +436,18 @@ class _FileLoader:
         for record, step, name, reason in validated.problems:
             self.log.add_validated(record, step, self.display, f"{word} {rows[record] + first}", name, reason)
         sound = np.setdiff1d(validated.kept, [record for record, _, _ in unknown])
+        records = np.array([f"{word} {row}" for row in (rows[sound] + first).tolist()], dtype=object)
+        run_urls = _per_value(columns.get("run_url"), sound, _text)
+        if run_urls is not None:
+            kept = [self._run_url(url, record) for url, record in zip(run_urls, records, strict=True)]
+            run_urls = np.array(kept, dtype=object)
         provenance = {
             "dataset": dataset.id,
             "source_file": self.display,
-            "record": np.array([f"{word} {row}" for row in (rows[sound] + first).tolist()], dtype=object),
+            "record": records,
             "date": _per_value(columns.get("date"), sound, _date),
-            **{key: _per_value(columns.get(key), sound, _text) for key in ("run_url", "image", "note")},
+            "run_url": run_urls,
+            **{key: _per_value(columns.get(key), sound, _text) for key in ("image", "note")},
         }
         self._keep(validated, sound, provenance)
 
@@ -604,14 +612,16 @@ class _FileLoader:
         date, run and note where one was read, else the record's own."""
         meta = self._metadata_cache[0] if self._metadata_cache else None  # None: no metadata file
         date = row.get("date") if isinstance(row.get("date"), str) else kind.date(row)
+        record = label or "whole file"
         found = {
             "dataset": dataset.id,
             "source_file": self.display,
-            "record": label or "whole file",
+            "record": record,
             "client": kind.client(row),
             "date": getattr(meta, "date", None) or date_from_stamp(date),
             **{key: getattr(meta, key, None) or _text(row.get(key)) for key in ("run_url", "image", "note")},
         }
+        found["run_url"] = self._run_url(found["run_url"], record)
         if meta is not None and metadata.FROM_FILE_NAME in self._metadata_said:
             found["note"] = "; ".join(filter(None, (found["note"], f"metadata: {self._metadata_said}")))
         return found
@@ -635,6 +645,21 @@ class _FileLoader:
             draft.set("avg_power_w", found.watts_per_gpu, f"{path.name} {found.column}")
         elif found is not None:
             self._power_notice(ctx, path.name, found)
+
+    def _run_url(self, url: str | None, record: str) -> str | None:
+        """A record's run_url where it keeps the address rule (files.check_web_address), else None:
+        it reaches a link and comparison.json, so `javascript:` and the like are left out, with a
+        warning once a file and address."""
+        if url is None or web_address(url) is not None:
+            return url
+        if url not in self._run_urls_refused:
+            self._run_urls_refused.add(url)
+            reason = (
+                f"{excerpt(url)} is not an absolute http:// or https:// address: left out of the page and "
+                "comparison.json (give the run's http(s) address, or leave run_url empty)"
+            )
+            self.log.add(self.display, record, "run_url", reason, Severity.WARNING)
+        return None
 
     def _power_notice(self, ctx: RecordContext, telemetry_file: str, why: str) -> None:
         """Why the telemetry beside the file gave a record no power: once a file and cause."""
