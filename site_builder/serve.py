@@ -87,7 +87,6 @@ class LiveSite:
     inputs: Inputs | None = None  # what the last good build loaded (used again while unchanged)
     partial: Mapping[str, Served] = field(default_factory=dict)  # the first build's files so far
     building: tuple[str, int, int] | None = None  # (stage, done, total) while a build runs
-    vanished: threading.Event = field(default_factory=threading.Event)  # a served file is gone
 
     # -- building -----------------------------------------------------------------------------
 
@@ -104,12 +103,6 @@ class LiveSite:
     def on_change(self, changed: list[str]) -> None:
         names = ", ".join(Path(c).name for c in changed[:4]) + (" …" if len(changed) > 4 else "")
         self._rebuild(f"{names} changed")
-
-    def on_vanished(self) -> None:
-        """A file the site was served from is gone: another build of the project (another data
-        folder, say) dropped it from the page cache. Make the pages again."""
-        self.vanished.clear()
-        self._rebuild("a served file left the build cache (another build of this project?)")
 
     def _rebuild(self, reason: str) -> None:
         sink = ServedFiles()
@@ -162,7 +155,7 @@ class LiveSite:
             files, error = partial, None
         if name not in files and f"{name}/index.html" in files:
             return 301, "text/plain", b""
-        found = _read(files.get(name))
+        found = files.get(name)
         if found is None and first is not None:
             return 503, "text/html; charset=utf-8", _progress_page(*first)
         status = 200
@@ -170,11 +163,9 @@ class LiveSite:
             page = "<!doctype html><html lang=en><title>Build failed</title><body><h1>Build failed</h1>"
             page += "</body></html>"
             return 500, "text/html; charset=utf-8", inject(page.encode(), version, error)
-        if found is None:  # no such page, or its file is gone (another build of the project)
-            if name in files:
-                self.vanished.set()  # the watcher builds the site again
+        if found is None:  # no such page
             status, name = 404, "404.html"
-            found = _read(files.get(name))
+            found = files.get(name)
         body = b"not found" if found is None else found
         kind = content_type(name)
         if kind.startswith("text/html"):
@@ -193,11 +184,12 @@ def _progress_page(stage: str, done: int, total: int) -> bytes:
     return page.encode()
 
 
-Served = bytes | Path
+Served = bytes  # a file's bytes, held by serve (never read from the cache, which another build may change)
 
 
 class ServedFiles:
-    """The served site: files the page cache holds are served from it (not held in memory)."""
+    """The served site: every file's bytes, held in memory (another build of the project may
+    change the page cache's files at any time)."""
 
     def __init__(self) -> None:
         self.files: dict[str, Served] = {}
@@ -208,23 +200,11 @@ class ServedFiles:
     def put(self, relative: str, content: bytes) -> None:
         self.files[relative] = content
 
-    def put_file(self, relative: str, source: Path) -> None:
-        self.files[relative] = source
-
     def finish(self) -> None:
         pass
 
     def abort(self) -> None:
         pass
-
-
-def _read(found: Served | None) -> bytes | None:
-    if isinstance(found, Path):
-        try:
-            return found.read_bytes()
-        except OSError:
-            return None
-    return found
 
 
 def content_type(name: str) -> str:
@@ -381,17 +361,16 @@ def watch(site: LiveSite, stop: threading.Event, before: Snapshot, first_build: 
     while not stop.wait(POLL_SECONDS):
         after = snapshot(site.project)
         changed = changed_files(before, after)
-        if not changed and not site.vanished.is_set():
+        if not changed:
             continue
         time.sleep(0.05)  # let an editor finish writing
         after = snapshot(site.project)
         changed = changed_files(before, after)
         before = after
+        if not changed:  # the editor's write settled back to what was there
+            continue
         try:
-            if changed:
-                site.on_change(changed)
-            else:
-                site.on_vanished()
+            site.on_change(changed)
         except Exception as exc:  # keep serving whatever went wrong
             site.log(f"rebuild crashed: {exc!r}; still serving the last good site")
 
