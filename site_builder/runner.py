@@ -19,8 +19,9 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 Shared = TypeVar("Shared")
@@ -42,6 +43,8 @@ def _start(shared: object, parent: int) -> None:
     _shared = shared
     if os.getpid() != parent:  # a worker process (not a thread of the build's, as a test may run)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "pthread_sigmask"):  # started with Ctrl+C held (_ctrl_c_held): ignored now
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         _die_with(parent)
 
 
@@ -79,6 +82,21 @@ def workers_for(pages: int, workers: int | None) -> tuple[int, str]:
     return count, "fork" if fork else "spawn"
 
 
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Ctrl+C held back while the pool may be starting a worker (a submit starts them): a worker
+    interrupted before its start ignores SIGINT would die with a traceback; a worker inherits the
+    mask, and the build process receives the held Ctrl+C once the submit is done."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def map_pages(
     fn: Callable[[Shared, Page], Result],
     pages: Sequence[Page],
@@ -104,7 +122,8 @@ def map_pages(
         for page in pages:
             if len(pending) >= AHEAD:
                 yield pending.popleft().result()
-            pending.append(pool.submit(_call, fn, page))
+            with _ctrl_c_held():
+                pending.append(pool.submit(_call, fn, page))
         while pending:
             yield pending.popleft().result()
     finally:  # also when the caller stops early (close the iterator): the pages not begun are dropped
