@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from site_builder.cache import CachedPage, Digests, PageCache, page_key
 from site_builder.compute import compute_page
-from site_builder.plan import PlannedPage
+from site_builder.plan import PlannedPage, RelatedLink
 from site_builder.present.result import comparison_result, shown_points
 from site_builder.present.tables import power_tables
 from site_builder.problems import Problem, ProblemLog, Severity, of_severity
@@ -86,7 +86,7 @@ def make_page(work: PageWork, planned: PlannedPage) -> MadePage:
     measured_power = power_tables(computed.measured_power, labels)
     page = PageSource(comparison, shown_points(computed), stub.body, stub.generated, measured_power)
     between = time.process_time()
-    files, narrative = render_page(work.renderer_for(log), page, planned.related)
+    files, narrative = render_page(work.renderer_for(log), page, planned.related, planned.like_for_like)
     entry = index_entry(page, narrative, inputs.catalog)
     cpu = (between - started, time.process_time() - between)
     return MadePage(stub.slug, files, entry, log.problems, page if work.keep_pages else None, cpu)
@@ -160,4 +160,9 @@ def make_pages(
 def page_keys(project: Project, inputs: Inputs, planned: list[PlannedPage]) -> dict[str, str]:
     """Each page's cache key (cache.page_key), by slug."""
     digests = Digests.of(project, inputs.config, inputs.table.files_of_model())
-    return {page.head.slug: page_key(page.stub, digests, page.related) for page in planned}
+    return {page.head.slug: page_key(page.stub, digests, page_links(page)) for page in planned}
+
+
+def page_links(page: PlannedPage) -> list[RelatedLink]:
+    """Every link the plan gives a page: its related pages, then its like-for-like ones."""
+    return [*page.related, *(link for _, link in page.like_for_like)]

@@ -150,6 +150,9 @@ class RelatedLink:
     text: str
 
 
+LikeForLike = tuple[tuple[str, RelatedLink], ...]  # (setting, link) per setting a page leaves open
+
+
 @dataclass(frozen=True)
 class PlannedPage:
     """A page to make: its stub, its head, and the links to its related pages."""
@@ -157,6 +160,9 @@ class PlannedPage:
     stub: Stub
     head: PageHead
     related: tuple[RelatedLink, ...]
+    # per setting a side may use and the other lack ("spec_method", "disagg", "precision"): the
+    # page whose two sides share that setting and otherwise select as this one's do
+    like_for_like: LikeForLike = ()
 
 
 def page_title(stub: Stub, catalog: HardwareCatalog, models: Mapping[str, ModelInfo]) -> str:
@@ -214,7 +220,8 @@ def page_heads(
         )
     ordered = [head for _, head in sorted(heads.values(), key=lambda found: found[1].slug)]
     links = related_links(ordered)
-    return [PlannedPage(stub, head, links[head.slug]) for stub, head in heads.values()]
+    alike = like_for_like_links(list(heads.values()))
+    return [PlannedPage(stub, head, links[head.slug], alike[head.slug]) for stub, head in heads.values()]
 
 
 def _warn_if_sides_are_one(stub: Stub, sides: PageSides, log: ProblemLog) -> None:
@@ -242,6 +249,52 @@ def _opening_matched(stub: Stub, sides: PageSides, table: PointTable) -> tuple[S
     spec = stub.spec.model_copy(update={"sequence": sequence_label(*opening)})
     moved = dataclasses.replace(stub, spec=spec)
     return moved, page_sides(moved, table)
+
+
+# a setting that can confound a comparison, and the value its like-for-like page preferably shares
+SHARED_SETTINGS: dict[str, Any] = {"spec_method": "none", "disagg": False, "precision": None}
+
+
+def _selection(filters: Mapping[str, Any], without: str) -> str:
+    """A side's filters less one setting, written so that equal selections compare equal (a
+    one-item list is its item, a list is sorted)."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, list):
+            return plain(value[0]) if len(value) == 1 else sorted(str(v).lower() for v in value)
+        return str(value).lower()
+
+    return repr(sorted((k, plain(v)) for k, v in filters.items() if k != without and v is not None))
+
+
+def like_for_like_links(pages: Sequence[tuple[Stub, PageHead]]) -> dict[str, LikeForLike]:
+    """For each page and each setting its sides leave open (SHARED_SETTINGS), the published page
+    whose two sides both fix that setting to one value and otherwise select what this page's do
+    (in either order): the view where that setting cannot account for the gap. The preferred
+    value first ("none" for speculative decoding, aggregated serving), then by slug."""
+    found: dict[tuple[str, str, str], list[tuple[bool, str, PageHead]]] = defaultdict(list)
+    for stub, head in pages:
+        a, b = (side.filters for side in stub.sides)
+        for setting, preferred in SHARED_SETTINGS.items():
+            value = a.get(setting)
+            if value is None or isinstance(value, list) or value != b.get(setting):
+                continue
+            pair = sorted((_selection(a, setting), _selection(b, setting)))
+            found[(setting, pair[0], pair[1])].append((value != preferred, head.slug, head))
+    links: dict[str, LikeForLike] = {}
+    for stub, head in pages:
+        a, b = (side.filters for side in stub.sides)
+        chosen = []
+        for setting in SHARED_SETTINGS:
+            if a.get(setting) is not None or b.get(setting) is not None:
+                continue
+            pair = sorted((_selection(a, setting), _selection(b, setting)))
+            candidates = [c for c in found.get((setting, pair[0], pair[1]), []) if c[1] != head.slug]
+            if candidates:
+                other = min(candidates, key=lambda c: c[:2])[2]
+                chosen.append((setting, RelatedLink(f"../{other.slug}/index.html", other.title)))
+        links[head.slug] = tuple(chosen)
+    return links
 
 
 def related_links(heads: Sequence[PageHead]) -> dict[str, tuple[RelatedLink, ...]]:

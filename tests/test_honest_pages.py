@@ -390,3 +390,61 @@ def test_a_sweep_page_headlines_its_own_findings(site: Path) -> None:
     if all(peak["concurrency"] == max(t) for peak, t in zip(top["peaks"], tested, strict=True)):
         assert f"({peaks[0][1]}; at the highest concurrency both tested)" in summary
     assert "tok/s/user" not in summary
+
+
+def _like_for_like(page: str) -> list[str]:
+    """The slugs the like-for-like link under the headline points to."""
+    return re.findall(r'<p class="like-for-like">[^<]*<a href="\.\./([^/]+)/index\.html">', page)
+
+
+def test_a_confounded_headline_links_to_the_like_for_like_page_where_the_site_has_one(site: Path) -> None:
+    """A headline whose caveat names a setting one side lacks links to the page whose sides share
+    that setting and otherwise select the same (read from both pages' comparison.json)."""
+    linked = 0
+    for folder, data in pages(site):
+        for slug in _like_for_like((folder / "index.html").read_text()):
+            other = json.loads((site / slug / "comparison.json").read_text())
+            ours = [side["filters"] for side in data["sides"]]
+            theirs = [side["filters"] for side in other["sides"]]
+            shared = {
+                k
+                for k in ("spec_method", "disagg", "precision")
+                if all(k in f for f in theirs) and not any(k in f for f in ours)
+            }
+            assert shared and all(theirs[0][k] == theirs[1][k] for k in shared), (folder.name, slug)
+
+            def rest(filters: dict[str, Any], shared: set[str] = shared) -> str:
+                return json.dumps(
+                    {k: v if v != [v[0]] else v[0] for k, v in filters.items() if k not in shared}
+                )
+
+            assert sorted(map(rest, ours)) == sorted(map(rest, theirs)), (folder.name, slug)
+            linked += 1
+    assert linked >= 1
+    page = (site / "mi355x-vs-mi300x-fp8-dsr1" / "index.html").read_text()
+    assert _like_for_like(page) == ["mi300x-vs-mi355x-fp8-dsr1"]
+
+
+def test_a_confounded_headline_has_no_like_for_like_link_where_no_such_page_is_made(tmp_path: Path) -> None:
+    """Without generated pages, MI355X against MI300X still names MTP in its caveat but links
+    nowhere; with an author's page of the two GPUs both without speculative decoding, it links
+    there."""
+    for name in ("data", "templates"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "site.yaml").write_text("auto_pages: false\n")
+    stub = "mi355x-vs-mi300x-fp8-dsr1.md"
+    shutil.copy(ROOT / "content" / stub, tmp_path / "content" / stub)
+    assert main(["build", "--root", str(tmp_path), "-q"]) == 0
+    page = (tmp_path / "site" / "mi355x-vs-mi300x-fp8-dsr1" / "index.html").read_text()
+    assert "MTP speculative decoding" in summary_of(page)
+    assert _like_for_like(page) == [] and "Like for like" not in page
+    alike = (
+        (ROOT / "content" / stub)
+        .read_text()
+        .replace("precision: fp8\n", "precision: fp8\nspec_method: none\n")
+    )
+    (tmp_path / "content" / "gpus-without-mtp.md").write_text(alike.replace('title: "', 'title: "No MTP: '))
+    assert main(["build", "--root", str(tmp_path), "-q"]) == 0
+    page = (tmp_path / "site" / "mi355x-vs-mi300x-fp8-dsr1" / "index.html").read_text()
+    assert _like_for_like(page) == ["gpus-without-mtp"]

@@ -144,9 +144,9 @@ def test_pages_stream_through_the_pipeline(two_models: Path, monkeypatch: pytest
     events: list[str] = []
     from site_builder.render.pages import render_page
 
-    def rendering(renderer, page, related):  # type: ignore[no-untyped-def]
+    def rendering(renderer, page, *links):  # type: ignore[no-untyped-def]
         events.append(f"render {page.comparison.slug}")
-        return render_page(renderer, page, related)
+        return render_page(renderer, page, *links)
 
     class Recording(StagingSink):
         def put(self, relative: str, content: bytes) -> None:

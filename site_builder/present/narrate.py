@@ -51,6 +51,8 @@ class Narrative:
     # side pools there
     no_match: dict[str, str] = field(default_factory=dict)
     pooling: dict[str, str] = field(default_factory=dict)
+    # the settings the headline's caveat names as confounders ("spec_method", "disagg", "precision")
+    confounded_by: tuple[str, ...] = ()
 
 
 def stable_choice(key: str, count: int, picks: int) -> list[int]:
@@ -839,33 +841,51 @@ def mixed_changes(comparison: ComparisonResult) -> str | None:
     )
 
 
-def confounders(comparison: ComparisonResult, sequence: SequenceResult) -> str | None:
-    """The headline's caveat when one side's frontier uses speculative decoding, disaggregation
-    or a precision the other's lacks, beyond what the page compares: part of the gap may come
-    from it (only what the filters do not already name: mixed_changes says those)."""
+def confounding(comparison: ComparisonResult, sequence: SequenceResult) -> list[tuple[int, str, str]]:
+    """What one side's frontier uses and the other's lacks, beyond what the page compares (only
+    what the filters do not already name: mixed_changes says those): (side's index, setting, words)."""
     varied = KINDS[comparison.kind].varies
     a, b = sequence.sides
     if not sequence.band.overlap:
-        return None
+        return []
     found = []
-    for side, other in ((a, b), (b, a)):
-        extra = []
+    for n, (side, other) in enumerate(((a, b), (b, a))):
         if varied != "spec_method":
             methods = sorted(set(side.spec_methods) - set(other.spec_methods) - {"none"})
-            extra += [f"{method_name(m)} speculative decoding" for m in methods]
+            found += [(n, "spec_method", f"{method_name(m)} speculative decoding") for m in methods]
         if "disagg" in side.modes and "disagg" not in other.modes:
-            extra.append("disaggregated serving")
+            found.append((n, "disagg", "disaggregated serving"))
         if varied != "precision" and "precision" not in comparison.sides[0].filters:
-            extra += [f"{p.upper()} precision" for p in sorted(set(side.precisions) - set(other.precisions))]
+            extra = sorted(set(side.precisions) - set(other.precisions))
+            found += [(n, "precision", f"{p.upper()} precision") for p in extra]
+    return found
+
+
+def confounders(comparison: ComparisonResult, sequence: SequenceResult) -> str | None:
+    """The headline's caveat when one side's frontier uses speculative decoding, disaggregation
+    or a precision the other's lacks: part of the gap may come from it."""
+    a, b = sequence.sides
+    found = []
+    named = confounding(comparison, sequence)
+    for n, (side, other) in enumerate(((a, b), (b, a))):
+        extra = [words for index, _, words in named if index == n]
         if extra:
             found.append(f"{side.label}'s frontier uses {_join(extra)}, which {other.label}'s lacks")
     if not found:
         return None
+    varied = KINDS[comparison.kind].varies
     return (
         f"Caveat at {sequence.sequence}: {'; '.join(found)}, so part of the gap may come from that rather "
         f"than from {VARIED_NAMES.get(varied, 'what the page compares')}."
     )
 
+
+# what a like-for-like page's two sides share, by the setting a caveat names
+SHARED_SETTING_WORDS = {
+    "spec_method": "the same speculative decoding on both sides",
+    "disagg": "the same serving mode on both sides",
+    "precision": "the same precision on both sides",
+}
 
 VARIED_NAMES = {
     "precision": "the precision",
@@ -1113,4 +1133,5 @@ def narrate(
             s.sequence: no_match_panel(comparison, s) for s in comparison.sequences if not s.band.overlap
         },
         pooling={s.sequence: pooling_line(comparison, s) for s in comparison.sequences},
+        confounded_by=tuple(dict.fromkeys(setting for _, setting, _ in confounding(comparison, sequence))),
     )

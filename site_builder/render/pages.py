@@ -167,10 +167,14 @@ def embed_html(slug: str) -> str:
 
 
 def render_page(
-    renderer: SiteRenderer, page: PageSource, related: Sequence[RelatedLink]
+    renderer: SiteRenderer,
+    page: PageSource,
+    related: Sequence[RelatedLink],
+    like_for_like: Sequence[tuple[str, RelatedLink]] = (),
 ) -> tuple[dict[str, bytes], Narrative]:
     """The files of one comparison page (the HTML missing if its template failed), its related
-    section linking to `related` (the plan decides them)."""
+    section linking to `related`, its headline's caveat to the like-for-like page of a setting it
+    names (the plan decides them)."""
     comparison = page.comparison
     narrative = renderer.narrative(comparison)
     prefix = f"{comparison.slug}/"
@@ -186,7 +190,7 @@ def render_page(
     if sweep is not None:
         files[prefix + "sweep.csv"] = sweep
     chart = renderer.chart_context(page)
-    html = renderer.comparison_page(page, narrative, related, chart)
+    html = renderer.comparison_page(page, narrative, related, chart, like_for_like)
     if html is not None:
         files[page_html(comparison.slug)] = html
     embed = renderer.embed_page(page, chart)

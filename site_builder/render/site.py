@@ -30,7 +30,7 @@ from site_builder.files import read_bytes, read_text
 from site_builder.kinds import KINDS
 from site_builder.plan import RelatedLink
 from site_builder.present.charts import chart_data
-from site_builder.present.narrate import Narrative, narrate, run_dates
+from site_builder.present.narrate import SHARED_SETTING_WORDS, Narrative, narrate, run_dates
 from site_builder.present.schema import ComparisonResult
 from site_builder.present.scorecard import ScorecardView, scorecard_filters
 from site_builder.present.tables import accuracy_table, table
@@ -292,9 +292,11 @@ class SiteRenderer:
         narrative: Narrative,
         related: Sequence[RelatedLink],
         chart: Mapping[str, Any] | None = None,
+        like_for_like: Sequence[tuple[str, RelatedLink]] = (),
     ) -> bytes | None:
         """The page's HTML, its related section linking to `related` (`chart`: its chart
-        context, where already made)."""
+        context, where already made), its headline's caveat to the first like-for-like page of a
+        setting the caveat names."""
         comparison = page.comparison
         root = "../"
         context = {
@@ -312,6 +314,14 @@ class SiteRenderer:
             **(chart if chart is not None else self.chart_context(page)),
             "gpu_constants": list(CONSTANTS.values()),
             "related": related,
+            "like_for_like": next(
+                (
+                    (SHARED_SETTING_WORDS[setting], link)
+                    for setting, link in like_for_like
+                    if setting in narrative.confounded_by
+                ),
+                None,
+            ),
             "measured_power": page.measured_power,
             "structured": self._structured_data(comparison, narrative, root),
             "canonical": self.absolute(f"{comparison.slug}/"),
