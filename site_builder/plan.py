@@ -297,10 +297,15 @@ def like_for_like_links(pages: Sequence[tuple[Stub, PageHead]]) -> dict[str, Lik
     return links
 
 
+RELATED_PAGES = 12  # other pages a page links to at most (the index lists every page)
+
+
 def related_links(heads: Sequence[PageHead]) -> dict[str, tuple[RelatedLink, ...]]:
     """Links from each page to its other sequences, and to the other pages on the same model and
-    GPU (in the order given). Pages are looked up by (model, GPU), so the cost grows with the
-    number of pages times the pages each one links to, not with the square of the site."""
+    GPU (in the order given): at most RELATED_PAGES, those sharing the most of its GPUs first (a
+    site with a page for every pair of GPUs would otherwise list dozens on each). Pages are looked
+    up by (model, GPU), so the cost grows with the number of pages times the pages each one links
+    to, not with the square of the site."""
     order = {head.slug: n for n, head in enumerate(heads)}
     sharing: dict[tuple[str, str], list[PageHead]] = {}
     for head in heads:
@@ -313,7 +318,9 @@ def related_links(heads: Sequence[PageHead]) -> dict[str, tuple[RelatedLink, ...
             for sequence in head.sequences[1:]
         ]
         others = {o.slug: o for h in head.hardware for o in sharing[(head.model, h)] if o.slug != head.slug}
-        for other in sorted(others.values(), key=lambda o: order[o.slug]):
+        shared = {slug: len(set(head.hardware) & set(o.hardware)) for slug, o in others.items()}
+        nearest = sorted(others.values(), key=lambda o: (-shared[o.slug], order[o.slug]))[:RELATED_PAGES]
+        for other in sorted(nearest, key=lambda o: order[o.slug]):
             found.append(RelatedLink(f"../{other.slug}/index.html", other.title))
         links[head.slug] = tuple(found)
     return links
