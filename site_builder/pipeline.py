@@ -261,17 +261,13 @@ def load(project: Project, site_url: str | None, kept: Inputs | None = None) -> 
     return Inputs(config, catalog, models, table, evaluations, datasets, log.problems, sweeps, origin)
 
 
-def plan(
-    project: Project, inputs: Inputs, log: ProblemLog, facts: PlanFacts | None = None
-) -> list[PlannedPage]:
-    """PLAN: every stub, then the pages the data implies that no stub covers; of those, the
-    published ones with their heads and related links. `facts`: the data's plan facts, where
-    already found."""
+def plan(project: Project, inputs: Inputs, log: ProblemLog, facts: PlanFacts) -> list[PlannedPage]:
+    """PLAN: every stub, then the pages the data implies (`facts`, which the index's scorecards
+    read too) that no stub covers; of those, the published ones with their heads and related links."""
     stubs = load_stubs(project.content, log)
     if not stubs and not log.errors:
         found = "no comparison stubs (*.md) found: write one with `build-site new KIND`"
         log.add(project.content.as_posix(), "", "", found, Severity.WARNING)
-    facts = facts or PlanFacts.of(inputs.table, inputs.datasets)
     gpu_names = {key: spec.name for key, spec in inputs.catalog.gpus.items()}
     pages = plan_pages(stubs, facts, inputs.config, gpu_names)
     return page_heads(pages, inputs.table, inputs.catalog, inputs.models, log)
