@@ -22,7 +22,7 @@ from site_builder.kinds import KINDS, Found, PageKind, Words, Workload
 from site_builder.problems import ProblemLog, Severity
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.table import PointTable
-from site_builder.sides import PageSides, matched_somewhere, matched_workloads, page_sides
+from site_builder.sides import DEFAULT_WORKLOAD, PageSides, matched_somewhere, matched_workloads, page_sides
 
 
 @dataclass(frozen=True)
@@ -124,8 +124,8 @@ def plan_pages(
 
 
 def _first_sequence(shared: set[tuple[int, int]]) -> str:
-    """The workload a generated page opens on: 1k/1k where both sides have it."""
-    return sequence_label(*((1024, 1024) if (1024, 1024) in shared else min(shared)))
+    """The workload a generated page opens on: 1k/1k where both sides have it, else the smallest."""
+    return sequence_label(*(DEFAULT_WORKLOAD if DEFAULT_WORKLOAD in shared else min(shared)))
 
 
 # -- what each page is, before any is made: its head, whether it is published, its related links --
@@ -245,8 +245,7 @@ def _opening_matched(stub: Stub, sides: PageSides, table: PointTable) -> tuple[S
     matched = matched_workloads(sides)
     if not stub.generated or not matched or stub.sequence in matched:
         return stub, sides
-    opening = (1024, 1024) if (1024, 1024) in matched else min(matched)
-    spec = stub.spec.model_copy(update={"sequence": sequence_label(*opening)})
+    spec = stub.spec.model_copy(update={"sequence": _first_sequence(set(matched))})
     moved = dataclasses.replace(stub, spec=spec)
     return moved, page_sides(moved, table)
 

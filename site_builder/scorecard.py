@@ -22,9 +22,7 @@ from site_builder.content import FilterValue, SiteConfig
 from site_builder.engine.compare import AtTarget, Band, Constants, SideCurves, default_targets, metrics_at
 from site_builder.plan import PlanFacts
 from site_builder.read.table import PointTable
-from site_builder.sides import Workload, by_workload, on_one_basis
-
-DEFAULT_WORKLOAD = (1024, 1024)  # listed first where a model has it, as pages open on it
+from site_builder.sides import DEFAULT_WORKLOAD, Workload, by_workload, on_one_basis
 
 
 @dataclass(frozen=True)
@@ -35,11 +33,8 @@ class ScoreRow:
     hardware: str
     precision: str
     spec_method: str
-    filters: dict[str, FilterValue]  # what a generated page's side selects for it
     frameworks: tuple[str, ...]  # the engines its points ran on
     disagg: tuple[bool, ...]  # aggregated (False) and/or disaggregated (True) points
-    constants: AppliedConstants
-    range: tuple[float, float] | None  # its frontier's interactivity span
     at: tuple[AtTarget, ...]  # one per tier
 
 
@@ -89,8 +84,8 @@ def scorecards(
         workloads = sorted({w for g in groups for w in g}, key=lambda w: (w != DEFAULT_WORKLOAD, w))
         for workload in workloads:
             measured = [
-                (key, f, g[workload], c)
-                for key, f, g, c in zip(keys, filters, groups, constants, strict=True)
+                (key, g[workload], c)
+                for key, g, c in zip(keys, groups, constants, strict=True)
                 if workload in g
             ]
             found.append(_scorecard(model, workload, basis, measured))
@@ -114,22 +109,19 @@ def _scorecard(
     model: str,
     workload: Workload,
     basis: str,
-    measured: Sequence[tuple[tuple[str, str, str], dict[str, FilterValue], PointTable, AppliedConstants]],
+    measured: Sequence[tuple[tuple[str, str, str], PointTable, AppliedConstants]],
 ) -> Scorecard:
-    curves = [SideCurves(side_points(rows)) for _, _, rows, _ in measured]
+    curves = [SideCurves(side_points(rows)) for _, rows, _ in measured]
     tiers = scorecard_tiers([c.range for c in curves if c.range is not None])
     rows = tuple(
         ScoreRow(
             hardware=key[0],
             precision=key[1],
             spec_method=key[2],
-            filters=filters,
             frameworks=tuple(sorted({str(f) for f in rows.values("framework") if f})),
             disagg=tuple(sorted({bool(d) for d in rows.values("disagg")})),
-            constants=constants,
-            range=curve.range,
             at=tuple(metrics_at(curve, tiers, Constants(**constants.values()))),
         )
-        for (key, filters, rows, constants), curve in zip(measured, curves, strict=True)
+        for (key, rows, constants), curve in zip(measured, curves, strict=True)
     )
     return Scorecard(model, workload, basis, tuple(tiers), rows)

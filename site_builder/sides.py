@@ -18,6 +18,7 @@ from site_builder.engine.frontier import pareto_frontier
 from site_builder.read.table import PointTable
 
 Workload = tuple[int, int]
+DEFAULT_WORKLOAD: Workload = (1024, 1024)  # 1k/1k: a page opens on it and the index lists it first
 
 
 @dataclass(frozen=True)

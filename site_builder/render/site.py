@@ -291,11 +291,11 @@ class SiteRenderer:
         page: PageSource,
         narrative: Narrative,
         related: Sequence[RelatedLink],
-        chart: Mapping[str, Any] | None = None,
+        chart: Mapping[str, Any],
         like_for_like: Sequence[tuple[str, RelatedLink]] = (),
     ) -> bytes | None:
         """The page's HTML, its related section linking to `related` (`chart`: its chart
-        context, where already made), its headline's caveat to the first like-for-like page of a
+        context, chart_context's), its headline's caveat to the first like-for-like page of a
         setting the caveat names."""
         comparison = page.comparison
         root = "../"
@@ -311,7 +311,7 @@ class SiteRenderer:
             "accuracy": [accuracy_table(t, self.catalog) for t in comparison.accuracy.tasks]
             if comparison.accuracy
             else [],
-            **(chart if chart is not None else self.chart_context(page)),
+            **chart,
             "gpu_constants": list(CONSTANTS.values()),
             "related": related,
             "like_for_like": next(
