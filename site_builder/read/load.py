@@ -64,7 +64,6 @@ _NOT_READ = {
 DATASET_FILE = "_dataset.yaml"
 INIT_EXAMPLE_ID = "example"  # the data set id of the example build-site init writes
 DATASET_ID_CHARS = MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
-FOLDER_METADATA = metadata.FOLDER_METADATA
 MAX_LINE_ERRORS = 10  # of one JSON Lines file; then a count
 AFTER_RECORDS = 2**62  # the slot of a problem found after a file's records (_FileLog)
 Mask = npt.NDArray[np.bool_]
@@ -152,7 +151,7 @@ def detect_record(record: Mapping[str, Any]) -> str | None:
 
 def _is_metadata_file(path: Path) -> bool:
     name = path.name
-    return name in FOLDER_METADATA or name == DATASET_FILE or bool(re.search(r"\.meta\.(ya?ml|json)$", name))
+    return name in metadata.FOLDER_METADATA or name == DATASET_FILE or name.endswith(metadata.FILE_METADATA)
 
 
 def result_files(root: Path) -> Iterator[Path]:
@@ -748,7 +747,8 @@ class _FileLoader:
         if self.root != self.path.parent:
             return ""
         folders = list(self.path.parent.parents)[:2]  # the two folders above
-        found = [_first_present(folder / name for name in FOLDER_METADATA) for folder in folders]
+        names = metadata.FOLDER_METADATA
+        found = [metadata.first_present(folder / name for name in names) for folder in folders]
         nearest = next((path for path in found if path is not None), None)
         if nearest is None:
             return ""
@@ -776,7 +776,7 @@ class _FileLoader:
 
     def _dataset_for_file(self) -> DatasetInfo | None:
         """The `_dataset.yaml` nearest the file, else a data set named after the file's path."""
-        found = _first_present(folder / DATASET_FILE for folder in self._folders_up())
+        found = metadata.first_present(folder / DATASET_FILE for folder in self._folders_up())
         if found is not None:
             dataset = self._read_model(found, DatasetInfo)
             if dataset is not None:
@@ -814,11 +814,6 @@ def _metadata_reason(error: Any, known: Iterable[str]) -> str:
     if error["type"] == "extra_forbidden":
         return "unknown field" + suggest(str(error["loc"][0]), known)
     return str(error["msg"])
-
-
-def _first_present(candidates: Iterable[Path]) -> Path | None:
-    """The first of these paths that is a file, or a symbolic link (for read_text to judge)."""
-    return next((path for path in candidates if path.is_file() or path.is_symlink()), None)
 
 
 def _few_columns(header: list[str], shown: int = 4, width: int = 24) -> str:

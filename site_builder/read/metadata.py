@@ -73,12 +73,12 @@ def chain(path: Path, root: Path) -> list[Path]:
     """The metadata files that apply to a result file, farthest first: one `_meta.yaml` (or
     .yml, .json) a folder from `root` down, then the file's own `<stem>.meta.yaml`."""
     stem = path.name.rsplit(".", 1)[0]
-    found = [_first_present(folder / name for name in FOLDER_METADATA) for folder in folders_down(path, root)]
-    found.append(_first_present(path.with_name(stem + suffix) for suffix in FILE_METADATA))
+    found = [first_present(folder / name for name in FOLDER_METADATA) for folder in folders_down(path, root)]
+    found.append(first_present(path.with_name(stem + suffix) for suffix in FILE_METADATA))
     return [p for p in found if p is not None]
 
 
-def _first_present(candidates: Iterable[Path]) -> Path | None:
+def first_present(candidates: Iterable[Path]) -> Path | None:
     """The first of these paths that is a file, or a symbolic link (for read_text to judge)."""
     return next((path for path in candidates if path.is_file() or path.is_symlink()), None)
 
