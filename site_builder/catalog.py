@@ -189,7 +189,7 @@ def load_hardware(path: Path, log: ProblemLog, own: Path | None = None) -> Hardw
     except ValidationError as exc:
         _report(exc, path, log)
         return None
-    if own is None or own.resolve() == path.resolve():
+    if own is None:
         return catalog
     additions = _read_additions(own, log)
     return catalog if additions is None else merged(catalog, additions, own.as_posix())
@@ -229,7 +229,7 @@ def load_models(path: Path, log: ProblemLog, own: Path | None = None) -> dict[st
     overriding them name by name."""
     found: dict[str, ModelInfo] = {}
     for place in (path, own):
-        if place is None or not place.is_file() or (place is own and place.resolve() == path.resolve()):
+        if place is None or not place.is_file():
             continue
         data = _read_yaml(place, log)
         try:

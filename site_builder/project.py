@@ -101,7 +101,9 @@ class Project:
         the packaged one itself, where the project is the tool's own checkout)."""
         own = self.data / name
         packaged = default_catalogs() / name
-        return packaged, own if own.is_file() or own.is_symlink() else None
+        if not (own.is_file() or own.is_symlink()) or own.resolve() == packaged.resolve():
+            return packaged, None
+        return packaged, own
 
     def guide_files(self, asked: Collection[str] = ()) -> dict[str, Path]:
         """Guides by name (`methodology.md` …): the packaged guides for readers, those for the
