@@ -252,17 +252,26 @@ def page_sweep(
 _POWER_COLUMNS = ("isl", "osl", "concurrency", "throughput_per_gpu", "avg_watts_per_gpu")
 
 
+def _row_power(row: SweepRow) -> tuple[int, float | None, float | None]:
+    """A sweep row as a power point: (concurrency, output tok/s per GPU, system watts per GPU)."""
+    watts = row.system_power_w
+    per_gpu = None if watts is None or not row.gpu_count else watts / row.gpu_count
+    return row.concurrency, row.measure().per_gpu, per_gpu
+
+
 def page_power(
     stub: Stub, sweep: PageSweep | None, points: Sequence[PointTable], catalog_watts: Sequence[float | None]
 ) -> tuple[WorkloadPower, ...]:
     """Each side's points with a measured power beside the GPU's all-in catalog watts, workload by
     workload (the page's default first), when the stub asks for the power section; a side with
-    node-level sweep rows is left out (the section's own table gives their system power)."""
+    node-level sweep rows gives its system power ÷ its GPUs, at its output tok/s per GPU."""
     if sweep is None or "power" not in stub.spec.sections:
         return ()
     found: dict[tuple[int, int], tuple[list[Any], list[Any]]] = {}
     for side, rows in enumerate(points):
         if sweep.rows[side]:
+            for row in sweep.rows[side]:
+                found.setdefault((row.isl, row.osl), ([], []))[side].append(_row_power(row))
             continue
         for r in rows.records(columns=_POWER_COLUMNS):
             point = (r["concurrency"], r["throughput_per_gpu"], r["avg_watts_per_gpu"])

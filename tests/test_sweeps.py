@@ -25,7 +25,7 @@ def test_rows_load_with_only_latency_or_only_throughput() -> None:
     assert not loaded.log.errors
     assert len(loaded.sweeps) == 9
     latency_only = [r for r in loaded.sweeps if r.output_throughput is None]
-    assert [(r.hardware, r.concurrency, r.median_tpot_ms) for r in latency_only] == [("h200", 128, 40.0)]
+    assert [(r.hardware, r.concurrency, r.tpot_ms) for r in latency_only] == [("h200", 128, 40.0)]
     # a per-GPU point on an output basis for every row with throughput and a GPU count
     points = loaded.table.records()
     assert len(points) == 8
@@ -202,3 +202,86 @@ def test_a_blank_or_na_required_cell_is_named_missing(tmp_path: Path) -> None:
         result = load_file(path)
         assert not result.sweeps
         assert [(p.field, p.reason.split(":")[0]) for p in result.log.errors] == [("isl", "missing")]
+
+
+def test_mean_latencies_are_labelled_mean_everywhere(tmp_path: Path) -> None:
+    """Rows giving mean_tpot_ms / mean_ttft_ms: the page, comparison.json and sweep.csv say mean."""
+    project = tmp_path / "p"
+    folder = project / "data" / "results" / "example-sweep"
+    shutil.copytree(ROOT / "data" / "results" / "example-sweep", folder)
+    rows_file = folder / "example-sweep.csv"
+    rows_file.write_text(
+        rows_file.read_text().replace("median_tpot_ms,median_ttft_ms", "mean_tpot_ms,mean_ttft_ms")
+    )
+    (project / "content").mkdir()
+    stub = (ROOT / "content" / "example-b200-fp4-vs-h200-fp8-sweep.md").read_text()
+    (project / "content" / "sweep.md").write_text(stub)
+    output = run(Project.under(project, project / "site"))
+    data = json.loads(output.files.files["sweep/comparison.json"])
+    # example-sweep.csv, first B200 FP4 row at 128/128, concurrency 4: TPOT 4.56 ms, TTFT 22.8 ms
+    row = next(r for r in data["sweep"]["rows"] if r["sequence"] == "128/128" and r["concurrency"] == 4)
+    assert (row["mean_tpot_ms"], row["mean_ttft_ms"]) == (4.56, 22.8)
+    assert (row["median_tpot_ms"], row["median_ttft_ms"]) == (None, None)
+    html = output.files.files["sweep/index.html"].decode()
+    assert "Mean time to first token" in html and "Mean TPOT at each concurrency" in html
+    assert "a mean TPOT" in html
+    assert "Median TPOT" not in html and "Median time" not in html
+    header, first = output.files.files["sweep/sweep.csv"].decode().splitlines()[:2]
+    cells = dict(zip(header.split(","), first.split(","), strict=True))
+    assert cells["mean_tpot_ms"] != "" and cells["median_tpot_ms"] == ""
+
+
+def test_a_row_with_both_mean_and_median_latencies_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "sweep.csv"
+    path.write_text(
+        "model,hardware,precision,isl,osl,concurrency,median_tpot_ms,mean_ttft_ms\nm,b200,fp8,128,128,4,5,40\n"
+    )
+    log = load_file(path).log
+    assert [(e.record, e.field) for e in log.errors] == [("line 2", "mean_ttft_ms")]
+    assert "medians or as means" in log.errors[0].reason
+
+
+def _example_with_power(tmp_path: Path, watts: dict[str, str]) -> dict[str, bytes]:
+    """The example sweep page with every row's system power set per hardware ('' : not measured)."""
+    project = tmp_path / "p"
+    folder = project / "data" / "results" / "example-sweep"
+    shutil.copytree(ROOT / "data" / "results" / "example-sweep", folder)
+    rows_file = folder / "example-sweep.csv"
+    lines = rows_file.read_text().splitlines()
+    header = lines[0].split(",")
+    hardware, power = header.index("hardware"), header.index("system_power_w")
+    edited = [lines[0]]
+    for line in lines[1:]:
+        cells = line.split(",")
+        cells[power] = watts.get(cells[hardware], "")
+        edited.append(",".join(cells))
+    rows_file.write_text("\n".join(edited) + "\n")
+    (project / "content").mkdir()
+    stub = (ROOT / "content" / "example-b200-fp4-vs-h200-fp8-sweep.md").read_text()
+    (project / "content" / "sweep.md").write_text(stub)
+    return run(Project.under(project, project / "site")).files.files
+
+
+def test_node_power_nine_times_below_the_catalog_is_flagged_and_within_two_is_not(tmp_path: Path) -> None:
+    # catalog all-in: B200 2,170 W per GPU, H200 1,730 W per GPU (the page's constants).
+    # B200: 1,928.8 W for 8 GPUs = 241.1 W per GPU, 2,170 ÷ 241.1 = 9.00× apart: flagged.
+    # H200: 8,000 W for 8 GPUs = 1,000 W per GPU, 1,730 ÷ 1,000 = 1.73×: not flagged.
+    files = _example_with_power(tmp_path, {"b200": "1928.8", "h200": "8000"})
+    data = json.loads(files["sweep/comparison.json"])
+    flagged = [n for n in data["notices"] if "disagrees with the catalog" in n]
+    workloads = {w["sequence"] for w in data["sweep"]["workloads"] if w["measured"][0]}
+    assert len(flagged) == len(workloads) and all(n.startswith("B200 FP4's") for n in flagged)
+    assert "241 W per GPU measured against the catalog's all-in 2,170 W per GPU, 9.00× apart" in flagged[0]
+    html = files["sweep/index.html"].decode()
+    power_section = html[html.index('id="power-heading"') :]
+    assert "241 W per GPU measured against the catalog&#39;s all-in 2,170 W per GPU" in power_section
+    assert "H200 FP8&#39;s measured power disagrees" not in html
+    assert "1,000" in power_section  # H200's measured watts per GPU listed, unflagged
+
+
+def test_node_power_within_two_times_is_not_flagged(tmp_path: Path) -> None:
+    # B200: 16,000 W ÷ 8 = 2,000 W per GPU, 2,170 ÷ 2,000 = 1.085×; H200 not measured
+    files = _example_with_power(tmp_path, {"b200": "16000"})
+    data = json.loads(files["sweep/comparison.json"])
+    assert not [n for n in data["notices"] if "disagrees with the catalog" in n]
+    assert "power-flag" not in files["sweep/index.html"].decode().split('id="power-heading"')[1]

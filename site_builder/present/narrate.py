@@ -994,6 +994,12 @@ def _sla_text(labels: Sequence[str], sweep: SweepResult) -> str:
     return f"Within {sla_limit(sweep)}: " + "; ".join(sla) + "." if sla else ""
 
 
+def _stated(sweep: SweepResult, latency: str) -> str:
+    """'a TPOT' for medians (the default every sweep page assumes), 'a mean TPOT' otherwise."""
+    statistic = sweep.latency_statistic
+    return f"a {latency}" if statistic == "median" else f"a {statistic} {latency}"
+
+
 def sweep_paragraphs(comparison: ComparisonResult) -> dict[str, list[str]]:
     sweep = comparison.sweep
     if sweep is None:
@@ -1005,9 +1011,9 @@ def sweep_paragraphs(comparison: ComparisonResult) -> dict[str, list[str]]:
         ],
         "peak": [_peaks_text(side_labels(comparison), sweep)],
         "latency": [
-            _span_sentence(comparison, sweep, "tpot_ms", "a TPOT")
+            _span_sentence(comparison, sweep, "tpot_ms", _stated(sweep, "TPOT"))
             + " "
-            + _span_sentence(comparison, sweep, "ttft_ms", "a TTFT")
+            + _span_sentence(comparison, sweep, "ttft_ms", _stated(sweep, "TTFT"))
             + " Lower is better for both."
         ],
         "latency-sla": [_sla_text(side_labels(comparison), sweep)],

@@ -16,6 +16,7 @@ from site_builder.engine import accuracy as stats
 from site_builder.engine import compare as engine_compare
 from site_builder.engine import sweep as sweep_engine
 from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
+from site_builder.engine.power import DISAGREEMENT, PowerCheck, WorkloadPower
 from site_builder.formatting import fixed, grouped, sequence_label
 from site_builder.present.schema import (
     EXAMPLE_MARK,
@@ -255,7 +256,43 @@ def notices(page: ComputedPage) -> list[str]:
         found.append(
             "Some interactivities are derived as output tok/s ÷ concurrency because the source gives no TPOT."
         )
+    found.extend(power_disagreements(page.measured_power, [side.label for side in page.sides]))
     return found
+
+
+def power_disagreement(label: str, sequence: str, checks: Sequence[PowerCheck]) -> str | None:
+    """The caveat when a side's measured watts per GPU and the catalog's all-in watts are more than
+    2× apart (engine.power's rule), naming both at the farthest point; None when none are."""
+    flagged = [c for c in checks if c.disagrees]
+    if not flagged:
+        return None
+    far = max(flagged, key=_apart)
+    where = f"at concurrency {far.concurrency}"
+    if len(flagged) > 1:
+        where = f"at {len(flagged)} of {len(checks)} measured concurrencies, farthest {where}"
+    return (
+        f"{label}'s measured power disagrees with the catalog by more than {fixed(DISAGREEMENT, 0)}× on "
+        f"{sequence} ({where}): {fixed(far.measured_w, 0, thousands=True)} W per GPU measured against "
+        f"the catalog's all-in {fixed(far.catalog_w or 0, 0, thousands=True)} W per GPU, "
+        f"{fixed(_apart(far), 2)}× apart. Tok/s per MW here uses the catalog's figure; check the constant "
+        "or the measurement."
+    )
+
+
+def _apart(check: PowerCheck) -> float:
+    """How many times one of the two watts figures is the other (0: no catalog figure)."""
+    ratio = check.ratio
+    return 0.0 if ratio is None else max(ratio, 1 / ratio)
+
+
+def power_disagreements(powers: Sequence[WorkloadPower], labels: Sequence[str]) -> list[str]:
+    """Every side and workload whose measured power is more than 2× from the catalog's."""
+    notes = (
+        power_disagreement(label, sequence_label(w.isl, w.osl), checks)
+        for w in powers
+        for label, checks in zip(labels, w.sides, strict=True)
+    )
+    return [note for note in notes if note]
 
 
 EXCLUDED_REASONS: dict[str | None, str] = {
@@ -470,6 +507,16 @@ def _tpot_fields(m: sweep_engine.Measure) -> dict[str, Any]:
     }
 
 
+def _latency_fields(r: SweepRow) -> dict[str, float | None]:
+    """The row's latencies under the columns that name their statistic; the other pair None."""
+    fields: dict[str, float | None] = {
+        f"{stat}_{metric}_ms": None for stat in ("median", "mean") for metric in ("tpot", "ttft")
+    }
+    fields[r.latency_column("tpot")] = r.tpot_ms
+    fields[r.latency_column("ttft")] = r.ttft_ms
+    return fields
+
+
 def sweep_row_out(label: str, r: SweepRow) -> SweepRowOut:
     """One sweep row as comparison.json lists it, its derived values measured once."""
     measured = r.measure()
@@ -480,8 +527,7 @@ def sweep_row_out(label: str, r: SweepRow) -> SweepRowOut:
         gpu_count=r.gpu_count,
         output_throughput=r.output_throughput,
         output_throughput_per_gpu=measured.per_gpu,
-        median_tpot_ms=r.median_tpot_ms,
-        median_ttft_ms=r.median_ttft_ms,
+        **_latency_fields(r),
         system_power_w=r.system_power_w,
         **_tpot_fields(measured),
         tokens_per_watt=measured.tokens_per_watt,

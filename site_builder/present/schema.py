@@ -273,6 +273,10 @@ class AccuracyResult(Out):
     sides_without: list[str]  # labels of sides with no evaluation results
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class SweepRowOut(Out):
     """One node-level sweep row as read (None: not in the file), with the side it belongs to."""
 
@@ -284,6 +288,9 @@ class SweepRowOut(Out):
     output_throughput_per_gpu: float | None
     median_tpot_ms: float | None
     median_ttft_ms: float | None
+    # a row gives medians or means (docs/data-format.md), never both; the means only where given
+    mean_tpot_ms: float | None = Field(default=None, exclude_if=_absent)
+    mean_ttft_ms: float | None = Field(default=None, exclude_if=_absent)
     system_power_w: float | None
     # TPOT as measured, else derived as 1000 ÷ (output tok/s ÷ concurrency); its interactivity
     tpot_ms: float | None
@@ -370,6 +377,14 @@ class SweepResult(Out):
     # smallest A ÷ B over every workload and concurrency both sides measured
     extremes: dict[str, list[SweepExtreme]]
     rows: list[SweepRowOut]
+
+    @property
+    def latency_statistic(self) -> str:
+        """What the rows' latencies are, for labels: 'median', 'mean' or 'median or mean'."""
+        means = {row.mean_tpot_ms is not None or row.mean_ttft_ms is not None for row in self.rows}
+        return {frozenset({True}): "mean", frozenset({True, False}): "median or mean"}.get(
+            frozenset(means), "median"
+        )
 
 
 class ComparisonResult(Out):

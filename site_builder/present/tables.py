@@ -26,7 +26,7 @@ from site_builder.present.narrate import (
     score_text,
     side_labels,
 )
-from site_builder.present.result import deployment_text
+from site_builder.present.result import deployment_text, power_disagreement
 from site_builder.present.schema import (
     AccuracyRun,
     AccuracySide,
@@ -234,7 +234,11 @@ def power_tables(powers: Sequence[WorkloadPower], labels: Sequence[str]) -> list
         {
             "sequence": sequence_label(w.isl, w.osl),
             "sides": [
-                {"label": label, "rows": [_power_row(c) for c in checks]}
+                {
+                    "label": label,
+                    "rows": [_power_row(c) for c in checks],
+                    "note": power_disagreement(label, sequence_label(w.isl, w.osl), checks),
+                }
                 for label, checks in zip(labels, w.sides, strict=True)
                 if checks
             ],

@@ -2,17 +2,18 @@
 them, and their reader (the native format's sweep rows, CSV or JSON).
 
 A row's throughput is the output tok/s of the whole deployment (never per GPU, never input +
-output), its latencies are medians in milliseconds and its power is the measured average of the
-whole system in watts. A row may carry only latency (a paper's latency table) or only
-throughput. Columns in docs/data-format.md ("Node-level sweeps"); every bad cell is named by its
-column. A row with throughput and a GPU count is also a point of the table (`point_row`), on an
-output-only basis, for the matched-interactivity analysis.
+output), its latencies are medians (or, in `mean_*` columns, means) in milliseconds and its
+power is the measured average of the whole system in watts. A row may carry only latency (a
+paper's latency table) or only throughput. Columns in docs/data-format.md ("Node-level
+sweeps"); every bad cell is named by its column. A row with throughput and a GPU count is also a
+point of the table (`point_row`), on an output-only basis, for the matched-interactivity
+analysis.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from site_builder.content import FILTER_COLUMNS, FilterValue
 from site_builder.engine.sweep import Measure
@@ -41,18 +42,23 @@ class SweepRow(Frozen):
     osl: int
     concurrency: int
     output_throughput: float | None
-    median_tpot_ms: float | None
-    median_ttft_ms: float | None
+    tpot_ms: float | None
+    ttft_ms: float | None
+    latency_statistic: Literal["median", "mean"]  # what tpot_ms and ttft_ms are
     system_power_w: float | None
     provenance: Provenance
+
+    def latency_column(self, metric: str) -> str:
+        """The column a latency came from: 'median_tpot_ms' or 'mean_tpot_ms'."""
+        return f"{self.latency_statistic}_{metric}_ms"
 
     def measure(self) -> Measure:
         return Measure(
             concurrency=self.concurrency,
             output_throughput=self.output_throughput,
             gpu_count=self.gpu_count,
-            tpot_ms=self.median_tpot_ms,
-            ttft_ms=self.median_ttft_ms,
+            tpot_ms=self.tpot_ms,
+            ttft_ms=self.ttft_ms,
             power_w=self.system_power_w,
         )
 
@@ -76,7 +82,11 @@ def matches(row: SweepRow, filters: Mapping[str, FilterValue]) -> bool:
 
 INTEGERS = ("gpu_count", "isl", "osl", "concurrency")
 IDENTITY = ("model", "hardware", "framework", "precision", *INTEGERS)
-MEASUREMENTS = ("output_throughput", "median_tpot_ms", "median_ttft_ms", "system_power_w")
+LATENCIES = {
+    "median": ("median_tpot_ms", "median_ttft_ms"),
+    "mean": ("mean_tpot_ms", "mean_ttft_ms"),
+}
+MEASUREMENTS = ("output_throughput", *LATENCIES["median"], *LATENCIES["mean"], "system_power_w")
 PROVENANCE = ("date", "run_url", "image", "note")
 COLUMNS = IDENTITY + MEASUREMENTS + PROVENANCE
 REQUIRED = ("model", "hardware", "precision", "isl", "osl", "concurrency")
@@ -89,7 +99,7 @@ def looks_sweep(keys: set[str]) -> bool:
     sweep row has, or latency alone without the per-GPU throughput a native point needs."""
     if not {"model", "hardware", "concurrency"} <= keys or "throughput_per_gpu" in keys:
         return False
-    return bool(keys & {*SWEEP_ONLY, "median_tpot_ms", "median_ttft_ms"})
+    return bool(keys & {*SWEEP_ONLY, *LATENCIES["median"], *LATENCIES["mean"]})
 
 
 def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance) -> SweepRow | None:
@@ -109,14 +119,26 @@ def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance)
             ctx.error(key, str(exc))
     integers = {k: _integer(row, k, ctx) for k in INTEGERS}
     numbers = {k: read_number(row.get(k), k, ctx, positive=True, hint=_UNMEASURED) for k in MEASUREMENTS}
-    if all(is_empty(row.get(k)) for k in ("output_throughput", "median_tpot_ms", "median_ttft_ms")):
+    given = {stat: [k for k in keys if not is_empty(row.get(k))] for stat, keys in LATENCIES.items()}
+    if given["median"] and given["mean"]:
+        ctx.error(
+            given["mean"][0],
+            f"a row gives its latencies as medians or as means, not both ({given['median'][0]} is here too):"
+            " keep one statistic per row",
+        )
+    if is_empty(row.get("output_throughput")) and not (given["median"] or given["mean"]):
         ctx.error(
             "output_throughput",
-            "missing: a sweep row needs output_throughput, median_tpot_ms or median_ttft_ms",
+            "missing: a sweep row needs output_throughput or a latency (median_tpot_ms, median_ttft_ms,"
+            " mean_tpot_ms or mean_ttft_ms)",
         )
     if len(ctx.log.errors) > errors_before:
         return None
     framework = text.get("framework")
+    statistic = "mean" if given["mean"] else "median"
+    tpot, ttft = (numbers.pop(k) for k in LATENCIES[statistic])
+    for k in LATENCIES["mean" if statistic == "median" else "median"]:
+        numbers.pop(k)
     return SweepRow.model_validate(
         {
             "model": text["model"],
@@ -124,6 +146,9 @@ def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance)
             "framework": normalise_framework(framework)[0] if framework else None,
             "precision": normalise_precision(text["precision"]),
             "provenance": provenance,
+            "tpot_ms": tpot,
+            "ttft_ms": ttft,
+            "latency_statistic": statistic,
             **integers,
             **numbers,
         }
@@ -144,8 +169,8 @@ def point_row(row: SweepRow, ctx: RecordContext) -> dict[str, Any] | None:
     else derived as output tok/s ÷ concurrency (and marked so), held to the numeric rule."""
     if row.output_throughput is None or not row.gpu_count:
         return None
-    if row.median_tpot_ms is not None:
-        interactivity, source, named = 1000.0 / row.median_tpot_ms, "tpot", "median_tpot_ms"
+    if row.tpot_ms is not None:
+        interactivity, source, named = 1000.0 / row.tpot_ms, "tpot", row.latency_column("tpot")
     else:
         interactivity, source, named = row.output_throughput / row.concurrency, "derived", "output_throughput"
     try:

@@ -140,8 +140,10 @@ SWEEP_COLUMNS = tuple(SweepRowOut.model_fields)
 
 
 def sweep_csv(comparison: ComparisonResult) -> bytes | None:
-    """Every node-level sweep row of both sides, with per-GPU and derived values (marked)."""
+    """Every node-level sweep row of both sides, with per-GPU and derived values (marked); the
+    columns comparison.json lists (mean latencies only where a row gives them)."""
     if comparison.sweep is None:
         return None
-    rows = [[getattr(row, column) for column in SWEEP_COLUMNS] for row in comparison.sweep.rows]
-    return csv_bytes([SWEEP_COLUMNS, *rows])
+    dumped = [row.model_dump() for row in comparison.sweep.rows]
+    columns = [column for column in SWEEP_COLUMNS if any(column in row for row in dumped)]  # as the JSON
+    return csv_bytes([columns, *([row.get(column) for column in columns] for row in dumped)])
