@@ -197,7 +197,9 @@ def parser() -> Parser:
     j.add_argument("-o", "--out", type=Path, help="write it to this file instead")
 
     i = commands.add_parser("import", help="import result files into the native format")
-    i.add_argument("sources", type=Path, nargs="+", help="result files in any supported format")
+    i.add_argument(
+        "sources", type=Path, nargs="+", help="result files in any supported format, or folders of them"
+    )
     i.add_argument("-v", "--verbose", action="store_true", help="print every notice too")
     _dataset_args(i)
 

@@ -18,7 +18,7 @@ from site_builder.files import read_text
 from site_builder.problems import InputError, ProblemLog
 from site_builder.read.evals import EvalRun
 from site_builder.read.fields import LATENCY_METRICS, LATENCY_STATS, latency_ms_field
-from site_builder.read.load import load_file
+from site_builder.read.load import load_file, load_folder
 from site_builder.read.native import NATIVE_FORMAT, NATIVE_VERSION
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.table import CONFIG_TEXT, ROLES, WORKER_GROUP_KEYS
@@ -44,6 +44,9 @@ _RECORD_FIELDS: dict[str, str] = {
             "throughput_per_gpu",
             "output_throughput_per_gpu",
             "input_throughput_per_gpu",
+            "isl_mean",
+            "osl_mean",
+            "random_range_ratio",
         )
     },
 }
@@ -157,13 +160,15 @@ def _write_new(out: Path, text: str) -> None:
 
 
 def import_results(sources: Sequence[Path], dataset: DatasetInfo, out: Path) -> tuple[int, ProblemLog]:
-    """Load result files of any supported format (benchmarks and evaluations) and write them as
-    one native file; returns how many records it wrote."""
+    """Load result files of any supported format (benchmarks and evaluations), or every result
+    file under a folder, and write them as one native file; returns how many records it wrote."""
     log = ProblemLog()
     points: list[dict[str, Any]] = []
     evaluations: list[EvalRun] = []
     for source in sources:
-        loaded = load_file(source, log)
+        loaded = load_folder(source, log) if source.is_dir() else load_file(source, log)
+        if source.is_dir() and not len(loaded.table) and not loaded.evaluations:
+            log.add(source.as_posix(), "", "", "no result file under this folder was read: nothing to import")
         points.extend(loaded.table.records())
         evaluations.extend(loaded.evaluations)
     if log.errors:

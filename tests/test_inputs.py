@@ -48,6 +48,8 @@ def test_import_refuses_what_is_not_a_text_file(
     for name, (path, reason) in _refused(inputs).items():
         out = tmp_path / f"{name}.json"
         named = ["--notes-file", str(path), str(SOURCE)] if option == "--notes-file" else [str(path)]
+        if option == "source" and name == "folder":  # a folder of result files is a source
+            reason = "no result file under this folder was read"
         assert main(["import", *named, "-o", str(out), *ATTRIBUTION]) == 1, name
         err = capsys.readouterr().err
         assert str(path) in err and reason in err, (name, err)

@@ -33,6 +33,7 @@ from site_builder.present.schema import (
     SweepSla,
     SweepWorkload,
 )
+from site_builder.read.fields import SEQUENCE_TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class Narrative:
     # side pools there
     no_match: dict[str, str] = field(default_factory=dict)
     pooling: dict[str, str] = field(default_factory=dict)
+    # per sequence: where its files say the lengths differ from the nominal label (absent: nothing)
+    workloads: dict[str, str] = field(default_factory=dict)
     # the settings the headline's caveat names as confounders ("spec_method", "disagg", "precision")
     confounded_by: tuple[str, ...] = ()
 
@@ -550,6 +553,78 @@ def pooling_line(comparison: ComparisonResult, sequence: SequenceResult) -> str:
     counts, dates), so a pooled number never stands without it."""
     parts = _side_pools(sequence, "{label}: published values, configuration not given", "{label}: {uses}")
     return (f"At {sequence.sequence} each side's frontier pools " + "; ".join(parts) + ".") if parts else ""
+
+
+def _tokens(value: float) -> str:
+    return grouped(fixed(value, 0))
+
+
+def _drawn_range(label: str, sequence: SequenceResult, ratios: Sequence[float]) -> str:
+    """'B200 FP4's lengths were drawn from 768–1,024 input and 768–1,024 output tokens'."""
+    ranges = [
+        f"{_tokens(r * sequence.isl)}–{_tokens(sequence.isl)} input and "
+        f"{_tokens(r * sequence.osl)}–{_tokens(sequence.osl)} output tokens"
+        for r in ratios
+    ]
+    return f"{label}'s lengths were drawn from " + " or ".join(ranges)
+
+
+def _short_outputs(sequence: SequenceResult, side: SideResult) -> float | None:
+    """How far short of the nominal output length a side's measured mean output falls (a share),
+    where it falls below the lowest length it could be drawn from by more than the tolerance
+    the loader allows a stated length (read.fields SEQUENCE_TOLERANCE); else None."""
+    lengths = side.lengths
+    if lengths is None or lengths.osl_mean is None:
+        return None
+    lowest = sequence.osl * min([1.0, *lengths.random_range_ratios])
+    if lengths.osl_mean >= lowest * (1 - SEQUENCE_TOLERANCE):
+        return None
+    return 1 - lengths.osl_mean / sequence.osl
+
+
+def short_output_text(label: str, sequence: SequenceResult, side: SideResult) -> str | None:
+    """'B200 FP4's outputs averaged 340 tokens, 67 % short of the nominal 1,024'."""
+    short = _short_outputs(sequence, side)
+    if short is None or side.lengths is None or side.lengths.osl_mean is None:
+        return None
+    return (
+        f"{label}'s outputs averaged {_tokens(side.lengths.osl_mean)} tokens, "
+        f"{fixed(short * 100, 0)}% short of the nominal {_tokens(sequence.osl)}"
+    )
+
+
+def workload_line(sequence: SequenceResult) -> str:
+    """Under a workload's heading, where the files say its lengths differ from its label: the
+    ranges lengths were drawn from, short outputs, the measured means ('' where nothing to say)."""
+    parts = []
+    for side in sequence.sides:
+        lengths = side.lengths
+        if lengths is None:
+            continue
+        said = []
+        if lengths.random_range_ratios:
+            said.append(_drawn_range(side.label, sequence, lengths.random_range_ratios))
+        short = short_output_text(side.label, sequence, side)
+        if short:
+            said.append(short)
+        if said and lengths.isl_mean is not None and lengths.osl_mean is not None:
+            said.append(f"measured means {_tokens(lengths.isl_mean)} in, {_tokens(lengths.osl_mean)} out")
+        parts.extend(said)
+    if not parts:
+        return ""
+    return f"{sequence.sequence} is the nominal workload: " + "; ".join(parts) + "."
+
+
+def short_outputs_caveat(sequence: SequenceResult) -> str | None:
+    """The headline's caveat where a side's outputs fell well short of the nominal length: its
+    tok/s are not those of full-length outputs, whatever the workload's label says."""
+    said = [t for side in sequence.sides if (t := short_output_text(side.label, sequence, side))]
+    if not said:
+        return None
+    return (
+        f"{sequence.sequence} is nominal: " + "; ".join(said) + " (requests ended early; was end-of-sequence "
+        "ignored?), so those tok/s are not those of full-length outputs."
+    )
 
 
 def caveats(comparison: ComparisonResult, sequence: SequenceResult) -> list[str]:
@@ -1116,7 +1191,12 @@ def narrate(
     else:
         headline = sweep_summary(comparison)
     # the headline, then the caveat and the accuracy addendum where there are
-    caveat = [mixed_changes(comparison), confounders(comparison, sequence), accuracy_summary(comparison)]
+    caveat = [
+        mixed_changes(comparison),
+        confounders(comparison, sequence),
+        short_outputs_caveat(sequence),
+        accuracy_summary(comparison),
+    ]
     headline = " ".join([headline, *filter(None, caveat)])
     if comparison.example_data:
         headline = f"{EXAMPLE_MARK} (invented for illustration, not measurements): {headline}"
@@ -1139,5 +1219,6 @@ def narrate(
             s.sequence: no_match_panel(comparison, s) for s in comparison.sequences if not s.band.overlap
         },
         pooling={s.sequence: pooling_line(comparison, s) for s in comparison.sequences},
+        workloads={s.sequence: line for s in comparison.sequences if (line := workload_line(s))},
         confounded_by=tuple(dict.fromkeys(setting for _, setting, _ in confounding(comparison, sequence))),
     )

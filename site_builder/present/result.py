@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from site_builder import metrics
 from site_builder.catalog import CONSTANTS, AppliedConstants, HardwareCatalog, hardware_name
 from site_builder.compute import ComputedPage, ComputedSide, PageAccuracy, PageSweep, TaskAccuracy
@@ -29,6 +31,7 @@ from site_builder.present.schema import (
     Claim,
     ComparisonResult,
     DataSource,
+    MeasuredLengths,
     MetricsAtTarget,
     PointSummary,
     SequenceResult,
@@ -200,6 +203,25 @@ def side_result(side: ComputedSide, numbers: SideNumbers, rows: PointTable) -> S
         dates=(dates[0], dates[-1]) if dates else None,
         frontier=frontier,
         point_count=len(numbers.order),
+        lengths=measured_lengths(rows),
+    )
+
+
+def measured_lengths(rows: PointTable) -> MeasuredLengths | None:
+    """The side's measured mean lengths and range ratios on one workload, or None where no
+    point gives either (a plain mean of the points' means: each point is one run)."""
+    means = {key: rows.column(key).astype(float) for key in ("isl_mean", "osl_mean")}
+    ratios = rows.column("random_range_ratio").astype(float)
+    given = [m[~np.isnan(m)] for m in means.values()]
+    if not any(len(g) for g in given) and np.isnan(ratios).all():
+        return None
+    isl, osl = (float(g.mean()) if len(g) else None for g in given)
+    measured = ~np.isnan(means["isl_mean"]) | ~np.isnan(means["osl_mean"])
+    return MeasuredLengths(
+        isl_mean=isl,
+        osl_mean=osl,
+        points=int(measured.sum()),
+        random_range_ratios=sorted({float(r) for r in ratios[~np.isnan(ratios)]}),
     )
 
 

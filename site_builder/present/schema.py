@@ -158,6 +158,17 @@ class Band(Out):
     display_hi: int | None
 
 
+class MeasuredLengths(Out):
+    """What a side's files say of its workload's real lengths: the mean over its points of each
+    point's measured mean input and output length (None where no point gives one), and the
+    ratios nominal lengths were drawn with ([ratio × nominal, nominal]; empty where none)."""
+
+    isl_mean: float | None
+    osl_mean: float | None
+    points: int  # the side's points on the workload that give a measured mean length
+    random_range_ratios: list[float]
+
+
 class SideResult(Out):
     label: str
     filters: dict[str, str | bool | int | list[str] | list[int]]
@@ -178,6 +189,15 @@ class SideResult(Out):
     dates: tuple[str, str] | None
     frontier: list[PointSummary]
     point_count: int  # measured points of the side on this workload (every one: points.csv)
+    # the measured lengths behind the nominal workload (listed only where a file gives them)
+    lengths: MeasuredLengths | None = None
+
+    @model_serializer(mode="wrap")
+    def _lengths_where_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("lengths", ...) is None:
+            del data["lengths"]
+        return data
 
 
 class SequenceResult(Out):

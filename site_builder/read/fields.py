@@ -386,9 +386,15 @@ def sequence_length(
     stated OSL is only a warning: outputs may end early (end of sequence) unless the client
     ignored it. With `range_ratio` (lengths drawn from [ratio × nominal, nominal], as InferenceX's
     and SGLang's `--random-range-ratio` do) the metadata's value is the nominal length, accepted
-    when the mean falls in that range. A value taken from the means is a notice.
+    when the mean falls in that range. A value taken from the means is a notice. The mean and
+    the range travel with the point (`isl_mean`, `osl_mean`, `random_range_ratio`): a page says
+    where a workload's lengths differ from its nominal label.
     """
     meta_value, meta_name = given
+    if measured is not None:
+        draft.set(f"{ours}_mean", measured.value, measured.name)
+    if range_ratio is not None:
+        draft.set("random_range_ratio", range_ratio, "random_range_ratio")
     if meta_value is not None:
         if not _fits(ours, meta_value, stated, measured, ctx, meta_name, range_ratio):
             return

@@ -933,7 +933,26 @@ def load_results(
     if not root.is_dir():
         result.log.add(root.as_posix(), "", "", "results folder does not exist")
         return result
-    for path in result_files(root):
+    _load_under(root, root, result, exclude)
+    result.finish()
+    return result
+
+
+def load_folder(folder: Path, log: ProblemLog | None = None) -> LoadResult:
+    """A folder named on the importer's command line: every result file under it, read as a
+    build reads them, each file's metadata looked up from the data folder it lies in
+    (metadata_root) down, so a `_meta.yaml` above the folder counts as in a build."""
+    result = LoadResult(log=log or ProblemLog())
+    folder = folder.resolve()
+    _load_under(folder, folder_metadata_root(folder), result, ())
+    result.finish()
+    return result
+
+
+def _load_under(folder: Path, root: Path, result: LoadResult, exclude: Sequence[str]) -> None:
+    """Load every file under `folder` (which lies in `root`, the folder metadata is looked up
+    from and names are shown from), listing what is not read."""
+    for path in result_files(folder):
         if path.is_dir():  # a symbolic link to a folder, which the walk does not follow
             _linked_folder(path, root, result.log)
             continue
@@ -945,8 +964,6 @@ def load_results(
             result.log.add(_display(path, root), "", "", _not_read(path), Severity.NOTICE)
             continue
         _FileLoader(path, root, _display(path, root), result).load()
-    result.finish()
-    return result
 
 
 def _not_read(path: Path) -> str:
@@ -979,12 +996,17 @@ def load_file(path: Path, log: ProblemLog | None = None, root: Path | None = Non
 
 
 def metadata_root(path: Path) -> Path:
-    """Where the metadata lookup of a file imported on its own starts, as a build's would: the
-    project's `data/` folder it lies in; else the current folder, where it lies below it; else
-    its own folder."""
-    absolute = path.resolve().parent
-    for folder in (absolute, *absolute.parents):
-        if folder.name == "data":
-            return folder
+    """Where the metadata lookup of a file imported on its own starts, as a build's would:
+    folder_metadata_root of the folder it lies in."""
+    return folder_metadata_root(path.resolve().parent)
+
+
+def folder_metadata_root(folder: Path) -> Path:
+    """Where the metadata lookup for files in `folder` starts, as a build's would: the project's
+    `data/` folder it lies in; else the current folder, where it lies below it; else itself."""
+    absolute = folder.resolve()
+    for above in (absolute, *absolute.parents):
+        if above.name == "data":
+            return above
     here = Path.cwd().resolve()
     return here if here == absolute or here in absolute.parents else absolute

@@ -64,6 +64,9 @@ MEASUREMENT_COLUMNS = (
     "avg_power_w",
     "joules_per_total_token",
     "joules_per_output_token",
+    "isl_mean",
+    "osl_mean",
+    "random_range_ratio",
 )
 LATENCY_COLUMNS = tuple(
     latency_ms_field(metric, stat) for metric in LATENCY_METRICS for stat in LATENCY_STATS

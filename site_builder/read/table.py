@@ -54,6 +54,11 @@ POINT_COLUMNS: dict[str, Any] = {
     "input_throughput_per_gpu": NUMBER,
     "interactivity": NUMBER,
     "interactivity_source": TEXT,  # "tpot", "stated" or "derived"
+    # the measured mean input and output lengths where the file gives them (token totals ÷
+    # requests), and the range nominal lengths were drawn from ([ratio × nominal, nominal])
+    "isl_mean": NUMBER,
+    "osl_mean": NUMBER,
+    "random_range_ratio": NUMBER,
     **dict.fromkeys(LATENCY_COLUMNS, NUMBER),
     "avg_watts_per_gpu": NUMBER,
     "joules_per_total_token": NUMBER,

@@ -453,6 +453,25 @@ def _power(rows: _Rows) -> dict[str, Floats]:
     }
 
 
+def _lengths(rows: _Rows) -> dict[str, Floats]:
+    """The measured mean lengths (> 0) and the range ratio nominal lengths were drawn from
+    (0 < ratio ≤ 1: lengths from [ratio × nominal, nominal])."""
+    ratio = _number(rows, "random_range_ratio", positive=True)
+    too_wide = ratio > 1
+    if too_wide.any():
+        rows.refuse_all(
+            "random_range_ratio",
+            too_wide,
+            "must be at most 1 (lengths drawn from ratio × nominal to nominal)",
+        )
+        ratio = np.where(too_wide, np.nan, ratio)
+    return {
+        "isl_mean": _number(rows, "isl_mean", positive=True),
+        "osl_mean": _number(rows, "osl_mean", positive=True),
+        "random_range_ratio": ratio,
+    }
+
+
 def _topology(rows: _Rows) -> dict[str, Any]:
     """Flags, parallelism and the disaggregated roles, in the order they are judged."""
     found: dict[str, Any] = {key: _flag(rows, key) for key in ("disagg", "multinode")}
@@ -554,10 +573,11 @@ def validate(drafts: Drafts) -> Validated:
     _not_zero(rows, "gpu_count", gpu_count)
     measured = _interactivity(rows, output, gpu_count, counts["concurrency"])
     power = _power(rows)
+    lengths = _lengths(rows)
     topology = _topology(rows)
     names = _normalised(rows)
     _sound_interactivity(rows, measured)
-    columns: dict[str, Any] = {**names, **counts, **topology, **latency, **power}
+    columns: dict[str, Any] = {**names, **counts, **topology, **latency, **power, **lengths}
     columns |= {
         "gpu_count": gpu_count,
         "throughput_per_gpu": throughput,
