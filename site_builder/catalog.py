@@ -107,8 +107,8 @@ class HardwareAdditions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    source: str | None = None
-    source_url: str | None = None
+    source: Prose | None = None
+    source_url: WebAddress | None = None
     as_of: str | None = None
     default_cost_tier: CostTier | None = None
     gpus: dict[Identifier, HardwareSpec] = Field(default_factory=dict)

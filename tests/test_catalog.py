@@ -86,3 +86,19 @@ def test_a_projects_models_add_to_the_packaged_names(tmp_path: Path) -> None:
     merged = load_models(ROOT / "data" / "models.yaml", ProblemLog(), own)
     assert set(merged) == set(packaged) | {"mymodel"}
     assert merged["dsr1"].name == "DeepSeek R1 (ours)" and merged["glm5"] == packaged["glm5"]
+
+
+def test_a_projects_catalog_is_held_to_the_packaged_ones_rules(tmp_path: Path) -> None:
+    """A project's own source address must be a web address and its source prose of bounded
+    length, as the packaged catalog's are: refused naming the file and field, never taken as
+    written."""
+    own = tmp_path / "hardware.yaml"
+    own.write_text(
+        f"source: {'x' * 2001}\nsource_url: javascript:alert(1)\n"
+        "gpus:\n  tpuv7: {name: TPU v7, watts_all_in: 1000}\n"
+    )
+    log = ProblemLog()
+    load_hardware(ROOT / "data" / "hardware.yaml", log, own)
+    fields = sorted(p.field for p in log.errors)
+    assert fields == ["source", "source_url"], [str(p) for p in log.errors]
+    assert all(p.file == own.as_posix() for p in log.errors)
