@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from site_builder.catalog import HardwareCatalog, ModelInfo, hardware_name, model_name
+from site_builder.confounders import CONFOUNDERS
 from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
 from site_builder.formatting import sequence_label
 from site_builder.kinds import KINDS, Found, PageKind, Words, Workload
@@ -250,10 +251,6 @@ def _opening_matched(stub: Stub, sides: PageSides, table: PointTable) -> tuple[S
     return moved, page_sides(moved, table)
 
 
-# a setting that can confound a comparison, and the value its like-for-like page preferably shares
-SHARED_SETTINGS: dict[str, Any] = {"spec_method": "none", "disagg": False, "precision": None}
-
-
 def _selection(filters: Mapping[str, Any], without: str) -> str:
     """A side's filters less one setting, written so that equal selections compare equal (a
     one-item list is its item, a list is sorted)."""
@@ -267,24 +264,24 @@ def _selection(filters: Mapping[str, Any], without: str) -> str:
 
 
 def like_for_like_links(pages: Sequence[tuple[Stub, PageHead]]) -> dict[str, LikeForLike]:
-    """For each page and each setting its sides leave open (SHARED_SETTINGS), the published page
+    """For each page and each setting its sides leave open (CONFOUNDERS), the published page
     whose two sides both fix that setting to one value and otherwise select what this page's do
     (in either order): the view where that setting cannot account for the gap. The preferred
     value first ("none" for speculative decoding, aggregated serving), then by slug."""
     found: dict[tuple[str, str, str], list[tuple[bool, str, PageHead]]] = defaultdict(list)
     for stub, head in pages:
         a, b = (side.filters for side in stub.sides)
-        for setting, preferred in SHARED_SETTINGS.items():
+        for setting, confounder in CONFOUNDERS.items():
             value = a.get(setting)
             if value is None or isinstance(value, list) or value != b.get(setting):
                 continue
             pair = sorted((_selection(a, setting), _selection(b, setting)))
-            found[(setting, pair[0], pair[1])].append((value != preferred, head.slug, head))
+            found[(setting, pair[0], pair[1])].append((value != confounder.preferred, head.slug, head))
     links: dict[str, LikeForLike] = {}
     for stub, head in pages:
         a, b = (side.filters for side in stub.sides)
         chosen = []
-        for setting in SHARED_SETTINGS:
+        for setting in CONFOUNDERS:
             if a.get(setting) is not None or b.get(setting) is not None:
                 continue
             pair = sorted((_selection(a, setting), _selection(b, setting)))

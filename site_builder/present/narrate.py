@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from site_builder.catalog import AppliedConstants
+from site_builder.confounders import CONFOUNDERS
 from site_builder.engine.compare import SPREAD_LIMIT, is_tie, winner
 from site_builder.formatting import fixed, grouped
 from site_builder.kinds import KINDS, Words
@@ -917,22 +918,20 @@ def mixed_changes(comparison: ComparisonResult) -> str | None:
 
 
 def confounding(comparison: ComparisonResult, sequence: SequenceResult) -> list[tuple[int, str, str]]:
-    """What one side's frontier uses and the other's lacks, beyond what the page compares (only
-    what the filters do not already name: mixed_changes says those): (side's index, setting, words)."""
+    """What one side's frontier uses and the other's lacks, beyond what the page compares (a
+    setting both sides' filters fix is named by mixed_changes where they differ, and cannot
+    differ where they agree): (side's index, setting, words), by the CONFOUNDERS registry."""
     varied = KINDS[comparison.kind].varies
     a, b = sequence.sides
     if not sequence.band.overlap:
         return []
     found = []
     for n, (side, other) in enumerate(((a, b), (b, a))):
-        if varied != "spec_method":
-            methods = sorted(set(side.spec_methods) - set(other.spec_methods) - {"none"})
-            found += [(n, "spec_method", f"{method_name(m)} speculative decoding") for m in methods]
-        if "disagg" in side.modes and "disagg" not in other.modes:
-            found.append((n, "disagg", "disaggregated serving"))
-        if varied != "precision" and "precision" not in comparison.sides[0].filters:
-            extra = sorted(set(side.precisions) - set(other.precisions))
-            found += [(n, "precision", f"{p.upper()} precision") for p in extra]
+        for c in CONFOUNDERS.values():
+            if c.setting == varied or all(c.setting in s.filters for s in comparison.sides):
+                continue
+            used = set(getattr(side, c.frontier_values)) - set(getattr(other, c.frontier_values)) - {c.unused}
+            found += [(n, c.setting, c.value_words(value)) for value in sorted(used)]
     return found
 
 
@@ -954,13 +953,6 @@ def confounders(comparison: ComparisonResult, sequence: SequenceResult) -> str |
         f"than from {VARIED_NAMES.get(varied, 'what the page compares')}."
     )
 
-
-# what a like-for-like page's two sides share, by the setting a caveat names
-SHARED_SETTING_WORDS = {
-    "spec_method": "the same speculative decoding on both sides",
-    "disagg": "the same serving mode on both sides",
-    "precision": "the same precision on both sides",
-}
 
 VARIED_NAMES = {
     "precision": "the precision",

@@ -25,12 +25,13 @@ from markupsafe import Markup
 
 from site_builder import __version__, metrics
 from site_builder.catalog import CONSTANTS, HardwareCatalog, hardware_name
+from site_builder.confounders import CONFOUNDERS
 from site_builder.content import SiteConfig
 from site_builder.files import read_bytes, read_text
 from site_builder.kinds import KINDS
 from site_builder.plan import RelatedLink
 from site_builder.present.charts import chart_data
-from site_builder.present.narrate import SHARED_SETTING_WORDS, Narrative, narrate, run_dates
+from site_builder.present.narrate import Narrative, narrate, run_dates
 from site_builder.present.schema import ComparisonResult
 from site_builder.present.scorecard import ScorecardView, scorecard_filters
 from site_builder.present.tables import accuracy_table, table
@@ -316,7 +317,7 @@ class SiteRenderer:
             "related": related,
             "like_for_like": next(
                 (
-                    (SHARED_SETTING_WORDS[setting], link)
+                    (CONFOUNDERS[setting].shared_words, link)
                     for setting, link in like_for_like
                     if setting in narrative.confounded_by
                 ),
