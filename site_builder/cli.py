@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from site_builder import __version__
+from site_builder.spelling import closest
 
 if TYPE_CHECKING:
     from site_builder.problems import Problem
@@ -46,29 +47,9 @@ class Parser(argparse.ArgumentParser):
 
 
 def _nearest(word: str, known: Iterable[str]) -> str:
-    """'did you mean 'X'?' for the known word fewest typing slips away from a mistyped one (a
-    letter left out, added, changed, or two swapped; at most a third of the word), else ''."""
-    slips = {name: _slips(word, name) for name in known}
-    best = min(slips, key=lambda name: slips[name], default="")
-    if not best or slips[best] > max(1, len(word.lstrip("-")) // 3):
-        return ""
-    return f"did you mean '{best}'?"
-
-
-def _slips(typed: str, meant: str) -> int:
-    """Letters left out, added or changed, or neighbours swapped, from `meant` to `typed`
-    (the optimal string alignment distance)."""
-    previous2: list[int] = []
-    previous = list(range(len(meant) + 1))
-    for i, letter in enumerate(typed, 1):
-        current = [i]
-        for j, other in enumerate(meant, 1):
-            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (letter != other))
-            if i > 1 and j > 1 and letter == meant[j - 2] and typed[i - 2] == other:
-                cost = min(cost, previous2[j - 2] + 1)
-            current.append(cost)
-        previous2, previous = previous, current
-    return previous[-1]
+    """'did you mean 'X'?' for the known word closest to a mistyped one (spelling.closest), else ''."""
+    best = closest(word, known)
+    return f"did you mean '{best}'?" if best else ""
 
 
 def _choice_hint(message: str) -> str:

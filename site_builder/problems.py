@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from difflib import get_close_matches
 from enum import StrEnum
 from pathlib import Path
 
 from pydantic import ValidationError
+
+from site_builder.spelling import closest
 
 Loc = tuple[str | int, ...]
 
@@ -131,9 +132,9 @@ class InputError(Exception):
 
 
 def suggest(name: str, choices: Iterable[str]) -> str:
-    """' (did you mean 'x'?)' for the closest choice, or nothing."""
-    close = get_close_matches(name, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    """' (did you mean 'x'?)' for the closest choice (spelling.closest), or nothing."""
+    best = closest(name, choices)
+    return f" (did you mean '{best}'?)" if best else ""
 
 
 def field_path(loc: Loc) -> str:
