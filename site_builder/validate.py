@@ -20,6 +20,7 @@ import numpy as np
 from site_builder.catalog import CONSTANTS, ConstantOverride, HardwareCatalog, HardwareSpec
 from site_builder.formatting import sequence_label
 from site_builder.problems import ProblemLog, Severity
+from site_builder.read.metadata import Grouped
 
 if TYPE_CHECKING:  # the table's module imports pandas, which a rebuild from the cache never needs
     import pandas as pd
@@ -134,7 +135,7 @@ def implausible_configurations(table: PointTable, catalog: HardwareCatalog | Non
     """One warning per folder and cause for a configuration that cannot be what it says: a
     single-node run with more GPUs than the catalog's server of that GPU holds, or a TP that does
     not divide the GPU count (each names the files, the values and what to check)."""
-    causes: dict[tuple[str, str, str], list[str]] = {}
+    grouped = Grouped()
     columns = ["source_file", "hardware", "gpu_count", "tp", "pp", "multinode", "disagg"]
     found = table.distinct(columns).astype(object)
     found = found.where(found.notna(), None)  # a value not given: None
@@ -147,11 +148,16 @@ def implausible_configurations(table: PointTable, catalog: HardwareCatalog | Non
             ("tp", _tp_does_not_divide(gpus, tp, pp)),
         ):
             if cause:
-                causes.setdefault((dirname(file) or ".", field_name, cause), []).append(file)
-    for (folder, field_name, cause), files in causes.items():
-        listed = list(dict.fromkeys(files))
-        where = listed[0] if len(listed) == 1 else f"{folder}/ ({len(listed)} files: {_few(listed)})"
-        log.add(where, "", field_name, f"implausible: {cause}", Severity.WARNING)
+                grouped.add(
+                    f"{dirname(file) or '.'}/",
+                    "",
+                    field_name,
+                    f"implausible: {cause}",
+                    Severity.WARNING,
+                    file,
+                )
+    for where, record, field_name, reason, severity in grouped.each():
+        log.add(where, record, field_name, reason, Severity(severity))
 
 
 def _beyond_a_server(gpus: int, gpu: str, spec: HardwareSpec | None) -> str | None:
@@ -172,11 +178,6 @@ def _tp_does_not_divide(gpus: int, tp: int | None, pp: int | None) -> str | None
         return None
     across = "" if (pp or 1) == 1 else f" × PP{pp}"
     return f"TP{tp}{across} does not divide the {gpus} GPUs: correct tp or gpu_count in the metadata"
-
-
-def _few(files: list[str], shown: int = 3) -> str:
-    names = [file.rsplit("/", 1)[-1] for file in files[:shown]]
-    return ", ".join(names) + (", …" if len(files) > shown else "")
 
 
 def validate_points(
