@@ -12,8 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from site_builder import metrics
+
 DISAGREEMENT = 2.0  # one figure more than this many times the other is flagged
-PER_MW = 1e6
+
+
+def per_mw(throughput: float, watts: float | None) -> float | None:
+    """Tok/s per MW at `throughput` tok/s per GPU and `watts` per GPU, by the registry's own
+    formula (metrics.METRICS, key per_mw): the catalog's and a measurement's computed alike."""
+    return metrics.evaluate(
+        metrics.BY_KEY["per_mw"].formula, {"throughput": throughput, "watts_all_in": watts}
+    )
 
 
 @dataclass(frozen=True)
@@ -27,11 +36,14 @@ class PowerCheck:
 
     @property
     def measured_per_mw(self) -> float:
-        return self.throughput * PER_MW / self.measured_w
+        found = per_mw(self.throughput, self.measured_w)
+        if found is None:  # never: a check always has measured watts (power_checks)
+            raise ValueError("a power check without measured watts")
+        return found
 
     @property
     def catalog_per_mw(self) -> float | None:
-        return None if self.catalog_w is None else self.throughput * PER_MW / self.catalog_w
+        return per_mw(self.throughput, self.catalog_w)
 
     @property
     def ratio(self) -> float | None:
