@@ -369,41 +369,39 @@ def _latency_trace(table: LatencyTable, side: int, label: str, statistic: str) -
     }
 
 
+def _latency_figure(table: LatencyTable, labels: Sequence[str]) -> dict[str, Any]:
+    """One workload's metric: each side's median, p90 and p99 against concurrency (log₂ axis,
+    log latency axis: a p99 can be 100× the median), tested points joined, a statistic drawn
+    only where measured."""
+    traces = (
+        _latency_trace(table, side, label, statistic)
+        for side, label in enumerate(labels)
+        for statistic in table.statistics
+    )
+    data = [t for t in traces if t is not None]
+    ticks = sorted({x for trace in data for x in trace["x"]})
+    axis = f"{plotly_text(table.label)} ({table.unit}, log scale), lower is better"
+    layout = {
+        "xaxis": {
+            "title": {"text": "Concurrent requests (log₂ scale)"},
+            "type": "log",
+            "tickvals": ticks,
+            "ticktext": [str(t) for t in ticks],
+        },
+        "yaxis": {"title": {"text": axis}, "type": "log"},
+        "margin": {"l": 76, "r": 16, "t": 16, "b": 56},
+        "height": 360,
+        "hovermode": "closest",
+        "showlegend": True,
+    }
+    return {"data": data, "layout": layout}
+
+
 def latency_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
-    """Per workload and latency metric (the latency view's tables, in order): each side's median,
-    p90 and p99 against concurrency (log₂ axis, log latency axis: a p99 can be 100× the median),
-    tested points joined, a statistic drawn only where measured."""
+    """The latency view's chart per workload and metric, in its tables' order."""
     labels = side_labels(comparison)
-    figures: list[dict[str, Any]] = []
-    for w in comparison.latency.workloads if comparison.latency else ():
-        for table in w.tables:
-            traces = (
-                _latency_trace(table, side, label, statistic)
-                for side, label in enumerate(labels)
-                for statistic in table.statistics
-            )
-            data = [t for t in traces if t is not None]
-            ticks = sorted({x for trace in data for x in trace["x"]})
-            layout = {
-                "xaxis": {
-                    "title": {"text": "Concurrent requests (log₂ scale)"},
-                    "type": "log",
-                    "tickvals": ticks,
-                    "ticktext": [str(t) for t in ticks],
-                },
-                "yaxis": {
-                    "title": {
-                        "text": f"{plotly_text(table.label)} ({table.unit}, log scale), lower is better"
-                    },
-                    "type": "log",
-                },
-                "margin": {"l": 76, "r": 16, "t": 16, "b": 56},
-                "height": 360,
-                "hovermode": "closest",
-                "showlegend": True,
-            }
-            figures.append({"data": data, "layout": layout})
-    return figures
+    workloads = comparison.latency.workloads if comparison.latency else []
+    return [_latency_figure(table, labels) for w in workloads for table in w.tables]
 
 
 def chart_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints]]) -> dict[str, Any]:

@@ -6,10 +6,12 @@ never shown as zero.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from site_builder.compute import LATENCY_VIEW_STATISTICS, ComputedPage, MetricLatency, SideLatency
+from site_builder.engine.latency import LatencyAt
 from site_builder.engine.sweep import TAIL_LATENCIES, WorkloadSweep
 from site_builder.formatting import sequence_label
 from site_builder.present.schema import LatencyCell, LatencyResult, LatencyRow, LatencyTable, LatencyWorkload
@@ -39,33 +41,46 @@ def _join(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
-def _cell(side: SideLatency, index: int, rows: PointTable, words: LatencyWords) -> LatencyCell | None:
-    """The side's point at the row's concurrency (`index` into its `at`), in the metric's unit."""
-    at = side.at[index]
+def _cell(at: LatencyAt, rows: PointTable, words: LatencyWords) -> LatencyCell:
+    """A side's point at one concurrency, its statistics in the metric's unit."""
     record = rows.records([at.point], _CELL_COLUMNS)[0]
+    values = (None if value is None else value * words.per_second for value in at.values)
     return LatencyCell(
-        values={
-            stat: None if value is None else value * words.per_second
-            for stat, value in zip(LATENCY_VIEW_STATISTICS, at.values, strict=True)
-        },
+        values=dict(zip(LATENCY_VIEW_STATISTICS, values, strict=True)),
         throughput_per_gpu=record["throughput_per_gpu"],
         gpu_count=record["gpu_count"],
         configuration=record["configuration"],
     )
 
 
+def _statistics(side: SideLatency) -> list[str]:
+    """The statistics any of the side's points measured."""
+    return list(itertools.compress(LATENCY_VIEW_STATISTICS, side.measured))
+
+
+def _rows(metric: MetricLatency, rows: Sequence[PointTable], words: LatencyWords) -> list[LatencyRow]:
+    """A row per concurrency either side tested, each side's point there or None."""
+    where = [{at.concurrency: at for at in side.at} for side in metric.sides]
+    return [
+        LatencyRow(
+            concurrency=level,
+            sides=[
+                _cell(found[level], side_rows, words) if level in found else None
+                for found, side_rows in zip(where, rows, strict=True)
+            ],
+        )
+        for level in sorted(set(where[0]) | set(where[1]))
+    ]
+
+
 def latency_table(metric: MetricLatency, rows: Sequence[PointTable]) -> LatencyTable | None:
     """One metric on one workload: a row per concurrency either side tested; None when neither
     side measured any of its statistics."""
     words = LATENCY_WORDS[metric.metric]
-    measured = [
-        [s for s, m in zip(LATENCY_VIEW_STATISTICS, side.measured, strict=True) if m] for side in metric.sides
-    ]
-    shown = [s for s in LATENCY_VIEW_STATISTICS if any(s in side for side in measured)]
+    measured = [_statistics(side) for side in metric.sides]
+    shown = [s for s in LATENCY_VIEW_STATISTICS if s in measured[0] or s in measured[1]]
     if not shown:
         return None
-    where = [{at.concurrency: n for n, at in enumerate(side.at)} for side in metric.sides]
-    levels = sorted(set(where[0]) | set(where[1]))
     return LatencyTable(
         metric=metric.metric,
         label=words.label,
@@ -73,37 +88,38 @@ def latency_table(metric: MetricLatency, rows: Sequence[PointTable]) -> LatencyT
         decimals=words.decimals,
         statistics=shown,
         measured=measured,
-        rows=[
-            LatencyRow(
-                concurrency=level,
-                sides=[
-                    _cell(side, found[level], side_rows, words) if level in found else None
-                    for side, found, side_rows in zip(metric.sides, where, rows, strict=True)
-                ],
-            )
-            for level in levels
-        ],
+        rows=_rows(metric, rows, words),
     )
 
 
 NO_LATENCY = "no latency"
 
 
+def _lacking(metrics: Sequence[MetricLatency], side: int, n: int) -> list[str]:
+    """The labels of the metrics whose `n`th statistic the side measured nowhere."""
+    return [LATENCY_WORDS[m.metric].label for m in metrics if not m.sides[side].measured[n]]
+
+
 def lacking_text(metrics: Sequence[MetricLatency], side: int) -> str | None:
     """What one side lacks on a workload ('p99', 'median E2E latency, p90 and p99', 'no latency'),
     a statistic named alone when the side lacks it for every metric; None when it lacks nothing."""
-    lacking = {
-        stat: [LATENCY_WORDS[m.metric].label for m in metrics if not m.sides[side].measured[n]]
-        for n, stat in enumerate(LATENCY_VIEW_STATISTICS)
-    }
-    if all(len(names) == len(metrics) for names in lacking.values()):
+    parts, everything = [], True
+    for n, stat in enumerate(LATENCY_VIEW_STATISTICS):
+        names = _lacking(metrics, side, n)
+        whole = len(names) == len(metrics)
+        everything &= whole
+        parts.extend([stat] if whole else [f"{stat} {name}" for name in names])
+    if everything:
         return NO_LATENCY
-    parts = [
-        part
-        for stat, names in lacking.items()
-        for part in ([stat] if len(names) == len(metrics) else [f"{stat} {name}" for name in names])
-    ]
     return _join(parts) or None
+
+
+def _sentence(text: str, label: str, sequences: Sequence[str]) -> str:
+    """'p90 not measured for FP8 on 1k/8k.' ('median …' starts the sentence, 'p90 …' stays lower case)."""
+    on = f"for {label} on {_join(sequences)}."
+    if text == NO_LATENCY:
+        return f"No latency measured {on}"
+    return f"{text[0].upper() if text.startswith('median') else text[0]}{text[1:]} not measured {on}"
 
 
 def not_measured_lines(
@@ -117,16 +133,8 @@ def not_measured_lines(
             text = lacking_text(metrics, side)
             if text is not None:
                 where.setdefault((side, text), []).append(sequence)
-    lines = []
-    for (side, text), sequences in sorted(where.items(), key=lambda item: item[0][0]):
-        on = f"for {labels[side]} on {_join(sequences)}."
-        if text == NO_LATENCY:
-            lines.append(f"No latency measured {on}")
-        else:  # 'p90 …' stays lower case; 'median …' starts the sentence
-            lines.append(
-                f"{text[0].upper() if text.startswith('median') else text[0]}{text[1:]} not measured {on}"
-            )
-    return lines
+    ordered = sorted(where.items(), key=lambda item: item[0][0])
+    return [_sentence(text, labels[side], sequences) for (side, text), sequences in ordered]
 
 
 def latency_result(page: ComputedPage) -> LatencyResult | None:
@@ -156,22 +164,20 @@ def latency_result(page: ComputedPage) -> LatencyResult | None:
 TAIL_WORDS = dict(zip(TAIL_LATENCIES, ("p90 TPOT", "p99 TPOT", "p90 TTFT", "p99 TTFT"), strict=True))
 
 
+def _tails_lacking(w: WorkloadSweep, side: int) -> list[str]:
+    """The tail latencies none of a side's tested concurrencies on the workload measured."""
+    return [name for name, pairs in w.tails.items() if all((p.a, p.b)[side] is None for p in pairs)]
+
+
 def sweep_tail_lines(w: WorkloadSweep, labels: Sequence[str]) -> list[str]:
     """For the sweep's latency section: one line per side that tested this workload but lacks
-    a tail latency (sweep rows give none; a client's points may), naming what it lacks."""
+    a tail latency (sweep rows give none; a client's points may), naming what it lacks (a side
+    without any row here is already said to have no latencies)."""
     lines = []
     for side, label in enumerate(labels):
-        if not w.sides[side]:
-            continue  # the section already says the side has no latencies here
-        lacking = [
-            name for name, pairs in w.tails.items() if all((p.a if side == 0 else p.b) is None for p in pairs)
-        ]
-        if not lacking:
-            continue
-        what = (
-            "p90 and p99 TPOT and TTFT"
-            if len(lacking) == len(TAIL_WORDS)
-            else _join([TAIL_WORDS[n] for n in lacking])
-        )
-        lines.append(f"{what} not measured for {label} on {sequence_label(w.isl, w.osl)}.")
+        lacking = _tails_lacking(w, side) if w.sides[side] else []
+        if lacking:
+            every = len(lacking) == len(TAIL_WORDS)
+            what = "p90 and p99 TPOT and TTFT" if every else _join([TAIL_WORDS[n] for n in lacking])
+            lines.append(f"{what} not measured for {label} on {sequence_label(w.isl, w.osl)}.")
     return lines
