@@ -27,7 +27,7 @@ from site_builder.engine.compare import Constants, SequenceNumbers, SidePoints, 
 from site_builder.engine.latency import LatencyAt, by_concurrency
 from site_builder.engine.latency import measured as latency_measured
 from site_builder.engine.power import WorkloadPower, power_checks
-from site_builder.engine.sweep import Measure, Sla, WorkloadSweep, analyse_workload
+from site_builder.engine.sweep import TAIL_LATENCIES, Measure, Sla, WorkloadSweep, analyse_workload
 from site_builder.files import NUMBER_FAULTS, excerpt, number_faults
 from site_builder.filters import NARROWING_KEYS, describe
 from site_builder.formatting import sequence_label
@@ -204,7 +204,7 @@ _POINT_MEASURE_COLUMNS = (
     "tpot_median",
     "ttft_median",
     "avg_watts_per_gpu",
-    *(f"{metric}_{stat}" for metric in ("tpot", "ttft") for stat in ("p90", "p99")),
+    *(tail.removesuffix("_ms") for tail in TAIL_LATENCIES),  # tpot_p90 …: the table's columns
 )
 
 
@@ -223,11 +223,7 @@ def point_measures(points: PointTable) -> list[tuple[tuple[int, int], Measure]]:
             tpot_ms=_product(r["tpot_median"], 1000),
             ttft_ms=_product(r["ttft_median"], 1000),
             power_w=_product(r["avg_watts_per_gpu"], gpus),
-            **{
-                f"{m}_{stat}_ms": _product(r[f"{m}_{stat}"], 1000)
-                for m in ("tpot", "ttft")
-                for stat in ("p90", "p99")
-            },
+            **{tail: _product(r[tail.removesuffix("_ms")], 1000) for tail in TAIL_LATENCIES},
         )
         found.append(((r["isl"], r["osl"]), measure))
     return found

@@ -388,7 +388,7 @@ def _latency_figure(table: LatencyTable, labels: Sequence[str]) -> dict[str, Any
             "tickvals": ticks,
             "ticktext": [str(t) for t in ticks],
         },
-        "yaxis": {"title": {"text": axis}, "type": "log"},
+        "yaxis": {"title": {"text": axis}, "type": "log", "dtick": "D2"},  # labels at 1, 2 and 5 a decade
         "margin": {"l": 76, "r": 16, "t": 16, "b": 56},
         "height": 360,
         "hovermode": "closest",
