@@ -24,8 +24,10 @@ from site_builder.catalog import (
 from site_builder.content import FILTER_KEYS, FilterValue, ResolvedSide, SiteConfig, Stub
 from site_builder.engine.accuracy import RunScore, TaskNumbers, compare_task
 from site_builder.engine.compare import Constants, SequenceNumbers, SidePoints, compare_sequence
+from site_builder.engine.latency import LatencyAt, by_concurrency
+from site_builder.engine.latency import measured as latency_measured
 from site_builder.engine.power import WorkloadPower, power_checks
-from site_builder.engine.sweep import Measure, Sla, WorkloadSweep, analyse_workload
+from site_builder.engine.sweep import TAIL_LATENCIES, Measure, Sla, WorkloadSweep, analyse_workload
 from site_builder.files import NUMBER_FAULTS, excerpt, number_faults
 from site_builder.filters import NARROWING_KEYS, describe
 from site_builder.formatting import sequence_label
@@ -76,6 +78,27 @@ class PageSweep:
     sla: Sla | None
 
 
+# The latency view (sections latency-view): the point table's latency metrics and statistics it
+# shows (read/table.py LATENCY_COLUMNS: `<metric>_<statistic>`, seconds), in the page's order
+LATENCY_VIEW_METRICS = ("ttft", "e2el", "tpot")
+LATENCY_VIEW_STATISTICS = ("median", "p90", "p99")
+
+
+@dataclass(frozen=True)
+class SideLatency:
+    """One latency metric of one side on one workload: which statistics any of its points
+    measured (LATENCY_VIEW_STATISTICS order) and its values at each tested concurrency."""
+
+    measured: tuple[bool, ...]
+    at: tuple[LatencyAt, ...]
+
+
+@dataclass(frozen=True)
+class MetricLatency:
+    metric: str  # a LATENCY_VIEW_METRICS key
+    sides: tuple[SideLatency, SideLatency]
+
+
 @dataclass(frozen=True)
 class ComputedPage:
     """A planned page with its numbers: every workload either side measured, the default first."""
@@ -96,6 +119,8 @@ class ComputedPage:
     sweep: PageSweep | None = None  # None: the stub asks for no sweep analysis
     # the power section's measured power per GPU beside the catalog's, from sides' ordinary points
     measured_power: tuple[WorkloadPower, ...] = ()
+    # per workload (as `rows`), each latency metric of the latency view: each side at its concurrencies
+    latency: tuple[tuple[MetricLatency, ...], ...] = ()
 
     @property
     def slug(self) -> str:
@@ -179,13 +204,15 @@ _POINT_MEASURE_COLUMNS = (
     "tpot_median",
     "ttft_median",
     "avg_watts_per_gpu",
+    *(tail.removesuffix("_ms") for tail in TAIL_LATENCIES),  # tpot_p90 …: the table's columns
 )
 
 
 def point_measures(points: PointTable) -> list[tuple[tuple[int, int], Measure]]:
     """A side's ordinary points as the sweep analyses read tested concurrencies: output tok/s of
     the deployment (per GPU × the GPUs that make output tokens), median TPOT and TTFT in ms
-    (where measured: a derived interactivity gives no TPOT), system watts (per GPU × GPUs)."""
+    (where measured: a derived interactivity gives no TPOT) and their p90 and p99 where given,
+    system watts (per GPU × GPUs)."""
     found = []
     for r in points.records(columns=_POINT_MEASURE_COLUMNS):
         gpus = r["gpu_count"]
@@ -196,6 +223,7 @@ def point_measures(points: PointTable) -> list[tuple[tuple[int, int], Measure]]:
             tpot_ms=_product(r["tpot_median"], 1000),
             ttft_ms=_product(r["ttft_median"], 1000),
             power_w=_product(r["avg_watts_per_gpu"], gpus),
+            **{tail: _product(r[tail.removesuffix("_ms")], 1000) for tail in TAIL_LATENCIES},
         )
         found.append(((r["isl"], r["osl"]), measure))
     return found
@@ -247,6 +275,27 @@ def page_sweep(
     workloads = sorted(measures, key=lambda s: (s != default, s))
     analysed = tuple(analyse_workload(isl, osl, *measures[isl, osl], sla) for isl, osl in workloads)
     return PageSweep((rows[0], rows[1]), analysed, sla)
+
+
+def side_latency(rows: PointTable, metric: str) -> SideLatency:
+    """One side's points on a workload as the latency view reads one metric."""
+    values = np.array(
+        [rows.column(f"{metric}_{stat}").astype(float) for stat in LATENCY_VIEW_STATISTICS], dtype=np.float64
+    ).reshape(len(LATENCY_VIEW_STATISTICS), len(rows))
+    concurrency = rows.column("concurrency").astype(np.int64)
+    throughput = rows.column("throughput_per_gpu").astype(float)
+    return SideLatency(latency_measured(values), by_concurrency(concurrency, throughput, values))
+
+
+def page_latency(rows: Sequence[tuple[PointTable, PointTable]]) -> tuple[tuple[MetricLatency, ...], ...]:
+    """Per workload, each metric of the latency view with both sides' latencies."""
+    return tuple(
+        tuple(
+            MetricLatency(metric, (side_latency(pair[0], metric), side_latency(pair[1], metric)))
+            for metric in LATENCY_VIEW_METRICS
+        )
+        for pair in rows
+    )
 
 
 _POWER_COLUMNS = ("isl", "osl", "concurrency", "throughput_per_gpu", "avg_watts_per_gpu")
@@ -458,4 +507,5 @@ def compute_page(
         throughput_basis=basis,
         sweep=sweep,
         measured_power=page_power(stub, sweep, selected, [c.watts_all_in for c in constants]),
+        latency=page_latency(rows),
     )

@@ -42,6 +42,7 @@ SECTIONS: tuple[Section, ...] = (
     _section("latency-sla", "Users within a latency limit", "latency-sla"),
     _section("power", "Tokens per second per watt", "power"),
     _section("sweep-charts", "Throughput against concurrency", *SWEEP_ANALYSES),
+    _section("latency-view", "Latency against concurrency: TTFT, E2E and TPOT at median, p90 and p99"),
     _section("accuracy", "Accuracy: evaluation scores with 95% intervals (one line when there are none)"),
     _section("notes", "Notes and caveats"),
     _section("provenance", "Provenance"),

@@ -8,7 +8,7 @@ workload; nothing is interpolated between concurrencies, and a value a side lack
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 SlaBasis = Literal["measured", "derived"]
@@ -24,6 +24,11 @@ class Measure:
     tpot_ms: float | None = None
     ttft_ms: float | None = None
     power_w: float | None = None
+    # the tail latencies, in ms, where the source gives them (a client's points; sweep rows do not)
+    tpot_p90_ms: float | None = None
+    tpot_p99_ms: float | None = None
+    ttft_p90_ms: float | None = None
+    ttft_p99_ms: float | None = None
 
     @property
     def per_gpu(self) -> float | None:
@@ -44,6 +49,9 @@ class Measure:
         if self.output_throughput is None or self.power_w is None:
             return None
         return self.output_throughput / self.power_w
+
+
+TAIL_LATENCIES = ("tpot_p90_ms", "tpot_p99_ms", "ttft_p90_ms", "ttft_p99_ms")
 
 
 def _throughput_first(m: Measure) -> tuple[bool, float]:
@@ -68,6 +76,7 @@ def merge(measures: Iterable[Measure]) -> dict[int, Measure]:
             tpot_ms=_first_measured(ranked, "tpot_ms"),
             ttft_ms=_first_measured(ranked, "ttft_ms"),
             power_w=best.power_w,
+            **{tail: _first_measured(ranked, tail) for tail in TAIL_LATENCIES},
         )
     return merged
 
@@ -201,6 +210,8 @@ class WorkloadSweep:
     sla_ratio: float | None  # A's concurrency ÷ B's
     sla_throughput_ratio: float | None
     power: list[Pair]
+    # per TAIL_LATENCIES name, both sides where either measured it (never derived)
+    tails: dict[str, list[Pair]] = field(default_factory=dict)
 
 
 def _with_derived_tpot(measures: dict[int, Measure]) -> tuple[dict[int, Measure], frozenset[int]]:
@@ -208,7 +219,7 @@ def _with_derived_tpot(measures: dict[int, Measure]) -> tuple[dict[int, Measure]
     out, derived = {}, set()
     for c, m in measures.items():
         if m.tpot_ms is None and m.derived_tpot_ms is not None:
-            out[c] = Measure(c, m.output_throughput, m.gpu_count, m.derived_tpot_ms, m.ttft_ms, m.power_w)
+            out[c] = replace(m, tpot_ms=m.derived_tpot_ms)
             derived.add(c)
         else:
             out[c] = m
@@ -237,6 +248,7 @@ def analyse_workload(
         sla_ratio=ratio(*(r.concurrency for r in sla_results)) if sla_results else None,
         sla_throughput_ratio=ratio(*(r.output_throughput for r in sla_results)) if sla_results else None,
         power=paired(a, b, "tokens_per_watt"),
+        tails={tail: paired(a, b, tail) for tail in TAIL_LATENCIES},
     )
 
 

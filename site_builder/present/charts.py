@@ -25,6 +25,7 @@ from site_builder.present.schema import (
     AccuracySide,
     AccuracyTask,
     ComparisonResult,
+    LatencyTable,
     SweepWorkload,
 )
 
@@ -326,6 +327,83 @@ def sweep_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
     return figures
 
 
+# how each statistic is drawn, so the three read apart without colour (each side has its colour)
+STATISTIC_STYLES = {
+    "median": {"dash": "solid", "symbol": "circle"},
+    "p90": {"dash": "dash", "symbol": "square"},
+    "p99": {"dash": "dot", "symbol": "diamond"},
+}
+
+
+def _latency_trace(table: LatencyTable, side: int, label: str, statistic: str) -> dict[str, Any] | None:
+    """One side's values of one statistic at each concurrency that measured it, the points joined,
+    each hover naming the configuration that speaks for its concurrency and its tok/s/GPU; None
+    where it measured none (the section says so in words, nothing is drawn)."""
+    x, y, configurations, throughputs = [], [], [], []
+    for row in table.rows:
+        cell = row.sides[side]
+        value = cell.values.get(statistic) if cell else None
+        if cell is None or value is None:
+            continue
+        x.append(row.concurrency)
+        y.append(marker_value(value))
+        configurations.append(plotly_text(cell.configuration))
+        throughputs.append(marker_value(cell.throughput_per_gpu))
+    if not x:
+        return None
+    style = STATISTIC_STYLES[statistic]
+    shown = f"%{{y:,.{table.decimals}f}} {table.unit} at concurrency %{{x}}"
+    return {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": plotly_text(f"{label} {statistic}"),
+        "x": x,
+        "y": y,
+        "text": configurations,
+        "customdata": throughputs,
+        "hovertemplate": f"{plotly_text(label)}: {statistic} {plotly_text(table.label)} {shown}<br>"
+        "%{text}, %{customdata:,.0f} tok/s/GPU<extra></extra>",
+        "line": {"dash": style["dash"], "width": 2},
+        "marker": {"symbol": style["symbol"], "size": 7},
+        "meta": {"role": "curve", "side": side},
+    }
+
+
+def _latency_figure(table: LatencyTable, labels: Sequence[str]) -> dict[str, Any]:
+    """One workload's metric: each side's median, p90 and p99 against concurrency (log₂ axis,
+    log latency axis: a p99 can be 100× the median), tested points joined, a statistic drawn
+    only where measured."""
+    traces = (
+        _latency_trace(table, side, label, statistic)
+        for side, label in enumerate(labels)
+        for statistic in table.statistics
+    )
+    data = [t for t in traces if t is not None]
+    ticks = sorted({x for trace in data for x in trace["x"]})
+    axis = f"{plotly_text(table.label)} ({table.unit}, log scale), lower is better"
+    layout = {
+        "xaxis": {
+            "title": {"text": "Concurrent requests (log₂ scale)"},
+            "type": "log",
+            "tickvals": ticks,
+            "ticktext": [str(t) for t in ticks],
+        },
+        "yaxis": {"title": {"text": axis}, "type": "log", "dtick": "D2"},  # labels at 1, 2 and 5 a decade
+        "margin": {"l": 76, "r": 16, "t": 16, "b": 56},
+        "height": 360,
+        "hovermode": "closest",
+        "showlegend": True,
+    }
+    return {"data": data, "layout": layout}
+
+
+def latency_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
+    """The latency view's chart per workload and metric, in its tables' order."""
+    labels = side_labels(comparison)
+    workloads = comparison.latency.workloads if comparison.latency else []
+    return [_latency_figure(table, labels) for w in workloads for table in w.tables]
+
+
 def chart_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints]]) -> dict[str, Any]:
     """Everything the page's charts need beyond the page data (knots, constants, targets, band)."""
     columns = point_columns(metrics.shown_quantities())
@@ -348,4 +426,5 @@ def chart_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoint
         "strings": strings.texts,
         "accuracy": accuracy_figure(comparison),
         "sweeps": sweep_figures(comparison),
+        "latency": latency_figures(comparison),
     }

@@ -20,6 +20,7 @@ from site_builder.engine import sweep as sweep_engine
 from site_builder.engine.compare import AtTarget, SequenceNumbers, SideNumbers
 from site_builder.engine.power import DISAGREEMENT, PowerCheck, WorkloadPower
 from site_builder.formatting import fixed, grouped, sequence_label
+from site_builder.present.latency import latency_result, sweep_tail_lines
 from site_builder.present.schema import (
     EXAMPLE_MARK,
     AccuracyDifference,
@@ -506,6 +507,8 @@ def sweep_workload(w: sweep_engine.WorkloadSweep, labels: Sequence[str], sweep: 
         sla_concurrency_ratio_text=sweep_ratio_text(w.sla_ratio, labels),
         sla_throughput_ratio=w.sla_throughput_ratio,
         tokens_per_watt=_pairs(w.power, labels),
+        **{tail: _pairs(pairs, labels, lower_is_better=True) for tail, pairs in w.tails.items()},
+        tails_not_measured=sweep_tail_lines(w, labels),
     )
 
 
@@ -666,4 +669,5 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
         throughput_basis="output" if page.throughput_basis == "output" else "total",
         sweep=sweep_result(page.sweep, labels),
         example_data=example,
+        latency=latency_result(page),
     )

@@ -211,6 +211,48 @@ class SequenceResult(Out):
     sides: list[SideResult]
 
 
+class LatencyCell(Out):
+    """One side at one tested concurrency: the point that speaks for it (the highest throughput per
+    GPU among its points there that measured this latency) and its statistics."""
+
+    values: dict[
+        str, float | None
+    ]  # statistic (median, p90, p99) -> value in the table's unit; None: not measured
+    throughput_per_gpu: float
+    gpu_count: int | None
+    configuration: str
+
+
+class LatencyRow(Out):
+    concurrency: int
+    sides: list[LatencyCell | None]  # in side order; None: the side has no such point at this concurrency
+
+
+class LatencyTable(Out):
+    """One latency metric on one workload: each side's values at the concurrencies either tested."""
+
+    metric: str  # ttft, e2el or tpot
+    label: str
+    unit: str  # of every value: ms, or s for end-to-end latency
+    decimals: int = Field(exclude=True)  # as the page shows a value
+    statistics: list[str]  # those either side measured, in order: median, p90, p99
+    measured: list[list[str]]  # per side, the statistics any of its points measured
+    rows: list[LatencyRow]
+
+
+class LatencyWorkload(Out):
+    sequence: str
+    isl: int
+    osl: int
+    tables: list[LatencyTable]  # a metric neither side measured at any statistic is left out
+
+
+class LatencyResult(Out):
+    workloads: list[LatencyWorkload]  # as the page's `sequences`
+    # one line per side and what it lacks, naming the workloads (said once, never drawn as zero)
+    not_measured: list[str]
+
+
 class SideIdentity(Out):
     label: str
     filters: dict[str, str | bool | int | list[str] | list[int]]
@@ -381,6 +423,12 @@ class SweepWorkload(Out):
     sla_concurrency_ratio_text: str | None
     sla_throughput_ratio: float | None
     tokens_per_watt: list[SweepPair]
+    # the tail latencies (ms), where either side's points give them; empty where neither does
+    tpot_p90_ms: list[SweepPair] = []
+    tpot_p99_ms: list[SweepPair] = []
+    ttft_p90_ms: list[SweepPair] = []
+    ttft_p99_ms: list[SweepPair] = []
+    tails_not_measured: list[str] = []  # one line per side that measured none of them here
 
 
 class SweepExtreme(Out):
@@ -427,3 +475,4 @@ class ComparisonResult(Out):
     throughput_basis: Literal["total", "output"] = "total"  # output: output tok/s throughout
     sweep: SweepResult | None = None  # None: the page shows no sweep analysis
     example_data: bool = False  # a dataset the page uses is example or invented data
+    latency: LatencyResult | None = None  # the latency view (None: a page made without one)

@@ -193,5 +193,13 @@ def point_row(row: SweepRow, ctx: RecordContext) -> dict[str, Any] | None:
         "throughput_basis": "output",
         "interactivity": interactivity,
         "interactivity_source": source,
+        **_latency_columns(row),
         **row.provenance.model_dump(),
     }
+
+
+def _latency_columns(row: SweepRow) -> dict[str, float | None]:
+    """The row's latencies as its point's columns (read/table.py: seconds), None where not given,
+    so the page's latency view shows what the sweep sections show."""
+    ms = {"tpot_median": row.median_tpot_ms, "ttft_median": row.median_ttft_ms}
+    return {column: None if value is None else value / 1000.0 for column, value in ms.items()}

@@ -570,6 +570,31 @@
       "sweep-" + (i + 1));
   }
 
+  /* The latency chart (sections/latency-view.html) shows one workload and metric at a time, the
+     one its switch names; its caption's words are the build's (the option's data-caption). */
+  function drawLatency() {
+    var el = document.getElementById("latency-chart");
+    var i = el ? Number(el.getAttribute("data-view")) : 0;
+    if (!window.Plotly || !el || !(charts.latency || [])[i]) { return; }
+    drawFigure(el, charts.latency[i], E.words.chartTitle(charts.title, el.getAttribute("data-title")), "latency-" + (i + 1));
+  }
+
+  function wireLatency() {
+    var select = document.getElementById("latency-view");
+    if (!select) { return; }
+    select.addEventListener("change", function () {
+      var el = document.getElementById("latency-chart");
+      var caption = document.getElementById("latency-caption");
+      var option = select.options[select.selectedIndex];
+      el.setAttribute("data-view", select.value);
+      el.setAttribute("data-title", option.text);
+      caption.textContent = option.getAttribute("data-caption");
+      drawLatency();
+      announce(caption.textContent);
+    });
+  }
+  wireLatency();
+
   var workloadSelect = document.getElementById("sweep-workload");
   if (workloadSelect) {
     workloadSelect.addEventListener("change", function () {
@@ -691,7 +716,7 @@
   });
   /* A theme change (the system's, or a theme switch setting a class or data attribute on <html>)
      repaints every chart in the new colours. */
-  var redraw = function () { forgetTheme(); draw(); drawAccuracy(); drawSweeps(); };
+  var redraw = function () { forgetTheme(); draw(); drawAccuracy(); drawSweeps(); drawLatency(); };
   if (window.matchMedia) {
     var scheme = window.matchMedia("(prefers-color-scheme: dark)");
     if (scheme.addEventListener) { scheme.addEventListener("change", redraw); }
@@ -716,7 +741,7 @@
   }
 
   function drawCharts() {
-    var tasks = [draw, drawAccuracy, drawSweeps];
+    var tasks = [draw, drawAccuracy, drawSweeps, drawLatency];
     (function next() {
       var task = tasks.shift();
       if (!task) { document.documentElement.setAttribute("data-charts", "drawn"); return; }

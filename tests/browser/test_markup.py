@@ -50,7 +50,7 @@ def test_no_chart_shows_markup_from_data(page: Page, markup_url: str) -> None:
     charts = 0
     for stub in STUBS:
         open_page(page, f"{markup_url}{Path(stub).stem}/index.html")
-        for chart in ("chart", "accuracy-chart", "sweep-chart"):
+        for chart in ("chart", "accuracy-chart", "sweep-chart", "latency-chart"):
             if not page.locator(f"#{chart} .main-svg").count():
                 continue
             charts += 1
