@@ -11,6 +11,10 @@
    - evaluate: site_builder/metrics.py (expression trees, folded left to right, null in = null out);
    - metricsAt / winner / isTie / knotBounds / claim: site_builder/engine/compare.py (claimWords:
      present/tables.py _claim_words);
+   - paretoFrontier: site_builder/engine/frontier.py; sideKnots: a side's page data from its
+     measured points (site_builder/render/pages.py _side_data, the frontier and concurrency joins
+     of compare.py SideCurves); bandOf / bandBounds / defaultTargets: compare.py band_of,
+     Band.bounds, default_targets;
    - curveSamples: where the charts draw a frontier (the interactivity chart's curves, sampled
      with the same spline; tests/test_engine_js.py holds them to the Python engine's values);
    - cells and the words it uses (grouped, valueText, deploymentText, notMeasuredText, reason):
@@ -423,6 +427,106 @@
     return known;
   }
 
+  // -- a side from its measured points ------------------------------------------------------------
+
+  /* The positions of the points no other point beats or equals on both interactivity and
+     throughput, by rising interactivity (site_builder/engine/frontier.py pareto_frontier). Walking
+     the points from the highest interactivity down (ties: higher throughput first, then input
+     order), a point is on the frontier when its throughput beats every one walked before it; so of
+     points at equal interactivity only the highest throughput can survive, and of exact
+     duplicates only the first in input order. */
+  function paretoFrontier(interactivity, throughput) {
+    var walk = interactivity.map(function (x, i) { return i; });
+    walk.sort(function (a, b) {
+      var xa = interactivity[a], xb = interactivity[b], ya = throughput[a], yb = throughput[b];
+      if (xa !== xb) { return xa > xb ? -1 : 1; }
+      if (ya !== yb) { return ya > yb ? -1 : 1; }
+      return a - b;
+    });
+    var kept = [], best = -Infinity;
+    walk.forEach(function (i) {
+      if (throughput[i] > best) { kept.push(i); }
+      best = Math.max(best, throughput[i]);
+    });
+    return kept.reverse();
+  }
+
+  function given(column, i) {
+    var v = column ? column[i] : null;
+    return isNumber(v) && v === v ? v : null; // NaN and a missing value alike: not measured
+  }
+
+  /* A side's knots as the page data holds them (site_builder/render/pages.py _side_data), from its
+     measured points on one workload, a column each: `interactivity`, the curve quantities
+     (`throughput`, `concurrency`, `output_throughput`, `users_per_gpu`; null where a point lacks
+     one), `deployment` (equal numbers: the same configuration), `gpus` (null: not recorded) and
+     `configuration` (its label). `quantities` names the knot columns after the interactivity
+     (page.quantities). Gives {knots, joins, gpus, deployments, configurations}: per knot its
+     values, GPU count and deployment (an index into `configurations`, each deployment's label
+     as its last knot has it, deployments in order of their first knot); per stretch between two
+     knots whether one deployment's concurrency falls across it (compare.py SideCurves). */
+  function sideKnots(points, quantities) {
+    var names = quantities || QUANTITIES;
+    var frontier = paretoFrontier(points.interactivity, points.throughput);
+    var deployments = [], configurations = [], seen = [];
+    frontier.forEach(function (p) {
+      var n = seen.indexOf(points.deployment[p]);
+      if (n < 0) { n = seen.length; seen.push(points.deployment[p]); }
+      configurations[n] = points.configuration[p];
+      deployments.push(n);
+    });
+    var joins = [];
+    for (var k = 0; k + 1 < frontier.length; k += 1) {
+      var a = frontier[k], b = frontier[k + 1];
+      joins.push(points.concurrency[a] >= points.concurrency[b] && points.deployment[a] === points.deployment[b]);
+    }
+    return {
+      knots: frontier.map(function (p) {
+        return [points.interactivity[p]].concat(names.map(function (name) { return given(points[name], p); }));
+      }),
+      joins: joins,
+      gpus: frontier.map(function (p) { return given(points.gpus, p); }),
+      deployments: deployments,
+      configurations: configurations
+    };
+  }
+
+  /* A side's measured range: its first and last knot's interactivity, or null without a knot. */
+  function knotRange(side) {
+    var knots = side.knots || [];
+    return knots.length ? [knots[0][0], knots[knots.length - 1][0]] : null;
+  }
+
+  /* The intersection of two measured ranges as {lo, hi} (lo ≤ hi, possibly one point), both null
+     where a range is missing or they are apart (compare.py band_of). */
+  function bandOf(rangeA, rangeB) {
+    if (!rangeA || !rangeB) { return { lo: null, hi: null }; }
+    var lo = Math.max(rangeA[0], rangeB[0]), hi = Math.min(rangeA[1], rangeB[1]);
+    return lo <= hi ? { lo: lo, hi: hi } : { lo: null, hi: null };
+  }
+
+  /* [lo, hi] where the band is a matched range (width and a whole tok/s/user inside), else null
+     (compare.py Band.bounds); the page data's `band`. */
+  function bandBounds(band) {
+    if (band.lo === null || band.hi === null || !(band.lo < band.hi)) { return null; }
+    return Math.ceil(band.lo) <= Math.floor(band.hi) ? [band.lo, band.hi] : null;
+  }
+
+  var TARGET_FRACTIONS = [0.25, 0.50, 0.75]; // compare.py
+
+  /* lo + 25/50/75% of the band width, rounded half-up to whole tok/s/user, never one twice
+     (compare.py default_targets). */
+  function defaultTargets(band) {
+    var bounds = bandBounds(band);
+    if (bounds === null) { return []; }
+    var found = [];
+    TARGET_FRACTIONS.forEach(function (f) {
+      var target = roundHalfUp(bounds[0] + f * (bounds[1] - bounds[0]), 0);
+      if (found.indexOf(target) < 0) { found.push(target); }
+    });
+    return found;
+  }
+
   var CURVE_SAMPLES = 64;
 
   /* Where a chart samples a frontier: `count` evenly spaced interactivities across the measured
@@ -677,6 +781,12 @@
     SPARSE_RATIO: SPARSE_RATIO,
     SPREAD_LIMIT: SPREAD_LIMIT,
     claim: claim,
+    paretoFrontier: paretoFrontier,
+    sideKnots: sideKnots,
+    knotRange: knotRange,
+    bandOf: bandOf,
+    bandBounds: bandBounds,
+    defaultTargets: defaultTargets,
     fixed: fixed,
     roundHalfUp: roundHalfUp,
     steffenTangents: steffenTangents,
