@@ -78,6 +78,10 @@ EXPORTS = sorted(
         "valueText",
         "winner",
         "words",
+        # a reader's view of a page (tests/test_views.py, tests/browser/test_views.py)
+        "viewMeasuredPoints",
+        "viewPoints",
+        "viewWords",
     ]
 )
 Case = TypeVar("Case")

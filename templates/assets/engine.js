@@ -776,6 +776,79 @@
     offFrontier: "(not on the frontier)"
   };
 
+  // -- a reader's own view: the points its filters and interactivity basis keep ----------------
+
+  /* The TPOT percentiles a view may read interactivity from, as the page data names their
+     columns (site_builder/present/views.py BASES): seconds per output token. */
+  var BASIS_COLUMNS = { p90: "tpot_p90", p99: "tpot_p99" };
+
+  /* A side's points on one workload (page data view.points, column by column) that a reader's
+     view keeps: those whose value of each chosen field is the chosen one (`view.filters`: field
+     key → index into that field's values), with an interactivity on the chosen basis — the
+     point's own for "median", else 1 / TPOT at that percentile in seconds (DESIGN.md's
+     interactivity, at that percentile), which a point without it lacks. The same columns for the
+     points kept (interactivity on the basis) with what sideKnots reads besides — concurrency per
+     GPU (concurrency ÷ GPUs, as site_builder/read/table.py derives it) and each point's
+     configuration label (`configurations`, by deployment) — their `positions` among the side's
+     points, and `lacking`: how many points the filters keep that lack the percentile. */
+  function viewPoints(points, view, configurations) {
+    var column = BASIS_COLUMNS[view.basis] || null;
+    var names = Object.keys(points).filter(function (name) { return name !== "fields"; });
+    var keys = Object.keys(view.filters);
+    var kept = { positions: [], lacking: 0 };
+    names.forEach(function (name) { kept[name] = []; });
+    points.interactivity.forEach(function (own, n) {
+      for (var k = 0; k < keys.length; k += 1) {
+        if (points.fields[keys[k]][n] !== view.filters[keys[k]]) { return; }
+      }
+      var tpot = column ? points[column][n] : null;
+      if (column && !(isNumber(tpot) && tpot > 0)) { kept.lacking += 1; return; }
+      kept.positions.push(n);
+      names.forEach(function (name) { kept[name].push(points[name][n]); });
+      kept.interactivity[kept.interactivity.length - 1] = column ? 1 / tpot : own;
+    });
+    kept.users_per_gpu = kept.concurrency.map(function (users, n) { return kept.gpus[n] ? users / kept.gpus[n] : null; });
+    kept.configuration = kept.deployment.map(function (d) { return configurations[d]; });
+    return kept;
+  }
+
+  /* The points a view keeps (viewPoints) as the chart marks them (measuredPoints' shape): per
+     point its interactivity on the view's basis, its curve quantities (`names`), whether it is
+     on the side's frontier (paretoFrontier) and its position among all the side's points (the
+     chart data's configuration and date are listed by it). */
+  function viewMeasuredPoints(kept, names) {
+    var on = {};
+    paretoFrontier(kept.interactivity, kept.throughput).forEach(function (n) { on[n] = true; });
+    return kept.positions.map(function (position, n) {
+      var quantities = {};
+      names.forEach(function (name) { quantities[name] = name in kept ? kept[name][n] : null; });
+      return { x: kept.interactivity[n], quantities: quantities, onFrontier: on[n] === true, position: position };
+    });
+  }
+
+  /* A view's words: its status line, the live region's, the axis and the band's heading. */
+  var viewWords = {
+    status: function (sequence, sides, lacking, basis) {
+      var kept = sides.map(function (side) { return side.label + " " + side.kept + " of " + side.total; });
+      var text = "On " + sequence + ", points kept: " + kept.join(", ") + ".";
+      if (lacking) { text += " " + lacking + (lacking === 1 ? " point lacks " : " points lack ") + basis + "."; }
+      return text + " The page's text, findings and provenance describe every point.";
+    },
+    shown: "Table and chart recomputed for the points kept.",
+    reset: "Every point shown again.",
+    axis: function (basis) { return "Interactivity from " + basis + " (tok/s/user)"; },
+    band: function (sequence, band) {
+      return band ? sequence + ": band " + Math.ceil(band[0]) + "–" + Math.floor(band[1]) + " tok/s/user" : sequence;
+    },
+    noMatch: function (sequence, ranges) {
+      return "No matched range at " + sequence + " for the points kept: " + ranges.map(function (side) {
+        return side.range ? side.label + "'s frontier spans " + fixed(side.range[0], 1) + "–" + fixed(side.range[1], 1) +
+          " tok/s/user" : side.label + " keeps no point";
+      }).join("; ") + ".";
+    },
+    noTable: "The points kept have a matched range here, which the chart shades; the page has no table on this workload."
+  };
+
   return {
     TIE_TOLERANCE: TIE_TOLERANCE,
     SPARSE_RATIO: SPARSE_RATIO,
@@ -808,6 +881,9 @@
     cells: cells,
     columnSummary: columnSummary,
     measuredPoints: measuredPoints,
-    words: words
+    words: words,
+    viewPoints: viewPoints,
+    viewMeasuredPoints: viewMeasuredPoints,
+    viewWords: viewWords
   };
 }));
