@@ -773,7 +773,7 @@
     if (!heading) { return; }
     if (!heading.hasAttribute("data-built")) { heading.setAttribute("data-built", heading.textContent); }
     heading.textContent = own ? heading.getAttribute("data-built") : E.viewWords.band(seq, shown.band);
-    var wrap = panel.querySelector(".table-wrap"), built = panel.querySelector(".no-overlap");
+    var wrap = panel.querySelector(".table-wrap");
     var note = panel.querySelector(".view-no-match");
     if (!note) {
       note = document.createElement("p");
@@ -787,7 +787,8 @@
     note.textContent = text;
     note.hidden = !text;
     if (wrap) { wrap.hidden = !own && !shown.band; }
-    if (built) { built.hidden = !own; }
+    // the build's words on what the sides pool, and why there is no table: true of every point only
+    Array.prototype.forEach.call(panel.querySelectorAll(".no-overlap, .pooled"), function (p) { p.hidden = !own; });
   }
 
   /* What the view keeps on the shown sequence, and how many points lack its percentile. */
