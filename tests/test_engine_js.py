@@ -22,19 +22,21 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from site_builder.catalog import AppliedConstants
 from site_builder.engine.compare import TIE_TOLERANCE, Constants, SideCurves, metrics_at, winner
+from site_builder.engine.frontier import pareto_frontier
 from site_builder.engine.spline import MonotoneSpline, steffen_tangents
 from site_builder.formatting import fixed, round_half_up
 from site_builder.metrics import CONSTANTS, CURVE_QUANTITIES, METRICS, SHOWN, Expr, evaluate, page_table
-from site_builder.present.schema import ComparisonResult, SideIdentity
+from site_builder.present.schema import ComparisonResult, SequenceResult, SideIdentity
 from site_builder.present.tables import target_cells
 from site_builder.render.pages import page_data
-from tests.factories import Point, SideInput, point, sequence_and_points
+from tests.factories import Point, SideInput, point, sequence_and_points, table
 from tests.factories import side_points as engine_points
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,6 +48,12 @@ EXPORTS = sorted(
     [
         "CURVE_SAMPLES",
         "MonotoneSpline",
+        "bandBounds",
+        "bandOf",
+        "defaultTargets",
+        "knotRange",
+        "paretoFrontier",
+        "sideKnots",
         "SPARSE_RATIO",
         "SPREAD_LIMIT",
         "claim",
@@ -70,6 +78,10 @@ EXPORTS = sorted(
         "valueText",
         "winner",
         "words",
+        # a reader's view of a page (tests/test_views.py, tests/browser/test_views.py)
+        "viewMeasuredPoints",
+        "viewPoints",
+        "viewWords",
     ]
 )
 Case = TypeVar("Case")
@@ -518,6 +530,37 @@ def page_case(draw: st.DrawFn) -> PageCase:
     return sides, consts, names, gpus, targets
 
 
+def built_page(
+    points: Sequence[Sequence[Point]],
+    names: Sequence[str],
+    applied: Sequence[AppliedConstants],
+    targets: Sequence[float] | None,
+) -> tuple[SequenceResult, dict[str, Any]]:
+    """A 1k/1k page of two sides (at the targets, or the engine's own), as the build makes it:
+    the engine, the presentation and render.page_data."""
+    inputs = [SideInput(n, {}, "", "gpu", a, p) for n, a, p in zip(names, applied, points, strict=True)]
+    sequence, shown_points = sequence_and_points(1024, 1024, "1k/1k", inputs, targets)
+    page = page_data(
+        ComparisonResult(
+            slug="a-vs-b",
+            kind="precision",
+            title="A vs B",
+            model="m",
+            model_name="M",
+            hardware=["gpu"],
+            default_sequence="1k/1k",
+            cost_tier="hyperscaler",
+            sides=[SideIdentity(label=n, filters={}) for n in names],
+            sequences=[sequence],
+            constants=list(applied),
+            data_sources=[],
+            notices=[],
+        ),
+        [shown_points],
+    )
+    return sequence, page
+
+
 def python_page(case: PageCase) -> dict[str, Any]:
     """A page of two sides at these targets, as the build makes it (the engine, the presentation's
     words, render.page_data), and what the build's table says at each target: the engine's
@@ -536,26 +579,7 @@ def python_page(case: PageCase) -> dict[str, Any]:
         for (gpu, tier), k in zip(gpus, consts, strict=True)
     ]
     points = [benchmark_points(side) for side in sides]
-    inputs = [SideInput(n, {}, "", "gpu", a, p) for n, a, p in zip(names, applied, points, strict=True)]
-    sequence, shown_points = sequence_and_points(1024, 1024, "1k/1k", inputs, targets)
-    page = page_data(
-        ComparisonResult(
-            slug="a-vs-b",
-            kind="precision",
-            title="A vs B",
-            model="m",
-            model_name="M",
-            hardware=["gpu"],
-            default_sequence="1k/1k",
-            cost_tier="hyperscaler",
-            sides=[SideIdentity(label=n, filters={}) for n in names],
-            sequences=[sequence],
-            constants=applied,
-            data_sources=[],
-            notices=[],
-        ),
-        [shown_points],
-    )
+    sequence, page = built_page(points, names, applied, targets)
     curves = [SideCurves(engine_points(p)) for p in points]
     shown = {m.key for m in SHOWN}  # the page computes the metrics it shows
     answers = []
@@ -617,6 +641,104 @@ def test_the_table_at_any_target_is_the_builds(node: str) -> None:
         "GPU count not recorded",
     ):
         assert words in said, words
+
+
+# -- a side's knots from its measured points (the explorer) -------------------------------------------
+
+# A measured point: interactivity and throughput from few values (ties at one interactivity,
+# duplicates), a concurrency, an output throughput or None, a deployment (0-2), a GPU count or None.
+TIED_X = st.sampled_from([10.0, 20.0, 20.5, 40.0, 80.0]) | st.floats(1.0, 200.0)
+TIED_Y = st.sampled_from([100.0, 250.0, 500.0, 900.0]) | st.floats(1.0, 5000.0)
+MEASURED = st.tuples(
+    TIED_X,
+    TIED_Y,
+    st.integers(1, 512),
+    st.none() | st.floats(1.0, 5000.0),
+    st.integers(0, 2),
+    st.none() | st.integers(1, 72),
+)
+
+
+@st.composite
+def measured_side(draw: st.DrawFn) -> list[Knot]:
+    """0-10 points, now and then one, with exact duplicates of earlier points."""
+    size = draw(st.sampled_from([0, 1, 1, 2, 3, 5, 8, 10]))
+    points: list[Knot] = []
+    for _ in range(size):
+        if points and draw(st.integers(0, 4)) == 0:
+            points.append(points[draw(st.integers(0, len(points) - 1))])
+        else:
+            points.append(draw(MEASURED))
+    return points
+
+
+def explorer_columns(points: Sequence[Point]) -> dict[str, list[Any]]:
+    """A side's points as the explorer's data holds them: a column each, in table order."""
+    rows = table(points)
+    names = {
+        "interactivity": "interactivity",
+        "throughput": "throughput_per_gpu",
+        "concurrency": "concurrency",
+        "output_throughput": "output_throughput_per_gpu",
+        "users_per_gpu": "users_per_gpu",
+        "deployment": "config_id",
+        "gpus": "gpu_count",
+        "configuration": "configuration",
+    }
+    return {name: rows.python_values(column) for name, column in names.items()}
+
+
+def python_knots(case: list[list[Knot]]) -> dict[str, Any]:
+    """Two sides' measured points, and what the build's page data says of them: each side's
+    frontier (pareto_frontier) and knots (render.pages _side_data), the band and the targets."""
+    points = [benchmark_points(side) for side in case]
+    applied = [
+        AppliedConstants(
+            hardware="gpu",
+            hardware_name="GPU",
+            cost_tier="rental",
+            usd_per_gpu_hour=2.0,
+            watts_all_in=None,
+            source="t",
+            as_of="2026",
+        )
+    ] * 2
+    _, page = built_page(points, ["A", "B"], applied, None)
+    sequence = json.loads(json.dumps(page["sequences"]["1k/1k"]))
+    columns = [explorer_columns(p) for p in points]
+    frontiers = [
+        pareto_frontier(
+            np.array(c["interactivity"], dtype=float), np.array(c["throughput"], dtype=float)
+        ).tolist()
+        for c in columns
+    ]
+    sent = {"sides": columns, "quantities": page["quantities"]}
+    return {"sent": sent, "answer": {"frontiers": frontiers, **sequence}}
+
+
+def test_a_sides_knots_from_its_points_are_the_builds(node: str) -> None:
+    """From a side's measured points alone, engine.js gives the page data the build writes: the
+    frontier (ties at one interactivity, duplicates: the first in input order), the knots with
+    every curve quantity (null where not measured), the concurrency joins, GPU counts,
+    deployments and their configuration labels, and the two sides' band and default targets."""
+    single: list[list[Knot]] = [[(20.0, 500.0, 8, None, 0, None)], [(20.0, 500.0, 8, 250.0, 1, 8)] * 2]
+    ties: list[list[Knot]] = [
+        [(10.0, 900.0, 64, None, 0, 8), (10.0, 900.0, 32, None, 1, 8), (10.0, 950.0, 16, 1.0, 2, None),
+         (20.0, 500.0, 8, None, 0, 8), (20.0, 500.0, 4, None, 1, 8), (40.0, 500.0, 2, None, 0, 8)],
+        [(12.0, 800.0, 64, None, 0, 8), (30.4, 300.0, 16, None, 0, 8), (30.6, 100.0, 8, None, 0, 8)],
+    ]  # fmt: skip
+    _, computed = collect(
+        st.lists(st.lists(measured_side(), min_size=2, max_size=2), min_size=12, max_size=12),
+        python_knots,
+        explicit=[[single, ties, [[], ties[1]]]],
+        batches_drawn=6,
+    )
+    sent = [c["sent"] for c in computed]
+    expected = [c["answer"] for c in computed]
+    assert_same("knots", sent, expected, run_engine(node, "knots", sent))
+    assert any(a["targets"] for a in expected) and any(not a["targets"] for a in expected)
+    assert any(len(k["knots"]) == 1 for a in expected for k in a["sides"])
+    assert any(False in k["joins"] for a in expected for k in a["sides"])
 
 
 # -- the chart's curves -------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from site_builder.plan import RelatedLink
 from site_builder.present.narrate import Narrative
 from site_builder.present.result import ShownPoints
 from site_builder.present.schema import ComparisonResult, SequenceResult, SideResult
+from site_builder.present.views import view_data
 from site_builder.render.downloads import accuracy_csv, comparison_json, points_csv, sweep_csv, table_csv
 
 if TYPE_CHECKING:
@@ -42,10 +43,11 @@ def page_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints
     """What the page script needs to work out the table and the chart at a reader's targets, and
     to word them as the build does (engine.js `cells`): per side its label, GPU, cost tier and
     constants; the registries' words (shown metrics, the constants' reasons); per sequence the
-    targets, the band and each side's knots."""
+    targets, the band and each side's knots; and what a reader's filters and interactivity basis
+    read (`view`: present/views.py), where the page offers any."""
     quantities = metrics.shown_quantities()
     sides = comparison.sequences[0].sides if comparison.sequences else []  # alike in every sequence
-    return {
+    found = {
         "slug": comparison.slug,
         "sides": [
             {
@@ -68,6 +70,8 @@ def page_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints
             for s, points in zip(comparison.sequences, shown, strict=True)
         },
     }
+    view = view_data(shown, comparison.sequences)
+    return found if view is None else found | {"view": view}
 
 
 def _sequence_data(

@@ -282,6 +282,8 @@ class SiteRenderer:
         context = {
             **self._common("../../"),
             **chart,
+            # a chart without the page's filters: their points stay on the page
+            "page_data": {key: value for key, value in chart["page_data"].items() if key != "view"},
             "c": page.comparison,
             "canonical": self.absolute(f"{page.comparison.slug}/"),
         }

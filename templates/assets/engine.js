@@ -11,6 +11,10 @@
    - evaluate: site_builder/metrics.py (expression trees, folded left to right, null in = null out);
    - metricsAt / winner / isTie / knotBounds / claim: site_builder/engine/compare.py (claimWords:
      present/tables.py _claim_words);
+   - paretoFrontier: site_builder/engine/frontier.py; sideKnots: a side's page data from its
+     measured points (site_builder/render/pages.py _side_data, the frontier and concurrency joins
+     of compare.py SideCurves); bandOf / bandBounds / defaultTargets: compare.py band_of,
+     Band.bounds, default_targets;
    - curveSamples: where the charts draw a frontier (the interactivity chart's curves, sampled
      with the same spline; tests/test_engine_js.py holds them to the Python engine's values);
    - cells and the words it uses (grouped, valueText, deploymentText, notMeasuredText, reason):
@@ -423,6 +427,106 @@
     return known;
   }
 
+  // -- a side from its measured points ------------------------------------------------------------
+
+  /* The positions of the points no other point beats or equals on both interactivity and
+     throughput, by rising interactivity (site_builder/engine/frontier.py pareto_frontier). Walking
+     the points from the highest interactivity down (ties: higher throughput first, then input
+     order), a point is on the frontier when its throughput beats every one walked before it; so of
+     points at equal interactivity only the highest throughput can survive, and of exact
+     duplicates only the first in input order. */
+  function paretoFrontier(interactivity, throughput) {
+    var walk = interactivity.map(function (x, i) { return i; });
+    walk.sort(function (a, b) {
+      var xa = interactivity[a], xb = interactivity[b], ya = throughput[a], yb = throughput[b];
+      if (xa !== xb) { return xa > xb ? -1 : 1; }
+      if (ya !== yb) { return ya > yb ? -1 : 1; }
+      return a - b;
+    });
+    var kept = [], best = -Infinity;
+    walk.forEach(function (i) {
+      if (throughput[i] > best) { kept.push(i); }
+      best = Math.max(best, throughput[i]);
+    });
+    return kept.reverse();
+  }
+
+  function given(column, i) {
+    var v = column ? column[i] : null;
+    return isNumber(v) && v === v ? v : null; // NaN and a missing value alike: not measured
+  }
+
+  /* A side's knots as the page data holds them (site_builder/render/pages.py _side_data), from its
+     measured points on one workload, a column each: `interactivity`, the curve quantities
+     (`throughput`, `concurrency`, `output_throughput`, `users_per_gpu`; null where a point lacks
+     one), `deployment` (equal numbers: the same configuration), `gpus` (null: not recorded) and
+     `configuration` (its label). `quantities` names the knot columns after the interactivity
+     (page.quantities). Gives {knots, joins, gpus, deployments, configurations}: per knot its
+     values, GPU count and deployment (an index into `configurations`, each deployment's label
+     as its last knot has it, deployments in order of their first knot); per stretch between two
+     knots whether one deployment's concurrency falls across it (compare.py SideCurves). */
+  function sideKnots(points, quantities) {
+    var names = quantities || QUANTITIES;
+    var frontier = paretoFrontier(points.interactivity, points.throughput);
+    var deployments = [], configurations = [], seen = [];
+    frontier.forEach(function (p) {
+      var n = seen.indexOf(points.deployment[p]);
+      if (n < 0) { n = seen.length; seen.push(points.deployment[p]); }
+      configurations[n] = points.configuration[p];
+      deployments.push(n);
+    });
+    var joins = [];
+    for (var k = 0; k + 1 < frontier.length; k += 1) {
+      var a = frontier[k], b = frontier[k + 1];
+      joins.push(points.concurrency[a] >= points.concurrency[b] && points.deployment[a] === points.deployment[b]);
+    }
+    return {
+      knots: frontier.map(function (p) {
+        return [points.interactivity[p]].concat(names.map(function (name) { return given(points[name], p); }));
+      }),
+      joins: joins,
+      gpus: frontier.map(function (p) { return given(points.gpus, p); }),
+      deployments: deployments,
+      configurations: configurations
+    };
+  }
+
+  /* A side's measured range: its first and last knot's interactivity, or null without a knot. */
+  function knotRange(side) {
+    var knots = side.knots || [];
+    return knots.length ? [knots[0][0], knots[knots.length - 1][0]] : null;
+  }
+
+  /* The intersection of two measured ranges as {lo, hi} (lo ≤ hi, possibly one point), both null
+     where a range is missing or they are apart (compare.py band_of). */
+  function bandOf(rangeA, rangeB) {
+    if (!rangeA || !rangeB) { return { lo: null, hi: null }; }
+    var lo = Math.max(rangeA[0], rangeB[0]), hi = Math.min(rangeA[1], rangeB[1]);
+    return lo <= hi ? { lo: lo, hi: hi } : { lo: null, hi: null };
+  }
+
+  /* [lo, hi] where the band is a matched range (width and a whole tok/s/user inside), else null
+     (compare.py Band.bounds); the page data's `band`. */
+  function bandBounds(band) {
+    if (band.lo === null || band.hi === null || !(band.lo < band.hi)) { return null; }
+    return Math.ceil(band.lo) <= Math.floor(band.hi) ? [band.lo, band.hi] : null;
+  }
+
+  var TARGET_FRACTIONS = [0.25, 0.50, 0.75]; // compare.py
+
+  /* lo + 25/50/75% of the band width, rounded half-up to whole tok/s/user, never one twice
+     (compare.py default_targets). */
+  function defaultTargets(band) {
+    var bounds = bandBounds(band);
+    if (bounds === null) { return []; }
+    var found = [];
+    TARGET_FRACTIONS.forEach(function (f) {
+      var target = roundHalfUp(bounds[0] + f * (bounds[1] - bounds[0]), 0);
+      if (found.indexOf(target) < 0) { found.push(target); }
+    });
+    return found;
+  }
+
   var CURVE_SAMPLES = 64;
 
   /* Where a chart samples a frontier: `count` evenly spaced interactivities across the measured
@@ -672,11 +776,90 @@
     offFrontier: "(not on the frontier)"
   };
 
+  // -- a reader's own view: the points its filters and interactivity basis keep ----------------
+
+  /* The TPOT percentiles a view may read interactivity from, as the page data names their
+     columns (site_builder/present/views.py BASES): seconds per output token. */
+  var BASIS_COLUMNS = { p90: "tpot_p90", p99: "tpot_p99" };
+
+  /* A side's points on one workload (page data view.points, column by column) that a reader's
+     view keeps: those whose value of each chosen field is the chosen one (`view.filters`: field
+     key → index into that field's values), with an interactivity on the chosen basis — the
+     point's own for "median", else 1 / TPOT at that percentile in seconds (DESIGN.md's
+     interactivity, at that percentile), which a point without it lacks. The same columns for the
+     points kept (interactivity on the basis) with what sideKnots reads besides — concurrency per
+     GPU (concurrency ÷ GPUs, as site_builder/read/table.py derives it) and each point's
+     configuration label (`configurations`, by deployment) — their `positions` among the side's
+     points, and `lacking`: how many points the filters keep that lack the percentile. */
+  function viewPoints(points, view, configurations) {
+    var column = BASIS_COLUMNS[view.basis] || null;
+    var names = Object.keys(points).filter(function (name) { return name !== "fields"; });
+    var keys = Object.keys(view.filters);
+    var kept = { positions: [], lacking: 0 };
+    names.forEach(function (name) { kept[name] = []; });
+    points.interactivity.forEach(function (own, n) {
+      for (var k = 0; k < keys.length; k += 1) {
+        if (points.fields[keys[k]][n] !== view.filters[keys[k]]) { return; }
+      }
+      var tpot = column ? points[column][n] : null;
+      if (column && !(isNumber(tpot) && tpot > 0)) { kept.lacking += 1; return; }
+      kept.positions.push(n);
+      names.forEach(function (name) { kept[name].push(points[name][n]); });
+      kept.interactivity[kept.interactivity.length - 1] = column ? 1 / tpot : own;
+    });
+    kept.users_per_gpu = kept.concurrency.map(function (users, n) { return kept.gpus[n] ? users / kept.gpus[n] : null; });
+    kept.configuration = kept.deployment.map(function (d) { return configurations[d]; });
+    return kept;
+  }
+
+  /* The points a view keeps (viewPoints) as the chart marks them (measuredPoints' shape): per
+     point its interactivity on the view's basis, its curve quantities (`names`), whether it is
+     on the side's frontier (paretoFrontier) and its position among all the side's points (the
+     chart data's configuration and date are listed by it). */
+  function viewMeasuredPoints(kept, names) {
+    var on = {};
+    paretoFrontier(kept.interactivity, kept.throughput).forEach(function (n) { on[n] = true; });
+    return kept.positions.map(function (position, n) {
+      var quantities = {};
+      names.forEach(function (name) { quantities[name] = name in kept ? kept[name][n] : null; });
+      return { x: kept.interactivity[n], quantities: quantities, onFrontier: on[n] === true, position: position };
+    });
+  }
+
+  /* A view's words: its status line, the live region's, the axis and the band's heading. */
+  var viewWords = {
+    status: function (sequence, sides, lacking, basis) {
+      var kept = sides.map(function (side) { return side.label + " " + side.kept + " of " + side.total; });
+      var text = "On " + sequence + ", points kept: " + kept.join(", ") + ".";
+      if (lacking) { text += " " + lacking + (lacking === 1 ? " point lacks " : " points lack ") + basis + "."; }
+      return text + " The page's text, findings and provenance describe every point.";
+    },
+    shown: "Table and chart recomputed for the points kept.",
+    reset: "Every point shown again.",
+    axis: function (basis) { return "Interactivity from " + basis + " (tok/s/user)"; },
+    band: function (sequence, band) {
+      return band ? sequence + ": band " + Math.ceil(band[0]) + "–" + Math.floor(band[1]) + " tok/s/user" : sequence;
+    },
+    noMatch: function (sequence, ranges) {
+      return "No matched range at " + sequence + " for the points kept: " + ranges.map(function (side) {
+        return side.range ? side.label + "'s frontier spans " + fixed(side.range[0], 1) + "–" + fixed(side.range[1], 1) +
+          " tok/s/user" : side.label + " keeps no point";
+      }).join("; ") + ".";
+    },
+    noTable: "The points kept have a matched range here, which the chart shades; the page has no table on this workload."
+  };
+
   return {
     TIE_TOLERANCE: TIE_TOLERANCE,
     SPARSE_RATIO: SPARSE_RATIO,
     SPREAD_LIMIT: SPREAD_LIMIT,
     claim: claim,
+    paretoFrontier: paretoFrontier,
+    sideKnots: sideKnots,
+    knotRange: knotRange,
+    bandOf: bandOf,
+    bandBounds: bandBounds,
+    defaultTargets: defaultTargets,
     fixed: fixed,
     roundHalfUp: roundHalfUp,
     steffenTangents: steffenTangents,
@@ -698,6 +881,9 @@
     cells: cells,
     columnSummary: columnSummary,
     measuredPoints: measuredPoints,
-    words: words
+    words: words,
+    viewPoints: viewPoints,
+    viewMeasuredPoints: viewMeasuredPoints,
+    viewWords: viewWords
   };
 }));

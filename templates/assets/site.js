@@ -36,13 +36,16 @@
   var DEFAULT_METRIC = metricByKey.throughput ? "throughput" : metricKeys[0];
   var labels = page.sides.map(function (side) { return side.label; });
 
-  function defaults(seq) { return page.sequences[seq].targets.slice(); }
+  /* The default targets of a sequence in a view (the state's unless given): the page's own, or
+     the view's (viewSequence). */
+  function defaults(seq, view) { return shownSequence(seq, view).targets.slice(); }
 
-  function parseTargets(text, seq) {
+  /* The URL's targets: as many as the page's own, or as the view's defaults. */
+  function parseTargets(text, seq, view) {
     if (!text) { return null; }
     var values = text.split(",").map(Number);
-    var expected = page.sequences[seq].targets.length;
-    if (values.length !== expected || values.some(function (v) { return !isFinite(v) || v <= 0; })) { return null; }
+    var counts = [page.sequences[seq].targets.length, defaults(seq, view).length];
+    if (counts.indexOf(values.length) < 0 || values.some(function (v) { return !isFinite(v) || v <= 0; })) { return null; }
     return values;
   }
 
@@ -52,8 +55,65 @@
     var seq = asked !== null && Object.prototype.hasOwnProperty.call(page.sequences, asked) ? asked : page.default_sequence;
     var metric = metricKeys.indexOf(params.get("metric")) >= 0 ? params.get("metric") : DEFAULT_METRIC;
     var scales = logScales(params.get("log"));
-    return { seq: seq, metric: metric, targets: parseTargets(params.get("t"), seq) || defaults(seq),
-      logX: scales.logX, logY: scales.logY, constants: constantsFromURL(params) };
+    var view = viewFromURL(params);
+    return { seq: seq, metric: metric, targets: parseTargets(params.get("t"), seq, view) || defaults(seq, view),
+      logX: scales.logX, logY: scales.logY, constants: constantsFromURL(params), view: view };
+  }
+
+  // -- a reader's own view (view-filters.html): filters narrowing what each side pools, and the
+  // TPOT percentile interactivity is read from; in the URL as f=key:value,… (a stub's filter
+  // keys and values, "-" for not recorded) and basis=p90 or p99 ---------------------------------
+
+  var VIEW = page.view || null;
+  var viewCache = {};
+
+  function allPoints(view) { return view.basis === "median" && Object.keys(view.filters).length === 0; }
+
+  function viewField(key) {
+    return VIEW ? VIEW.fields.filter(function (field) { return field.key === key; })[0] || null : null;
+  }
+
+  function viewFromURL(params) {
+    var view = { filters: {}, basis: "median" };
+    if (!VIEW) { return view; }
+    (params.get("f") || "").split(",").forEach(function (part) {
+      var at = part.indexOf(":"), field = viewField(part.slice(0, at)), token;
+      try { token = decodeURIComponent(part.slice(at + 1)).toLowerCase(); } catch (e) { return; }
+      var index = field ? field.tokens.map(function (t) { return t.toLowerCase(); }).indexOf(token) : -1;
+      if (index >= 0) { view.filters[field.key] = index; }
+    });
+    var basis = params.get("basis");
+    if (VIEW.bases.some(function (b) { return b.key === basis; })) { view.basis = basis; }
+    return view;
+  }
+
+  function writeView(url, view) {
+    var parts = VIEW ? VIEW.fields.filter(function (field) { return field.key in view.filters; }).map(function (field) {
+      return field.key + ":" + encodeURIComponent(field.tokens[view.filters[field.key]]);
+    }) : [];
+    if (parts.length) { url.searchParams.set("f", parts.join(",")); } else { url.searchParams.delete("f"); }
+    if (view.basis !== "median") { url.searchParams.set("basis", view.basis); } else { url.searchParams.delete("basis"); }
+  }
+
+  /* A sequence as a view shows it: the page's own with every point, else worked out from the
+     points the view keeps — each side's knots, the band and the default targets (the author's,
+     where pinned), with the engine's rules; made once a view. */
+  function shownSequence(seq, view) {
+    view = view || state.view;
+    if (!VIEW || allPoints(view)) { return page.sequences[seq]; }
+    var key = seq + "|" + view.basis + "|" + VIEW.fields.map(function (field) { return view.filters[field.key]; }).join(",");
+    if (!viewCache[key]) { viewCache[key] = viewSequence(seq, VIEW.points[seq], view); }
+    return viewCache[key];
+  }
+
+  function viewSequence(seq, points, view) {
+    var kept = points.map(function (side) { return E.viewPoints(side, view, VIEW.configurations); });
+    var sides = kept.map(function (side) { return E.sideKnots(side, page.quantities); });
+    var band = E.bandOf(E.knotRange(sides[0]), E.knotRange(sides[1]));
+    var pinned = VIEW.pinned.indexOf(seq) >= 0;
+    return { targets: pinned ? page.sequences[seq].targets : E.defaultTargets(band),
+      band: E.bandBounds(band), sides: sides, kept: kept,
+      totals: points.map(function (side) { return side.interactivity.length; }) };
   }
 
   // -- a reader's own constants and axes in the URL: usd_hr and kw (one value for both sides, or
@@ -114,7 +174,7 @@
   var curvesBySeq = {};
   function buildCurves(constants) {
     Object.keys(page.sequences).forEach(function (seq) {
-      curvesBySeq[seq] = page.sequences[seq].sides.map(function (side, i) {
+      curvesBySeq[seq] = shownSequence(seq).sides.map(function (side, i) {
         return new E.SideCurves(side, page.quantities, constants[i]);
       });
     });
@@ -129,9 +189,10 @@
     var url = new URL(window.location.href);
     url.searchParams.set("seq", s.seq);
     url.searchParams.set("metric", s.metric);
-    if (sameTargets(s.targets, defaults(s.seq))) { url.searchParams.delete("t"); }
+    if (sameTargets(s.targets, defaults(s.seq, s.view))) { url.searchParams.delete("t"); }
     else { url.searchParams.set("t", s.targets.map(String).join(",")); }
     writeOwnState(url, s);
+    writeView(url, s.view);
     return url.toString();
   }
 
@@ -235,9 +296,12 @@
     columns = state.targets.map(function (t) { return computeColumn(state.seq, t); });
     var panel = panelFor(state.seq);
     if (!panel || asBuilt) { return; }
+    showView(panel);
+    fitColumns(panel, state.targets.length);
     state.targets.forEach(function (target, col) { renderColumn(panel, col); });
     var inputs = panel.querySelectorAll("input.target-input");
     Array.prototype.forEach.call(inputs, function (input, col) {
+      if (col >= state.targets.length) { return; }
       if (Number(input.value) !== state.targets[col]) { input.value = String(state.targets[col]); }
       input.removeAttribute("aria-invalid");
     });
@@ -256,42 +320,70 @@
 
   function describeColumn(col) { return E.columnSummary(state.targets[col], columns[col], page); }
 
+  /* A target's input in a table's column header, and its label. */
+  function targetInput(panel, col, value) {
+    var id = "target-" + panels.indexOf(panel) + "-" + col;
+    var label = document.createElement("label");
+    label.className = "visually-hidden";
+    label.setAttribute("for", id);
+    label.textContent = E.words.targetLabel(col, panel.getAttribute("data-sequence"));
+    var input = document.createElement("input");
+    input.type = "number";
+    input.id = id;
+    input.className = "target-input";
+    input.min = "0.1";
+    input.step = "any";
+    input.inputMode = "decimal";
+    input.value = value;
+    input.setAttribute("data-col", String(col));
+    input.addEventListener("change", function () {
+      var value = Number(input.value);
+      if (!input.value || !isFinite(value) || value <= 0) {
+        input.setAttribute("aria-invalid", "true");
+        announce(E.words.invalidTarget);
+        return;
+      }
+      input.removeAttribute("aria-invalid");
+      retarget(col, value);
+      pushStateWhenIdle();
+      afterPaint(function () { announce(describeColumn(col)); });
+    });
+    return [label, input];
+  }
+
   function makeInputs() {
     panels.forEach(function (panel) {
-      var seq = panel.getAttribute("data-sequence");
       var headers = panel.querySelectorAll("thead th.target");
       Array.prototype.forEach.call(headers, function (th, col) {
         var span = th.querySelector(".target-value");
         if (!span) { return; }
-        var id = "target-" + panels.indexOf(panel) + "-" + col;
-        var label = document.createElement("label");
-        label.className = "visually-hidden";
-        label.setAttribute("for", id);
-        label.textContent = E.words.targetLabel(col, seq);
-        var input = document.createElement("input");
-        input.type = "number";
-        input.id = id;
-        input.className = "target-input";
-        input.min = "0.1";
-        input.step = "any";
-        input.inputMode = "decimal";
-        input.value = span.textContent;
-        input.setAttribute("data-col", String(col));
-        span.replaceWith(label, input);
-        input.addEventListener("change", function () {
-          var value = Number(input.value);
-          if (!input.value || !isFinite(value) || value <= 0) {
-            input.setAttribute("aria-invalid", "true");
-            announce(E.words.invalidTarget);
-            return;
-          }
-          input.removeAttribute("aria-invalid");
-          retarget(col, value);
-          pushStateWhenIdle();
-          afterPaint(function () { announce(describeColumn(col)); });
-        });
+        span.replaceWith.apply(span, targetInput(panel, col, span.textContent));
       });
     });
+  }
+
+  /* A table with a column for each of `count` targets (a view's defaults may be fewer or more
+     than the page's): columns added as copies of the last, the ones beyond hidden. */
+  function fitColumns(panel, count) {
+    var table = panel.querySelector("table.matched-table");
+    if (!table) { return; }
+    var heads = table.querySelectorAll("thead th.target");
+    for (var col = heads.length; col < count && heads.length; col += 1) {
+      var th = heads[heads.length - 1].cloneNode(false), made = targetInput(panel, col, "");
+      th.setAttribute("data-target-index", String(col));
+      th.appendChild(made[0]);
+      th.appendChild(made[1]);
+      th.appendChild(document.createTextNode(" tok/s/user"));
+      heads[heads.length - 1].parentNode.appendChild(th);
+      Array.prototype.forEach.call(table.querySelectorAll("tbody tr[data-metric]"), function (row) {
+        row.appendChild(document.createElement("td"));
+      });
+    }
+    Array.prototype.forEach.call(table.querySelectorAll("thead th.target"), function (th, col) { th.hidden = col >= count; });
+    Array.prototype.forEach.call(table.querySelectorAll("tbody tr[data-metric]"), function (row) {
+      Array.prototype.forEach.call(row.querySelectorAll("td"), function (td, col) { td.hidden = col >= count; });
+    });
+    table.style.setProperty("--targets", String(count));
   }
 
   // -- chart -----------------------------------------------------------------------------------
@@ -387,8 +479,8 @@
     var colors = theme();
     var names = page.quantities;
     var hasConcurrency = names.indexOf("concurrency") >= 0;
-    var traces = [];
-    page.sequences[seq].sides.forEach(function (side, i) {
+    var traces = [], view = shownSequence(seq);
+    view.sides.forEach(function (side, i) {
       var label = plotlyText(labels[i]);
       var tracesNamed = charts.names[i];
       var color = colors.sides[i] || undefined;
@@ -404,8 +496,10 @@
       }
       var xs = [], ys = [], sizes = [], opacities = [], details = [];
       var measured = charts.points[seq][i], curves = curvesBySeq[seq][i];
-      E.measuredPoints(curves, measured, charts.point_columns).forEach(function (point, n) {
-        var date = measured.date[n];
+      var points = view.kept ? E.viewMeasuredPoints(view.kept[i], names) :
+        E.measuredPoints(curves, measured, charts.point_columns);
+      points.forEach(function (point, at) {
+        var n = view.kept ? point.position : at, date = measured.date[n];
         xs.push(point.x);
         ys.push(E.evaluate(metric.formula, E.knownValues(curves, point.quantities)));
         sizes.push(point.onFrontier ? 9 : 7);
@@ -460,7 +554,7 @@
   }
 
   function bandShapes() {
-    var band = page.sequences[state.seq].band;
+    var band = shownSequence(state.seq).band;
     return band ? [{
       type: "rect", name: "band", xref: "x", yref: "paper", x0: band[0], x1: band[1], y0: 0, y1: 1,
       line: { width: 0 }, fillcolor: "rgba(128,128,128,0.14)", layer: "below"
@@ -486,6 +580,7 @@
       }
     });
     layout.yaxis.title = { text: chartMetricByKey[state.metric].axis };
+    if (state.view.basis !== "median") { layout.xaxis.title = { text: E.viewWords.axis(basisLabel(state.view.basis)) }; }
     if (chartEl.clientWidth < NARROW) { layout.yaxis.title.font = { size: 12 }; }
     layout.yaxis.automargin = true; // the title and the ticks' digits never clipped
     layout.shapes = bandShapes();
@@ -623,7 +718,8 @@
   function render(asBuilt) {
     syncControls();
     showPanels();
-    renderTable(asBuilt && sameTargets(state.targets, defaults(state.seq)));
+    renderTable(asBuilt && allPoints(state.view) && sameTargets(state.targets, defaults(state.seq)));
+    showViewStatus();
     draw();
   }
 
@@ -679,10 +775,102 @@
     applyOwnState();
   }
 
+  // -- a reader's own view: its controls, the panel and status it changes ----------------------
+
+  function basisLabel(key) {
+    var found = VIEW ? VIEW.bases.filter(function (b) { return b.key === key; })[0] : null;
+    return found ? found.label : key;
+  }
+
+  function viewControls() { return Array.prototype.slice.call(document.querySelectorAll("#view-filters select")); }
+
+  function syncViewControls() {
+    viewControls().forEach(function (select) {
+      var key = select.getAttribute("data-filter");
+      select.value = key === null ? state.view.basis : key in state.view.filters ? String(state.view.filters[key]) : "";
+    });
+  }
+
+  /* A panel as the view shows it: its heading's band, and its table, or why it has none. */
+  function showView(panel) {
+    var seq = panel.getAttribute("data-sequence"), shown = shownSequence(seq), own = shown === page.sequences[seq];
+    var heading = panel.querySelector("h3");
+    if (!heading) { return; }
+    if (!heading.hasAttribute("data-built")) { heading.setAttribute("data-built", heading.textContent); }
+    heading.textContent = own ? heading.getAttribute("data-built") : E.viewWords.band(seq, shown.band);
+    var wrap = panel.querySelector(".table-wrap");
+    var note = panel.querySelector(".view-no-match");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "view-no-match";
+      heading.parentNode.insertBefore(note, heading.nextSibling);
+    }
+    var text = "";
+    if (!own && !shown.band) {
+      text = E.viewWords.noMatch(seq, curvesBySeq[seq].map(function (curves, i) { return { label: labels[i], range: curves.range }; }));
+    } else if (!own && !wrap) { text = E.viewWords.noTable; }
+    note.textContent = text;
+    note.hidden = !text;
+    if (wrap) { wrap.hidden = !own && !shown.band; }
+    // the build's words on what the sides pool, and why there is no table: true of every point only
+    Array.prototype.forEach.call(panel.querySelectorAll(".no-overlap, .pooled"), function (p) { p.hidden = !own; });
+  }
+
+  /* What the view keeps on the shown sequence, and how many points lack its percentile. */
+  function showViewStatus() {
+    var status = document.getElementById("view-status");
+    if (!status) { return; }
+    var shown = shownSequence(state.seq);
+    if (!shown.kept) { status.textContent = ""; return; }
+    var sides = shown.kept.map(function (kept, i) {
+      return { label: labels[i], kept: kept.positions.length, total: shown.totals[i] };
+    });
+    var lacking = shown.kept.reduce(function (sum, kept) { return sum + kept.lacking; }, 0);
+    status.textContent = E.viewWords.status(state.seq, sides, lacking, basisLabel(state.view.basis));
+  }
+
+  /* The state's view: targets the reader has not set follow its defaults; curves, traces and
+     the chart made again. */
+  function applyView(view) {
+    var own = !sameTargets(state.targets, defaults(state.seq));
+    state.view = view;
+    if (!own) { state.targets = defaults(state.seq); }
+    buildCurves(state.constants);
+    traceCache = {};
+    drawnView = null;
+    syncViewControls();
+    render(false);
+    pushState();
+  }
+
+  function wireView() {
+    var box = document.getElementById("view-filters");
+    if (!box || !VIEW) { return; }
+    box.hidden = false;
+    viewControls().forEach(function (select) {
+      select.addEventListener("change", function () {
+        var key = select.getAttribute("data-filter"), view = JSON.parse(JSON.stringify(state.view));
+        if (key === null) { view.basis = select.value; }
+        else if (select.value === "") { delete view.filters[key]; }
+        else { view.filters[key] = Number(select.value); }
+        applyView(view);
+        afterPaint(function () { announce(E.viewWords.shown); });
+      });
+    });
+    var reset = document.getElementById("view-reset");
+    if (reset) {
+      reset.addEventListener("click", function () {
+        applyView({ filters: {}, basis: "median" });
+        afterPaint(function () { announce(E.viewWords.reset); });
+      });
+    }
+    syncViewControls();
+  }
+
   if (seqSelect) {
     seqSelect.addEventListener("change", function () {
       state = { seq: seqSelect.value, metric: state.metric, targets: defaults(seqSelect.value), logX: state.logX, logY: state.logY,
-        constants: state.constants };
+        constants: state.constants, view: state.view };
       render();
       pushState();
       announce(E.words.sequenceShown(state.seq));
@@ -711,6 +899,7 @@
     waitingEntries = []; // the reader went back before the last edits' entries were written
     state = stateFromURL();
     applyOwnState();
+    syncViewControls();
     render();
     announce(E.words.viewShown(state.seq, labelOf(state.metric)));
   });
@@ -752,6 +941,7 @@
 
   makeInputs();
   wireOwnConstants();
+  wireView();
   render(sameConstants(state.constants));
   try { window.history.replaceState(state, "", window.location.href); } catch (e) { /* file:// */ }
   document.documentElement.setAttribute("data-ready", "true");

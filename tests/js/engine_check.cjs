@@ -4,7 +4,8 @@
 // Cases: {"fixed": [{value, decimals}], "spline": [{xs, ys, at}], "evaluate": [{formula, values}],
 // "winner": [{a, b, better, tie}], "page": [{page, targets}] (a page's data and the
 // targets its table is worked out at), "curve": [{side, constants, metrics}] (a chart's samples of
-// each metric along a side's frontier)}; fixed's
+// each metric along a side's frontier), "knots": [{sides, quantities}] (two sides' measured
+// points, a column each: their frontiers, knots, band and default targets)}; fixed's
 // value is Python's repr text ("nan", "inf" and "-0.0" included), so every float arrives exactly.
 "use strict";
 
@@ -68,6 +69,18 @@ function pageCase(c) {
   });
 }
 
+/* Two sides' measured points: each side's frontier and knots, their band and default targets. */
+function knotsCase(c) {
+  const sides = c.sides.map((points) => E.sideKnots(points, c.quantities));
+  const band = E.bandOf(E.knotRange(sides[0]), E.knotRange(sides[1]));
+  return {
+    frontiers: c.sides.map((points) => E.paretoFrontier(points.interactivity, points.throughput)),
+    targets: E.defaultTargets(band),
+    band: E.bandBounds(band),
+    sides: sides,
+  };
+}
+
 function curveCase(c) {
   const curves = new E.SideCurves(c.side, undefined, c.constants);
   return c.metrics.map((metric) => E.curveSamples(curves, metric));
@@ -90,6 +103,7 @@ const out = {
   winner: (input.winner || []).map((c) => E.winner(c.a, c.b, c.better, c.tie)),
   page: (input.page || []).map(pageCase),
   curve: (input.curve || []).map(curveCase),
+  knots: (input.knots || []).map(knotsCase),
   node_exports: Object.keys(E).sort(),
   browser_global: browserGlobal(),
 };

@@ -1,0 +1,201 @@
+"""What a reader's own view of a comparison page needs: the page script's filters, which narrow
+what each side pools, and its interactivity basis (median, p90 or p99 TPOT).
+
+A view is recomputed in the browser from each side's measured points on each workload, carried
+column by column (`view_data`): the page script keeps the points the reader's filters and basis
+keep and works out each side's frontier, the band, the default targets, the table and the chart
+from them with the engine's rules (templates/assets/engine.js). Offered are the configuration
+fields whose values differ among some side's points (a stub's filter keys, which the URL uses
+too), and each TPOT percentile some point was measured at.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from site_builder import metrics
+from site_builder.content import FILTER_COLUMNS
+from site_builder.present.result import ShownPoints
+from site_builder.present.schema import SequenceResult
+
+
+def _upper(value: Any) -> str:
+    return str(value).upper()
+
+
+def _plain(value: Any) -> str:
+    return str(value)
+
+
+def _yes_no(value: Any) -> str:
+    return "yes" if value else "no"
+
+
+def _mode(value: Any) -> str:
+    return "disaggregated" if value else "aggregated"
+
+
+def _method(value: Any) -> str:
+    return "none" if str(value).lower() == "none" else str(value).upper()
+
+
+@dataclass(frozen=True)
+class ViewField:
+    """A configuration field a reader may narrow a page by: its stub filter key (the URL's too),
+    its label and how one of its values reads."""
+
+    key: str
+    label: str
+    words: Callable[[Any], str] = _plain
+
+
+# In the order the controls show them: the three a reader asks about first, then the rest of
+# the stub's filter keys (content.Filters) but the model, which a page fixes.
+VIEW_FIELDS: tuple[ViewField, ...] = (
+    ViewField("framework", "Engine"),
+    ViewField("disagg", "Serving", _mode),
+    ViewField("spec_method", "Speculative decoding", _method),
+    ViewField("hardware", "GPU", _upper),
+    ViewField("precision", "Precision", _upper),
+    ViewField("tp", "TP"),
+    ViewField("ep", "EP"),
+    ViewField("pp", "PP"),
+    ViewField("gpus", "GPUs per deployment"),
+    ViewField("dp_attention", "DP attention", _yes_no),
+    ViewField("multinode", "Multi-node", _yes_no),
+    ViewField("dataset", "Dataset"),
+    ViewField("variant", "Variant"),
+)
+NOT_RECORDED = "not recorded"  # a value a point's file does not give
+
+# The interactivity bases: 1 / TPOT at a percentile (DESIGN.md's definition, at that percentile),
+# each read from a point-table column in seconds. The median is each point's own interactivity.
+BASES: dict[str, str] = {"p90": "tpot_p90", "p99": "tpot_p99"}
+BASIS_LABELS = {"median": "median TPOT", "p90": "p90 TPOT", "p99": "p99 TPOT"}
+
+
+def _sort_key(value: Any) -> tuple[int, Any]:
+    """Values in a control's order: not recorded last, numbers by size, text without case."""
+    if value is None:
+        return (2, "")
+    if isinstance(value, bool | int | float):
+        return (0, float(value))
+    return (1, str(value).lower())
+
+
+def _column(shown: ShownPoints, key: str) -> list[Any]:
+    return shown.rows.python_values(FILTER_COLUMNS.get(key, key))
+
+
+def _offered_fields(shown: Sequence[Sequence[ShownPoints]]) -> list[tuple[ViewField, list[Any]]]:
+    """The fields some side's points differ in (over every workload), each with every value the
+    page's points have."""
+    offered = []
+    for field in VIEW_FIELDS:
+        per_side: list[set[Any]] = [set(), set()]
+        for workload in shown:
+            for side, points in enumerate(workload):
+                per_side[side].update(_column(points, field.key))
+        if any(len(values) > 1 for values in per_side):
+            offered.append((field, sorted(per_side[0] | per_side[1], key=_sort_key)))
+    return offered
+
+
+def _offered_bases(shown: Sequence[Sequence[ShownPoints]]) -> list[str]:
+    """The percentiles some point of the page was measured at."""
+    found = []
+    for basis, column in BASES.items():
+        values = (value for workload in shown for points in workload for value in _column(points, column))
+        if any(value is not None for value in values):
+            found.append(basis)
+    return found
+
+
+def _number(value: Any) -> Any:
+    """A value as JSON carries it: None for a number not given (NaN)."""
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def _side_points(
+    shown: ShownPoints,
+    quantities: Sequence[str],
+    fields: Sequence[tuple[ViewField, list[Any]]],
+    bases: Sequence[str],
+    deployments: dict[tuple[int, int], int],
+    side: int,
+) -> dict[str, Any]:
+    """One side's points on one workload, in the order the page lists them (the chart data's):
+    interactivity, the curve quantities but concurrency per GPU (concurrency ÷ `gpus`, as the
+    point table derives it), the GPU count, the deployment (an index into the view's
+    configurations, numbered by side and configuration), each offered TPOT percentile in seconds,
+    and each offered field's value as an index into that field's values."""
+    columns = {"interactivity": "interactivity"} | {
+        q: metrics.CURVE_QUANTITIES[q] for q in quantities if q != "users_per_gpu"
+    }
+    columns |= {"gpus": "gpu_count"} | {BASES[b]: BASES[b] for b in bases}
+    found: dict[str, Any] = {
+        name: [_number(v) for v in shown.rows.python_values(column)] for name, column in columns.items()
+    }
+    found["deployment"] = [
+        deployments.setdefault((side, int(c)), len(deployments))
+        for c in shown.rows.column("config_id").tolist()
+    ]
+    found["fields"] = {
+        field.key: [values.index(v) for v in _column(shown, field.key)] for field, values in fields
+    }
+    return found
+
+
+def _field_data(field: ViewField, values: Sequence[Any]) -> dict[str, Any]:
+    """An offered field as its control shows it: each value's words and its URL token."""
+    return {
+        "key": field.key,
+        "label": field.label,
+        "names": [NOT_RECORDED if v is None else field.words(v) for v in values],
+        "tokens": [url_token(v) for v in values],
+    }
+
+
+def view_data(
+    shown: Sequence[Sequence[ShownPoints]], sequences: Sequence[SequenceResult]
+) -> dict[str, Any] | None:
+    """What the page script's filters and interactivity basis read (None where a page offers
+    neither): the fields offered, with their values and words; the bases offered; every
+    deployment's configuration label; the sequences whose targets the author pinned (a view
+    keeps them); per sequence, each side's points (`_side_points`)."""
+    fields = _offered_fields(shown)
+    bases = _offered_bases(shown)
+    if not fields and not bases:
+        return None
+    quantities = metrics.shown_quantities()
+    deployments: dict[tuple[int, int], int] = {}  # (side, configuration number) → deployment
+    labels: dict[tuple[int, int], str] = {}
+    points: dict[str, list[dict[str, Any]]] = {}
+    for sequence, workload in zip(sequences, shown, strict=True):
+        points[sequence.sequence] = [
+            _side_points(rows, quantities, fields, bases, deployments, side)
+            for side, rows in enumerate(workload)
+        ]
+        for side, rows in enumerate(workload):
+            texts = rows.rows.column("configuration").tolist()
+            labels.update(
+                ((side, c), t) for c, t in zip(rows.rows.column("config_id").tolist(), texts, strict=True)
+            )
+    return {
+        "fields": [_field_data(field, values) for field, values in fields],
+        "bases": [{"key": key, "label": BASIS_LABELS[key]} for key in ("median", *bases)] if bases else [],
+        "configurations": [labels[c] for c in sorted(deployments, key=deployments.__getitem__)],
+        "pinned": [s.sequence for s in sequences if s.targets_pinned],
+        "points": points,
+    }
+
+
+def url_token(value: Any) -> str:
+    """A field's value as the URL writes it (`f=key:value,…`): as a stub writes it (true/false
+    for a flag), '-' for not recorded."""
+    if value is None:
+        return "-"
+    return str(value).lower() if isinstance(value, bool) else str(value)

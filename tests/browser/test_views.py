@@ -1,0 +1,264 @@
+"""A reader's own view of a comparison page in Chromium: a filter narrows what each side pools and
+the page shows the numbers of a page built from a stub with that filter; interactivity from p90
+TPOT gives the values an independent implementation works out from the data file; the view
+lives in the URL; axe-core finds nothing with the filters shown; the controls work by keyboard."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from site_builder.cli import main
+from tests import reference_impl as ref
+from tests.browser.conftest import ROOT
+from tests.browser.test_layout import _axe
+from tests.browser.test_pages import open_page
+
+SLUG = "mi355x-fp4-vs-fp8-dsr1"  # FP4 vs FP8 on MI355X (DeepSeek-R1): each side pools MTP and none
+DATA = ROOT / "data" / "results" / "inferencex-dsr1.json"
+
+
+def _panel(page: Page) -> str:
+    """The sequence whose panel shows."""
+    sequence: str = page.evaluate(
+        "Array.from(document.querySelectorAll('.sequence-panel')).find(p => !p.hidden).dataset.sequence"
+    )
+    return sequence
+
+
+def _shown(page: Page, metric: str) -> list[list[str]]:
+    """The shown panel's row of a metric: per visible target column, each side's value text."""
+    cells: list[list[str]] = page.evaluate(
+        """metric => Array.from(Array.from(document.querySelectorAll('.sequence-panel')).find(p => !p.hidden)
+            .querySelectorAll('tr[data-metric="' + metric + '"] td')).filter(td => !td.hidden)
+            .map(td => Array.from(td.querySelectorAll('.value')).map(v => v.textContent.trim()))""",
+        metric,
+    )
+    return cells
+
+
+def _targets(page: Page) -> list[float]:
+    values: list[str] = page.evaluate(
+        """Array.from(Array.from(document.querySelectorAll('.sequence-panel')).find(p => !p.hidden)
+            .querySelectorAll('th.target')).filter(th => !th.hidden)
+            .map(th => th.querySelector('.target-input').value)"""
+    )
+    return [float(v) for v in values]
+
+
+def _heading(page: Page) -> str:
+    text: str = page.evaluate(
+        "Array.from(document.querySelectorAll('.sequence-panel')).find(p => !p.hidden).querySelector('h3').textContent"
+    )
+    return text
+
+
+def _throughput(value: float) -> str:
+    return f"{value:,.1f}"
+
+
+@pytest.fixture(scope="module")
+def no_mtp_page(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """comparison.json of the page built from its stub with `spec_method: none` added, over the
+    repository's data."""
+    project = tmp_path_factory.mktemp("no-mtp")
+    shutil.copytree(ROOT / "data", project / "data")
+    (project / "content").mkdir()
+    (project / "content" / "site.yaml").write_text("auto_pages: false\n")
+    stub = (ROOT / "content" / f"{SLUG}.md").read_text()
+    (project / "content" / f"{SLUG}.md").write_text(
+        stub.replace("sequence:", "spec_method: none\nsequence:", 1)
+    )
+    assert main(["build", "--root", str(project), "-q", "--no-cache"]) == 0
+    document: dict[str, Any] = json.loads((project / "site" / SLUG / "comparison.json").read_text())
+    return document
+
+
+def test_no_speculative_decoding_shows_the_page_a_stub_with_that_filter_builds(
+    page: Page, root_url: str, no_mtp_page: dict[str, Any]
+) -> None:
+    open_page(page, f"{root_url}{SLUG}/index.html")
+    built = _shown(page, "throughput")
+    page.select_option("#filter-spec_method", label="none")
+    page.wait_for_function("location.search.indexOf('f=') >= 0")
+    sequence = next(s for s in no_mtp_page["sequences"] if s["sequence"] == _panel(page))
+    assert _targets(page) == [r["interactivity"] for r in sequence["results"]]
+    band = sequence["band"]
+    assert (
+        _heading(page) == f"{sequence['sequence']}: band {band['display_lo']}–{band['display_hi']} tok/s/user"
+    )
+    expected = [[_throughput(side["throughput_per_gpu"]) for side in r["sides"]] for r in sequence["results"]]
+    shown = _shown(page, "throughput")
+    assert [[text.removesuffix(" (winner not determined)") for text in cell] for cell in shown] == expected
+    assert shown != built
+    cost = [[f"${side['cost_per_million_tokens']:,.3f}" for side in r["sides"]] for r in sequence["results"]]
+    assert [
+        [t.removesuffix(" (winner not determined)") for t in cell] for cell in _shown(page, "cost")
+    ] == cost
+    # every other sequence too
+    for other in no_mtp_page["sequences"]:
+        page.select_option("#sequence-select", other["sequence"])
+        assert _targets(page) == [r["interactivity"] for r in other["results"]]
+        values = [[_throughput(side["throughput_per_gpu"]) for side in r["sides"]] for r in other["results"]]
+        shown = [
+            [t.removesuffix(" (winner not determined)") for t in cell] for cell in _shown(page, "throughput")
+        ]
+        assert shown == values, other["sequence"]
+    status = page.text_content("#view-status") or ""
+    assert "points kept: FP4" in status
+
+
+def _p90_rows(precision: str) -> tuple[list[dict[str, Any]], int]:
+    """The page's 1k/1k points of one side from the data file, as the independent implementation
+    reads a row (interactivity = 1 / TPOT in seconds), at p90 TPOT; and how many lack it."""
+    points = json.loads(DATA.read_text())["points"]
+    side = [
+        p
+        for p in points
+        if (p["model"], p["hardware"], p["precision"], p["isl"], p["osl"])
+        == ("dsr1", "mi355x", precision, 1024, 1024)
+    ]
+    rows = [
+        {"metrics": {"median_tpot": p["p90_tpot_ms"] / 1000.0, "tput_per_gpu": p["throughput_per_gpu"]}}
+        for p in side
+        if p.get("p90_tpot_ms")
+    ]
+    return rows, len(side) - len(rows)
+
+
+def test_interactivity_from_p90_tpot_gives_independently_computed_values(page: Page, root_url: str) -> None:
+    open_page(page, f"{root_url}{SLUG}/index.html?seq=1k/1k")
+    page.select_option("#basis-select", "p90")
+    page.wait_for_function("location.search.indexOf('basis=p90') >= 0")
+    (fp4, lacking4), (fp8, lacking8) = _p90_rows("fp4"), _p90_rows("fp8")
+    knots = [ref.frontier(fp4), ref.frontier(fp8)]
+    band = ref.band(*knots)
+    assert band is not None
+    targets = ref.targets(band)
+    assert _targets(page) == targets
+    shown = _shown(page, "throughput")
+    for cell, target in zip(shown, targets, strict=True):
+        for text, side in zip(cell, knots, strict=True):
+            value = ref.curve_value(side, ref.y_of, target)
+            assert value is not None
+            assert abs(float(text.split(" ")[0].replace(",", "")) - value) <= 0.05 + 1e-9 * value
+    status = page.text_content("#view-status") or ""
+    assert f"{lacking4 + lacking8} points lack p90 TPOT" in status
+    assert lacking4 + lacking8 > 0
+    assert page.evaluate("document.getElementById('chart').layout.xaxis.title.text") == (
+        "Interactivity from p90 TPOT (tok/s/user)"
+    )
+
+
+def test_the_view_lives_in_the_url_and_a_reset_brings_every_point_back(page: Page, root_url: str) -> None:
+    open_page(page, f"{root_url}{SLUG}/index.html")
+    built = _shown(page, "throughput")
+    built_heading = _heading(page)
+    page.select_option("#filter-disagg", label="aggregated")
+    page.select_option("#basis-select", "p99")
+    page.wait_for_function("location.search.indexOf('basis=p99') >= 0")
+    url = page.url
+    assert "f=disagg%3Afalse" in url
+    viewed = _shown(page, "throughput")
+    assert viewed != built
+    # the same address opens the same view
+    other = page.context.new_page()
+    open_page(other, url)
+    assert other.input_value("#filter-disagg") == page.input_value("#filter-disagg")
+    assert other.input_value("#basis-select") == "p99"
+    assert _shown(other, "throughput") == viewed
+    other.close()
+    # a written address too: a stub's filter key and value
+    other = page.context.new_page()
+    open_page(other, f"{root_url}{SLUG}/index.html?f=disagg:false&basis=p99")
+    assert _shown(other, "throughput") == viewed
+    other.close()
+    # back to the page's own view, by the reset
+    page.focus("#view-reset")
+    page.keyboard.press("Enter")
+    page.wait_for_function("location.search.indexOf('basis=') < 0")
+    assert "f=" not in page.url
+    assert _shown(page, "throughput") == built and _heading(page) == built_heading
+    assert page.input_value("#filter-disagg") == "" and page.input_value("#basis-select") == "median"
+    # and back again by the browser's history
+    page.go_back()
+    page.wait_for_function("location.search.indexOf('basis=p99') >= 0")
+    assert _shown(page, "throughput") == viewed
+
+
+def test_a_view_without_a_matched_range_says_so_in_place_of_the_table(page: Page, root_url: str) -> None:
+    open_page(page, f"{root_url}{SLUG}/index.html?seq=1k/1k&f=tp:4")  # no FP8 point ran TP4
+    panel = page.locator('.sequence-panel[data-sequence="1k/1k"]')
+    assert panel.locator(".table-wrap").is_hidden()
+    assert panel.locator(".pooled").is_hidden()  # the build's words on what every point pools
+    note = panel.locator(".view-no-match")
+    assert note.is_visible()
+    assert "No matched range at 1k/1k for the points kept" in (note.text_content() or "")
+    assert "FP8 keeps no point" in (note.text_content() or "")
+    assert _heading(page) == "1k/1k"
+    page.click("#view-reset")
+    assert panel.locator(".table-wrap").is_visible() and note.is_hidden()
+
+
+def test_a_page_with_nothing_to_narrow_shows_no_filters(page: Page, root_url: str, built_site: Path) -> None:
+    plain = next(
+        folder.name
+        for folder in sorted(built_site.iterdir())
+        if (folder / "comparison.json").is_file()
+        and 'id="view-filters"' not in (folder / "index.html").read_text()
+    )
+    open_page(page, f"{root_url}{plain}/index.html")
+    assert page.locator("#view-filters").count() == 0
+
+
+def test_the_filters_work_by_keyboard(page: Page, root_url: str) -> None:
+    open_page(page, f"{root_url}{SLUG}/index.html")
+    page.focus(".sequence-panel:not([hidden]) .target-input")
+    reached = []
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.id"))
+        if reached[-1] == "view-reset":
+            break
+    assert {"filter-framework", "filter-disagg", "filter-spec_method", "basis-select", "view-reset"} <= set(
+        reached
+    )
+    page.focus("#filter-spec_method")
+    page.keyboard.press("ArrowDown")  # all → the first value
+    page.wait_for_function("location.search.indexOf('f=spec_method') >= 0")
+    assert page.input_value("#filter-spec_method") == "0"
+
+
+WIDTHS = {"desktop": 1400, "phone": 390}
+
+
+@pytest.fixture(params=[(w, s) for w in WIDTHS for s in ("light", "dark")], ids=lambda p: f"{p[0]}-{p[1]}")
+def themed(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
+    width, scheme = request.param
+    context = browser.new_context(viewport={"width": WIDTHS[width], "height": 900}, color_scheme=scheme)
+    yield context.new_page()
+    context.close()
+
+
+def test_axe_finds_nothing_with_the_filters_shown(themed: Page, root_url: str) -> None:
+    script = _axe()
+    # a filter that leaves a sequence without a matched range shows the note in its place
+    open_page(themed, f"{root_url}{SLUG}/index.html?f=spec_method:none,disagg:false&basis=p90")
+    assert themed.locator("#view-filters").is_visible()
+    assert themed.locator("#view-status").is_visible()
+    themed.add_script_tag(content=script)
+    violations = themed.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+            .map(v => v.id + ' (' + v.nodes.length + '): ' + v.nodes.slice(0, 3)
+                .map(n => n.target.join(' ')).join(' | '))"""
+    )
+    assert violations == []
+    viewport = themed.viewport_size
+    assert viewport is not None
+    assert themed.evaluate("document.documentElement.scrollWidth") <= viewport["width"]

@@ -1,0 +1,235 @@
+"""A reader's own view of a comparison page: the filters and interactivity basis of the page data
+(present/views.py) and the page engine's reading of them (engine.js viewPoints, then sideKnots).
+
+The page data must carry every point of each side as the build pooled it: the all-points view,
+worked out by the page engine from those points alone, gives back the build's knots, band and
+targets on every page of the default site; a filtered view gives those of a page built from a
+stub with the same filter. (tests/browser/test_views.py checks the page script in Chromium.)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from site_builder.cli import main
+from site_builder.present.schema import ComparisonResult, SideIdentity
+from site_builder.render.pages import page_data
+from tests.factories import Point, SideInput, constants, point, sequence_and_points
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECK = ROOT / "tests" / "js" / "view_check.cjs"
+PAGE = "mi355x-fp4-vs-fp8-dsr1"  # FP4 vs FP8 on MI355X: each side pools engines, MTP and modes
+ALL_POINTS: dict[str, Any] = {"filters": {}, "basis": "median"}
+
+
+def built_page_data(html: Path) -> dict[str, Any]:
+    """A built page's page data (its page-data script)."""
+    found = re.search(
+        r'<script type="application/json" id="page-data">(.*?)</script>', html.read_text(), re.S
+    )
+    assert found is not None, html
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def made_page_data(a: Sequence[Point], b: Sequence[Point]) -> dict[str, Any]:
+    """The page data of a 1k/1k page of two sides with these points."""
+    inputs = [SideInput(label, {}, "", "mi355x", constants(), p) for label, p in (("A", a), ("B", b))]
+    sequence, shown = sequence_and_points(1024, 1024, "1k/1k", inputs)
+    comparison = ComparisonResult(
+        slug="a-vs-b",
+        kind="precision",
+        title="A vs B",
+        model="dsr1",
+        model_name="DeepSeek-R1",
+        hardware=["mi355x"],
+        default_sequence="1k/1k",
+        cost_tier="hyperscaler",
+        sides=[SideIdentity(label=label, filters={}) for label in ("A", "B")],
+        sequences=[sequence],
+        constants=[constants(), constants()],
+        data_sources=[],
+        notices=[],
+    )
+    return page_data(comparison, [shown])
+
+
+def run_views(cases: list[dict[str, Any]]) -> list[Any]:
+    """Each case's views as the page engine works them out (tests/js/view_check.cjs)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "views.json"
+        path.write_text(json.dumps(cases), encoding="utf-8")
+        done = subprocess.run([node, str(CHECK), str(path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    answers: list[Any] = json.loads(done.stdout)
+    return answers
+
+
+# -- the page data ---------------------------------------------------------------------------------
+
+
+def test_the_fields_offered_are_those_a_sides_points_differ_in() -> None:
+    a = [point(20, 900, framework="sglang"), point(40, 500, framework="vllm")]
+    b = [point(25, 800, tp=4), point(45, 400, tp=8), point(30, 600, tp=8, precision="fp8")]
+    view = made_page_data(a, b)["view"]
+    fields = {f["key"]: f for f in view["fields"]}
+    assert list(fields) == ["framework", "tp", "gpus"]  # tp 4 and 8 are 4 and 8 GPUs too
+    assert fields["framework"]["names"] == ["sglang", "vllm"]
+    assert fields["tp"] == {"key": "tp", "label": "TP", "names": ["4", "8"], "tokens": ["4", "8"]}
+    assert view["bases"] == []  # no point gives p90 or p99 TPOT
+
+
+def test_a_page_with_nothing_to_narrow_has_no_view() -> None:
+    a = [point(20, 900, 64), point(40, 500, 8)]
+    b = [point(25, 800, 64), point(45, 400, 8)]
+    assert "view" not in made_page_data(a, b)
+
+
+def test_flags_and_missing_values_read_as_a_stub_and_a_reader_would() -> None:
+    a = [point(20, 900) | {"disagg": True, "tp": None}, point(40, 500) | {"disagg": False}]
+    b = [point(25, 800), point(45, 400)]
+    fields = {f["key"]: f for f in made_page_data(a, b)["view"]["fields"]}
+    assert fields["disagg"]["names"] == ["aggregated", "disaggregated"]
+    assert fields["disagg"]["tokens"] == ["false", "true"]
+    assert fields["tp"]["names"] == ["8", "not recorded"]
+    assert fields["tp"]["tokens"] == ["8", "-"]
+
+
+def test_each_sides_points_are_its_rows_column_by_column() -> None:
+    a = [
+        point(40, 500, 8, framework="vllm", gpu_count=8),
+        point(20, 900, 64, framework="sglang", gpu_count=16),
+        point(30, 700, 32, framework="sglang", gpu_count=16),
+    ]
+    b = [point(25, 800, 16), point(45, 400, 4)]
+    page = made_page_data(a, b)
+    view = page["view"]
+    side = view["points"]["1k/1k"][0]
+    framework = next(f for f in view["fields"] if f["key"] == "framework")
+    rows = sorted(
+        zip(
+            side["interactivity"],
+            side["throughput"],
+            side["concurrency"],
+            side["gpus"],
+            [framework["names"][code] for code in side["fields"]["framework"]],
+            strict=True,
+        )
+    )
+    assert rows == [
+        (20.0, 900.0, 64, 16, "sglang"),
+        (30.0, 700.0, 32, 16, "sglang"),
+        (40.0, 500.0, 8, 8, "vllm"),
+    ]
+    # a deployment a configuration, with its label in the view's list
+    deployment = dict(zip(side["interactivity"], side["deployment"], strict=True))
+    assert deployment[20.0] == deployment[30.0] != deployment[40.0]
+    assert view["configurations"][deployment[20.0]].startswith("sglang TP8")
+    assert view["configurations"][deployment[40.0]].startswith("vllm TP8")
+    # the other side's configurations are numbered apart, though a table numbered them alike
+    assert not set(side["deployment"]) & set(view["points"]["1k/1k"][1]["deployment"])
+    assert len(page["view"]["points"]["1k/1k"][1]["interactivity"]) == 2
+
+
+def test_a_percentile_is_offered_where_some_point_was_measured_at_it() -> None:
+    a = [point(20, 900, 64) | {"tpot_p90": 0.06, "framework": "vllm"}, point(40, 500, 8)]
+    b = [point(25, 800, 16) | {"tpot_p90": 0.05}, point(45, 400, 4)]
+    view = made_page_data(a, b)["view"]
+    assert [basis["key"] for basis in view["bases"]] == ["median", "p90"]
+    assert [basis["label"] for basis in view["bases"]] == ["median TPOT", "p90 TPOT"]
+    side = view["points"]["1k/1k"][0]
+    assert dict(zip(side["interactivity"], side["tpot_p90"], strict=True)) == {20.0: 0.06, 40.0: None}
+    assert "tpot_p99" not in side
+
+
+# -- the page engine on the default site ------------------------------------------------------------
+
+
+def _pages_with_views(site: Path) -> dict[str, dict[str, Any]]:
+    found = {}
+    for html in sorted(site.glob("*/index.html")):
+        if (html.parent / "comparison.json").is_file():
+            data = built_page_data(html)
+            if "view" in data:
+                found[html.parent.name] = data
+    return found
+
+
+def test_every_pages_points_give_back_the_builds_knots(default_site: Path) -> None:
+    pages = _pages_with_views(default_site)
+    assert PAGE in pages and len(pages) > 50
+    answers = run_views([{"page": page, "views": [ALL_POINTS]} for page in pages.values()])
+    for (slug, page), (answer,) in zip(pages.items(), answers, strict=True):
+        for seq, built in page["sequences"].items():
+            view = answer[seq]
+            assert view["sides"] == built["sides"], (slug, seq)
+            assert view["band"] == built["band"], (slug, seq)
+            if seq not in page["view"]["pinned"]:
+                assert view["targets"] == built["targets"], (slug, seq)
+            assert view["lacking"] == [0, 0]
+
+
+def _stub(slug: str, extra: str) -> str:
+    text = (ROOT / "content" / f"{PAGE}.md").read_text()
+    return text.replace("kind: precision\n", f"kind: precision\nslug: {slug}\n{extra}\n", 1)
+
+
+# a page filter, and the line a stub gives for it
+FILTERS = {
+    "no-mtp": ({"spec_method": "none"}, "spec_method: none"),
+    "aggregated": ({"disagg": "false"}, "disagg: false"),
+    "sglang-mtp": ({"framework": "sglang", "spec_method": "mtp"}, "framework: sglang\nspec_method: mtp"),
+}
+
+
+@pytest.fixture(scope="module")
+def filtered_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The page built from stubs with each of FILTERS (and the data of the default site)."""
+    project = tmp_path_factory.mktemp("filtered")
+    shutil.copytree(ROOT / "data", project / "data")
+    (project / "content").mkdir()
+    (project / "content" / "site.yaml").write_text("auto_pages: false\n")
+    for name, (_, line) in FILTERS.items():
+        (project / "content" / f"{name}.md").write_text(_stub(name, line))
+    assert main(["build", "--root", str(project), "-q", "--no-cache"]) == 0
+    return project / "site"
+
+
+def test_a_filtered_view_is_the_page_a_stub_with_that_filter_builds(
+    default_site: Path, filtered_site: Path
+) -> None:
+    page = built_page_data(default_site / PAGE / "index.html")
+    fields = {f["key"]: f for f in page["view"]["fields"]}
+    views = [
+        {
+            "filters": {key: fields[key]["tokens"].index(token) for key, token in chosen.items()},
+            "basis": "median",
+        }
+        for chosen, _ in FILTERS.values()
+    ]
+    (answers,) = run_views([{"page": page, "views": views}])
+    for name, answer in zip(FILTERS, answers, strict=True):
+        built = built_page_data(filtered_site / name / "index.html")
+        for seq, view in answer.items():
+            expected = built["sequences"].get(seq)
+            if expected is None:  # the filtered stub's sides have no point there
+                assert not view["band"], (name, seq)
+                continue
+            assert view["sides"] == expected["sides"], (name, seq)
+            assert view["band"] == expected["band"], (name, seq)
+            assert view["targets"] == expected["targets"], (name, seq)
+        assert sum(sum(view["kept"]) for view in answer.values()) < sum(
+            len(side["interactivity"]) for sides in page["view"]["points"].values() for side in sides
+        )
