@@ -144,10 +144,11 @@ class Digests:
         )
 
 
-def page_key(stub: Stub, digests: Digests, related: Sequence[RelatedLink]) -> str:
+def page_key(stub: Stub, digests: Digests, related: Sequence[RelatedLink], preview: str | None = None) -> str:
     """The digest of everything a page is made from: what every page shares, the data its sides
     may select (the data of the models they name, or of every model), the stub itself (spec,
-    prose, file, and the lines its problems name) and the links to its related pages."""
+    prose, file, and the lines its problems name) and the links to its related pages; and
+    `preview`, what draws its preview image, where its files hold one (None: they do not)."""
     models = stub.models()
     by_model = sorted(digests.data_of_model.items())
     if models is None:
@@ -157,7 +158,8 @@ def page_key(stub: Stub, digests: Digests, related: Sequence[RelatedLink]) -> st
     spec = stub.spec.model_dump(mode="json")
     lines = [list(line) for line in stub.lines]
     links = [[link.href, link.text] for link in related]
-    return digest(digests.shared, data, stub.path, stub.slug, spec, lines, stub.body, links)
+    key = digest(digests.shared, data, stub.path, stub.slug, spec, lines, stub.body, links)
+    return digest(key, "preview", preview) if preview is not None else key
 
 
 # -- what the manifest holds, checked on read -----------------------------------------------------

@@ -133,6 +133,13 @@ def parser() -> Parser:
         help="build every page afresh (the cache in .site-builder-cache/ is neither read nor written)",
     )
     b.add_argument("--workers", type=int, help="processes that build pages (default: one a core)")
+    b.add_argument(
+        "--preview-images",
+        action="store_true",
+        help="give each comparison page a preview image (<slug>/preview.png, 1200x630, its og:image), "
+        "drawn by kaleido in a headless Chrome or Chromium: pip install 'site-builder[preview]' "
+        "(without them the build goes on without images, saying so once)",
+    )
 
     v = commands.add_parser("serve", help="build, serve on localhost and rebuild on every change")
     v.add_argument("--root", type=Path, default=Path("."), help="project folder (default: .)")
@@ -229,6 +236,7 @@ def _build(args: argparse.Namespace) -> int:
         progress=_progress(args.quiet),
         cache=not args.no_cache,
         workers=args.workers,
+        preview_images=args.preview_images,
     )
     _print_problems(report.warnings + (report.notices if args.verbose else []))
     for remark in report.remarks:

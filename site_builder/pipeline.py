@@ -30,6 +30,7 @@ from site_builder.read.load import load_results
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.sweeps import SweepRow
 from site_builder.read.table import PointTable
+from site_builder.render.images import PreviewImages, preview_images
 from site_builder.render.pages import EMBEDS, PageSource
 from site_builder.render.site import SiteRenderer, render_shared
 from site_builder.scorecard import scorecards
@@ -54,6 +55,7 @@ class Options:
     cache: bool = False  # take unchanged pages from the page cache, and keep the pages made
     workers: int | None = 1  # processes making pages (None: one a core)
     progress: Progress | None = None
+    preview_images: bool = False  # each page's preview image (render/images.py), where it can be drawn
 
 
 @dataclass
@@ -112,13 +114,14 @@ def build(
     progress: Progress | None = None,
     cache: bool = True,
     workers: int | None = None,
+    preview_images: bool = False,
 ) -> SiteOutput:
     """The site written into a staging folder and swapped in at the end; nothing is replaced if
     any problem stops the run (or, with `strict`, any warning)."""
     check_output_folder(project.out, project.input_folders())
     stuck = clean_leftovers(project.out.resolve())  # a killed build's staging; a site a kill left missing
     sink = StagingSink(project.out, project.input_folders())
-    output = run(project, sink, Options(site_url, strict, cache, workers, progress))
+    output = run(project, sink, Options(site_url, strict, cache, workers, progress, preview_images))
     output.remarks += [
         f"notice: {folder}: left by an earlier build and cannot be removed by this one; remove it yourself"
         for folder in stuck
@@ -153,9 +156,14 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
     sink.start(inputs.config.keep)
     folder = project.content.parent / FOLDER
     cache, notice = PageCache.open(folder) if options.cache else (None, None)
+    images, skipped = preview_images(options.preview_images)  # skipped: why not, said once (remarks)
     try:
-        claims, pages = _pages_and_site(project, inputs, facts, planned, cache, sink, options, log, laps)
+        claims, pages = _pages_and_site(
+            project, inputs, facts, planned, cache, images, sink, options, log, laps
+        )
     finally:
+        if images is not None:
+            images.close()
         if cache is not None:
             cache.close()
             notice = notice or cache.notice
@@ -171,7 +179,9 @@ def _run(project: Project, sink: Sink, options: Options, kept: Inputs | None) ->
         inputs=inputs,
         rendered=pages.made,
         stages={**laps.seconds, **pages.cpu},
-        remarks=[f"notice: {folder.as_posix()}: {notice}"] if notice else [],
+        remarks=[
+            f"notice: {text}" for text in (notice and f"{folder.as_posix()}: {notice}", skipped) if text
+        ],
     )
 
 
@@ -181,6 +191,7 @@ def _pages_and_site(
     facts: PlanFacts,
     planned: list[PlannedPage],
     cache: PageCache | None,
+    images: PreviewImages | None,
     sink: Sink,
     options: Options,
     log: ProblemLog,
@@ -188,9 +199,10 @@ def _pages_and_site(
 ) -> tuple[SiteFiles, Pages]:
     """Every page (from the cache or made), then the site's own files, into the sink; the sink
     finished (the site swapped in) and the cache saved."""
+    memory = isinstance(sink, MemorySink)
     pages = make_pages(
-        project, inputs, planned, cache, sink, options.workers, options.progress, isinstance(sink, MemorySink)
-    )  # COMPUTE, PRESENT, RENDER
+        project, inputs, planned, cache, sink, options.workers, options.progress, memory, images
+    )  # COMPUTE, PRESENT, RENDER (and each page's preview image)
     log.problems.extend(problem for page in planned for problem in pages.problems[page.head.slug])
     laps.lap("pages")
     stop_on_problems(log, strict=False)

@@ -170,15 +170,25 @@ def embed_html(slug: str) -> str:
     return f"{EMBEDS}{slug}/index.html"
 
 
+PREVIEW = "preview.png"  # a page's preview image, beside its HTML (built with --preview-images)
+
+
+def preview_png(slug: str) -> str:
+    """Where a page's preview image is."""
+    return f"{slug}/{PREVIEW}"
+
+
 def render_page(
     renderer: SiteRenderer,
     page: PageSource,
     related: Sequence[RelatedLink],
     like_for_like: Sequence[tuple[str, RelatedLink]] = (),
+    preview: bool = False,
 ) -> tuple[dict[str, bytes], Narrative]:
     """The files of one comparison page (the HTML missing if its template failed), its related
     section linking to `related`, its headline's caveat to the like-for-like page of a setting it
-    names (the plan decides them)."""
+    names (the plan decides them); `preview`: its head names its preview image (`preview_png`,
+    which the build draws and adds)."""
     comparison = page.comparison
     narrative = renderer.narrative(comparison)
     prefix = f"{comparison.slug}/"
@@ -194,7 +204,7 @@ def render_page(
     if sweep is not None:
         files[prefix + "sweep.csv"] = sweep
     chart = renderer.chart_context(page)
-    html = renderer.comparison_page(page, narrative, related, chart, like_for_like)
+    html = renderer.comparison_page(page, narrative, related, chart, like_for_like, preview)
     if html is not None:
         files[page_html(comparison.slug)] = html
     embed = renderer.embed_page(page, chart)

@@ -30,6 +30,7 @@ from site_builder.content import SiteConfig
 from site_builder.files import read_bytes, read_text
 from site_builder.kinds import KINDS
 from site_builder.plan import RelatedLink
+from site_builder.present import preview as previews
 from site_builder.present.charts import chart_data
 from site_builder.present.narrate import Narrative, narrate, run_dates
 from site_builder.present.schema import ComparisonResult
@@ -38,7 +39,7 @@ from site_builder.present.tables import accuracy_table, table
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.render.environment import build_date, environment, safe_markdown, shown_path
-from site_builder.render.pages import PageSource, page_data
+from site_builder.render.pages import PREVIEW, PageSource, page_data, preview_png
 from site_builder.sections import SECTIONS, page_sections
 from site_builder.write import Owner
 
@@ -296,10 +297,11 @@ class SiteRenderer:
         related: Sequence[RelatedLink],
         chart: Mapping[str, Any],
         like_for_like: Sequence[tuple[str, RelatedLink]] = (),
+        preview: bool = False,
     ) -> bytes | None:
         """The page's HTML, its related section linking to `related` (`chart`: its chart
         context, chart_context's), its headline's caveat to the first like-for-like page of a
-        setting the caveat names."""
+        setting the caveat names; `preview`: its head names its preview image."""
         comparison = page.comparison
         root = "../"
         context = {
@@ -329,7 +331,19 @@ class SiteRenderer:
             "structured": self._structured_data(comparison, narrative, root),
             "canonical": self.absolute(f"{comparison.slug}/"),
         }
+        if preview:
+            context["preview"] = self.preview_image(comparison)
         return self.render("comparison.html", context)
+
+    def preview_image(self, comparison: ComparisonResult) -> dict[str, Any]:
+        """What a page's head says of its preview image: its address (absolute where the site's
+        URL is known, as og:image asks; else relative to the page), size and text alternative."""
+        return {
+            "url": self.absolute(preview_png(comparison.slug), PREVIEW),
+            "width": previews.WIDTH,
+            "height": previews.HEIGHT,
+            "alt": previews.alt_text(comparison),
+        }
 
     def index_page(
         self, entries: Sequence[dict[str, Any]], cards: Sequence[ScorecardView] = ()

@@ -1,0 +1,110 @@
+"""Preview images (`build-site build --preview-images`): each page's preview figure
+(present/preview.py) drawn to a PNG by Plotly's static export, kaleido, in one headless Chrome or
+Chromium for the whole build. kaleido is an optional extra (`pip install 'site-builder[preview]'`);
+where it or a browser is missing, the build goes on without preview images and says so once.
+
+The browser starts at the first image, not before: the pages' workers are forked from a process
+with one thread only (runner.py), and the browser brings threads. Its event loop runs in the
+calling thread, one image at a time, so nothing here outlives `close`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.metadata
+import os
+from pathlib import Path
+from typing import Any
+
+from site_builder.present.preview import HEIGHT, WIDTH
+
+EXTRA = "pip install 'site-builder[preview]'"
+SKIPPED = "preview images skipped"
+# the chart library the pages load (render/site.py PLOTLY_FOLDER): no download, the same drawing
+PLOTLY_JS = Path(__file__).resolve().parents[1] / "vendor" / "plotly" / "plotly-basic.min.js"
+PNG = {"format": "png", "width": WIDTH, "height": HEIGHT, "scale": 1}
+
+
+class ImageFailed(Exception):
+    """The browser could not draw an image (it did not start, crashed or timed out)."""
+
+
+class PreviewImages:
+    """One headless browser drawing every preview image of a build, started at the first."""
+
+    def __init__(self, browser: str) -> None:
+        self.browser = browser
+        # what draws the images, for the page cache's keys (not the browser's version, unknown
+        # until it starts: after a browser update a rebuild keeps the images it has)
+        self.drawn_by = f"kaleido {importlib.metadata.version('kaleido')}, {WIDTH}x{HEIGHT}"
+        self.failed: str | None = None  # why the last image was not drawn (the build then stops)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._kaleido: Any = None
+        self._opened = contextlib.AsyncExitStack()  # closes the browser
+
+    def png(self, figure: dict[str, Any]) -> bytes:
+        """The figure as PNG bytes, WIDTH × HEIGHT pixels; ImageFailed says why not."""
+        try:
+            if self._kaleido is None:
+                self._start()
+            assert self._loop is not None
+            image = self._loop.run_until_complete(self._kaleido.calc_fig(figure, opts=PNG))
+        except Exception as exc:  # the browser's or kaleido's, whatever they raise: said, never a traceback
+            self.failed = f"{type(exc).__name__}: {exc}".rstrip(": ")
+            raise ImageFailed(self.failed) from exc
+        return bytes(image)
+
+    def _start(self) -> None:
+        import kaleido
+
+        self._loop = asyncio.new_event_loop()
+        # mathjax off: nothing is fetched from the network
+        session = kaleido.Kaleido(path=self.browser, mathjax=False, plotlyjs=str(PLOTLY_JS))
+        self._kaleido = self._loop.run_until_complete(self._opened.enter_async_context(session))
+
+    def close(self) -> None:
+        """Close the browser, if it was started."""
+        if self._loop is None:
+            return
+        try:
+            self._loop.run_until_complete(self._opened.aclose())
+        except Exception:  # a browser that fails to close is gone either way
+            pass
+        finally:
+            self._loop.close()
+            self._loop, self._kaleido = None, None
+
+
+def find_browser() -> tuple[str | None, str | None]:
+    """(the browser to drive, None), or (None, why preview images cannot be made and what to
+    install): kaleido not importable, or no Chrome or Chromium: the program BROWSER_PATH names
+    where it is set, else the one kaleido's own lookup finds (a Chrome it downloaded, then one
+    on the PATH or in the usual places)."""
+    try:
+        import kaleido  # noqa: F401
+        from choreographer.browsers.chromium import Chromium
+    except ImportError:
+        return None, f"{SKIPPED}: the kaleido package is not installed; install it with `{EXTRA}`"
+    chosen = os.environ.get("BROWSER_PATH")
+    if chosen:
+        if os.path.isfile(chosen) and os.access(chosen, os.X_OK):
+            return chosen, None
+        return None, f"{SKIPPED}: BROWSER_PATH={chosen} is not a program; set it to a Chrome or Chromium"
+    try:
+        found = Chromium.find_browser(skip_local=False)
+    except Exception:  # a failed lookup is a browser not found
+        found = None
+    if not found or not os.access(found, os.X_OK):
+        why = "no Chrome or Chromium found for kaleido"
+        return None, f"{SKIPPED}: {why}; install one (e.g. the chromium package) or set BROWSER_PATH to it"
+    return found, None
+
+
+def preview_images(wanted: bool) -> tuple[PreviewImages | None, str | None]:
+    """What draws the preview images (None: none asked for, or none can be made) and the one
+    notice saying why not, where they were asked for."""
+    if not wanted:
+        return None, None
+    browser, why_not = find_browser()
+    return (PreviewImages(browser), None) if browser is not None else (None, why_not)
