@@ -19,7 +19,7 @@ from fnmatch import fnmatchcase
 from functools import partial
 from typing import Any
 
-from site_builder.read import aiperf, guidellm, inferencex, llmperf, native, serving
+from site_builder.read import aiperf, guidellm, inferencex, llmperf, mlperf, native, serving
 from site_builder.read.fields import PointDraft, RecordContext
 
 
@@ -71,6 +71,13 @@ class InputFormat:
     client: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # client and version
     date: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # run date, if not `date`
     companions: tuple[Companion, ...] = ()
+    # metadata fields it needs beyond RunMetadata's own (`gpu_count`: any way of giving the GPUs),
+    # asked for once per folder with `metadata_hint` (where to find them)
+    requires: tuple[str, ...] = ()
+    metadata_hint: str = ""
+    # a format written as text: the file names it is read from, and how a file becomes a record
+    text_files: tuple[str, ...] = ()
+    parse_text: Callable[[str], Mapping[str, Any]] | None = None
 
 
 RunReader = Callable[[Mapping[str, Any], serving.RunMetadata, str, RecordContext], PointDraft | None]
@@ -214,6 +221,40 @@ FORMATS: tuple[InputFormat, ...] = (
         ),
     ),
     InputFormat(
+        name="mlperf",
+        title="an MLPerf LoadGen summary",
+        detect=mlperf.detect,
+        read=partial(_with_metadata, mlperf.result),
+        needs_metadata=True,
+        skip=mlperf.skip,
+        client=mlperf.client,
+        requires=("model", "isl", "gpu_count"),
+        metadata_hint=(
+            "; a submission's systems/<system>.json gives the GPUs as accelerators_per_node × "
+            "number_of_nodes, and the summary records no input lengths, so isl is the dataset's "
+            "mean prompt length as its benchmark documents it"
+        ),
+        text_files=(mlperf.SUMMARY_FILE,),
+        parse_text=mlperf.parse_summary,
+        companions=(
+            Companion("mlperf_log_detail.txt", "MLPerf LoadGen's detailed log", mlperf.SUMMARY_FILE),
+            Companion("mlperf_log_accuracy.json", "MLPerf LoadGen's accuracy log (the responses)"),
+            Companion("mlperf_log_trace.json", "MLPerf LoadGen's trace"),
+            Companion("accuracy.txt", "the MLPerf accuracy script's scores"),
+        ),
+    ),
+    InputFormat(
+        name="mlperf-system",
+        title="an MLPerf system description",
+        detect=lambda keys: {"accelerators_per_node", "number_of_nodes", "system_name"} <= keys,
+        read=None,
+        skip=lambda record: (
+            "accelerators_per_node",
+            "skipped: an MLPerf system description, not a result (its accelerators_per_node × "
+            "number_of_nodes is the gpu_count to give the summaries' metadata)",
+        ),
+    ),
+    InputFormat(
         name="native",
         title="a native record",
         detect=lambda keys: native.looks_native_columns(list(keys)),
@@ -237,6 +278,11 @@ def companion(file_name: str) -> tuple[InputFormat, Companion] | None:
             if fnmatchcase(file_name, known.pattern):
                 return input_format, known
     return None
+
+
+def text_format(file_name: str) -> InputFormat | None:
+    """The format written as text whose files have this name, if any."""
+    return next((f for f in FORMATS if any(fnmatchcase(file_name, name) for name in f.text_files)), None)
 
 
 def supported_names() -> str:

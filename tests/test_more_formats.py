@@ -1,0 +1,153 @@
+"""MLPerf LoadGen summaries and NVIDIA GenAI-Perf exports, read from real files
+(tests/fixtures/clients/README.md gives each one's source and licence): every figure equals a
+hand computation from the raw file's numbers, written out here; files that give no point are
+listed with their reason; the detectors never raise on arbitrary input."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from site_builder.cli import main
+from site_builder.problems import ProblemLog
+from site_builder.read import formats, mlperf
+from site_builder.read.load import load_results
+
+CLIENTS = Path(__file__).parent / "fixtures" / "clients"
+MLPERF = CLIENTS / "mlperf"
+AMD_SERVER = "results/8xMI300X_2xEPYC-9374F/llama2-70b-99/Server/performance/run_1/mlperf_log_summary.txt"
+
+
+def _load(folder: Path) -> tuple[list[dict[str, Any]], ProblemLog]:
+    log = ProblemLog()
+    points = load_results(folder, log).table.records()
+    return points, log
+
+
+def test_mlperf_server_summary_equals_a_hand_computation() -> None:
+    (point,), log = _load(MLPERF)
+    assert [str(p) for p in log.errors] == []
+    # "Completed tokens per second: 21028.23" on 8 GPUs; output tokens only: the output basis
+    assert point["throughput_per_gpu"] == pytest.approx(21028.23 / 8, rel=1e-12)
+    assert point["output_throughput_per_gpu"] == pytest.approx(21028.23 / 8, rel=1e-12)
+    assert point["throughput_basis"] == "output"
+    # "50.00 percentile time to output token (ns)   : 143943044"
+    assert point["interactivity"] == pytest.approx(1e9 / 143943044, rel=1e-12)
+    assert point["interactivity_source"] == "tpot"
+    # Poisson arrivals: 71.74 samples/s × mean latency 42835428215 ns (Little's law)
+    assert point["concurrency"] == round(71.74 * 42.835428215) == 3073
+    # mean output length: tokens ÷ samples per second
+    assert point["osl"] == round(21028.23 / 71.74) == 293
+    assert point["isl"] == 1024  # the metadata's
+    assert point["ttft_median"] == pytest.approx(0.990199455, rel=1e-12)
+    assert point["ttft_p99"] == pytest.approx(1.604171041, rel=1e-12)
+    assert point["tpot_mean"] == pytest.approx(0.143097185, rel=1e-12)
+    assert point["e2el_p99_9"] == pytest.approx(179.752985275, rel=1e-12)
+    assert (point["model"], point["hardware"], point["precision"], point["gpu_count"]) == (
+        "llama2-70b",
+        "mi300x",
+        "fp8",
+        8,
+    )
+    assert point["client"] == "MLPerf Inference LoadGen (Server)"
+
+
+def test_mlperf_files_without_a_point_are_each_listed_with_their_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "content").mkdir()
+    shutil.copytree(MLPERF, tmp_path / "data" / "results" / "mlperf")
+    main(["check", "--root", str(tmp_path)])
+    lines = [line for line in capsys.readouterr().out.splitlines() if ": skipped: " in line]
+    run = "8xMI300X_2xEPYC-9374F/llama2-70b-99"
+    expected = {
+        f"{run}/Offline/performance/run_1/mlperf_log_summary.txt": "Offline run",
+        f"{run}/Server/accuracy/mlperf_log_summary.txt": "holds no result",
+        f"{run}/Server/accuracy/accuracy.txt": "accuracy script",
+        "systems/8xMI300X_2xEPYC-9374F.json": "system description",
+    }
+    for file, why in expected.items():
+        (line,) = [line for line in lines if f"/{file}" in line]
+        assert why in line, line
+    assert len(lines) == len(expected)
+
+
+def test_mlperf_metadata_is_asked_for_once_per_folder(tmp_path: Path) -> None:
+    server = (MLPERF / AMD_SERVER).read_text()
+    for run in ("run_1", "run_2"):
+        (tmp_path / "Server" / run).mkdir(parents=True)
+        (tmp_path / "Server" / run / "mlperf_log_summary.txt").write_text(server)
+    (tmp_path / "_meta.yaml").write_text("hardware: mi300x\nprecision: fp8\n")
+    points, log = _load(tmp_path)
+    assert points == []
+    # one message per folder, naming every field to add and where the GPU count is found
+    assert len(log.errors) == 2 and {Path(p.file).parent.name for p in log.errors} == {"run_1", "run_2"}
+    reason = log.errors[0].reason
+    assert "add model: …, isl: …, gpu_count: …" in reason
+    assert "accelerators_per_node × number_of_nodes" in reason
+
+
+def test_mlperf_invalid_run_is_kept_with_a_warning(tmp_path: Path) -> None:
+    shutil.copy(MLPERF / "results" / "8xMI300X_2xEPYC-9374F" / "_meta.yaml", tmp_path / "_meta.yaml")
+    text = (MLPERF / AMD_SERVER).read_text().replace("Result is : VALID", "Result is : INVALID")
+    (tmp_path / "mlperf_log_summary.txt").write_text(text)
+    points, log = _load(tmp_path)
+    assert len(points) == 1 and [str(p) for p in log.errors] == []
+    (warning,) = log.warnings
+    assert warning.field == "Result is" and "'INVALID'" in warning.reason
+
+
+def test_the_summary_parser_reads_lines_as_loadgen_writes_them() -> None:
+    record = mlperf.parse_summary((MLPERF / AMD_SERVER).read_text())
+    assert record["SUT name"] == "PySUT" and record["Mode"] == "PerformanceOnly"
+    assert record["Completed tokens per second"] == "21028.23"  # given twice, alike
+    assert record["ttft_latency (ns)"] == "2000000000"
+    assert formats.detect(record) is formats.BY_NAME["mlperf"]
+
+
+_SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
+)
+_summary_keys = st.sampled_from(sorted(mlperf.parse_summary((MLPERF / AMD_SERVER).read_text())))
+
+
+@_SETTINGS
+@given(st.dictionaries(st.text(max_size=20) | _summary_keys, _json_values, max_size=8))
+def test_the_detectors_never_raise_on_arbitrary_records(record: dict[str, Any]) -> None:
+    found = formats.detect(record)
+    assert found is None or found in formats.FORMATS
+    if found is not None:
+        found.skip(record)
+
+
+@_SETTINGS
+@given(
+    st.text(max_size=400),
+    st.dictionaries(
+        _summary_keys, st.text(max_size=14) | st.sampled_from(["0", "-1", "nan", "1e400", "inf"])
+    ),
+)
+def test_an_arbitrary_summary_never_raises(tmp_path: Path, text: str, changes: dict[str, str]) -> None:
+    folder = tmp_path / "data"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    shutil.copy(MLPERF / "results" / "8xMI300X_2xEPYC-9374F" / "_meta.yaml", folder / "_meta.yaml")
+    lines = (MLPERF / AMD_SERVER).read_text().splitlines()
+    kept = [line for line in lines if line.split(":")[0].strip() not in changes]
+    body = "\n".join(kept + [f"{key} : {value}" for key, value in changes.items()] + [text])
+    (folder / "mlperf_log_summary.txt").write_text(body, encoding="utf-8", errors="replace")
+    log = ProblemLog()
+    for point in load_results(folder, log).table.records():
+        assert point["throughput_per_gpu"] > 0 and point["interactivity"] > 0 and point["concurrency"] > 0
+    for problem in log.problems:
+        assert str(problem).isprintable() and problem.file.startswith("data")
