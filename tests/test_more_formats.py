@@ -5,6 +5,7 @@ listed with their reason; the detectors never raise on arbitrary input."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -151,3 +152,71 @@ def test_an_arbitrary_summary_never_raises(tmp_path: Path, text: str, changes: d
         assert point["throughput_per_gpu"] > 0 and point["interactivity"] > 0 and point["concurrency"] > 0
     for problem in log.problems:
         assert str(problem).isprintable() and problem.file.startswith("data")
+
+
+GENAI_PERF = CLIENTS / "genai-perf"
+GENAI_RUN = GENAI_PERF / "c100" / "profile_export_genai_perf.json"
+
+
+def test_genai_perf_export_equals_a_hand_computation() -> None:
+    (point,), log = _load(GENAI_PERF)
+    assert [str(p) for p in log.errors] == []
+    # no total in the file: output tok/s × (mean input + mean output) ÷ mean output, on 1 GPU
+    assert point["throughput_per_gpu"] == pytest.approx(
+        44190.56002502682 * (200.85 + 2565.855) / 2565.855, rel=1e-12
+    )
+    assert point["output_throughput_per_gpu"] == pytest.approx(44190.56002502682, rel=1e-12)
+    # inter_token_latency is (latency − TTFT) ÷ (OSL − 1) per request: TPOT; its p50 in ms
+    assert point["interactivity"] == pytest.approx(1000 / 2.1787205, rel=1e-12)
+    assert point["concurrency"] == 100
+    # the lengths the run asked for (synthetic_input_tokens_mean, output_tokens_mean)
+    assert (point["isl"], point["osl"]) == (200, 500)
+    assert point["ttft_p99"] == pytest.approx(0.42502943662, rel=1e-12)
+    assert point["e2el_mean"] == pytest.approx(5.767434807386666, rel=1e-12)
+    assert point["client"] == "GenAI-Perf" and point["throughput_basis"] == "total"
+    # its outputs averaged 2565.855 tokens though 500 were asked for: said, with the share
+    (warning,) = log.warnings
+    assert warning.field == "output_sequence_length.avg" and "413% more than" in warning.reason
+
+
+def _genai_copy(tmp_path: Path, changes: dict[str, Any], drop: tuple[str, ...] = ()) -> Path:
+    record = json.loads(GENAI_RUN.read_text())
+    for key in drop:
+        del record[key]
+    record["input_config"] = {**record["input_config"], **changes}
+    shutil.copy(GENAI_PERF / "_meta.yaml", tmp_path / "_meta.yaml")
+    (tmp_path / "profile_export_genai_perf.json").write_text(json.dumps(record))
+    return tmp_path
+
+
+def test_genai_perf_request_rate_run_gets_its_measured_mean_concurrency(tmp_path: Path) -> None:
+    (point,), log = _load(_genai_copy(tmp_path, {"concurrency": None, "request_rate": 10}))
+    # 17.222547659562533 requests/s × mean latency 5.767434807386666 s (Little's law)
+    assert point["concurrency"] == round(17.222547659562533 * 5.767434807386666) == 99
+    assert any("measured mean" in p.reason for p in log.notices)
+
+
+def test_genai_perf_without_streaming_is_one_error(tmp_path: Path) -> None:
+    points, log = _load(_genai_copy(tmp_path, {"streaming": False}, drop=("inter_token_latency",)))
+    assert points == []
+    (error,) = log.errors
+    assert error.field == "inter_token_latency.p50" and "--streaming" in error.reason
+
+
+def test_genai_perf_companions_are_skipped_and_alone_refused(tmp_path: Path) -> None:
+    (tmp_path / "run").mkdir()
+    run = _genai_copy(tmp_path / "run", {})
+    (run / "profile_export_genai_perf.csv").write_text("Metric,avg\n")
+    raw = {"service_kind": "triton", "endpoint": "", "experiments": [{"experiment": {"mode": "concurrency"}}]}
+    (run / "profile_export.json").write_text(json.dumps(raw))
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "profile_export_genai_perf.csv").write_text("Metric,avg\n")
+    points, log = _load(tmp_path)
+    assert len(points) == 1
+    skipped = {Path(p.file).name: p.reason for p in log.notices if "skipped" in p.reason}
+    assert "CSV copy" in skipped["profile_export_genai_perf.csv"]
+    assert "perf_analyzer's per-request records" in skipped["profile_export.json"]
+    (error,) = log.errors
+    assert error.file.endswith("alone/profile_export_genai_perf.csv")
+    assert "put profile_export_genai_perf.json beside it" in error.reason

@@ -19,7 +19,7 @@ from fnmatch import fnmatchcase
 from functools import partial
 from typing import Any
 
-from site_builder.read import aiperf, guidellm, inferencex, llmperf, mlperf, native, serving
+from site_builder.read import aiperf, genaiperf, guidellm, inferencex, llmperf, mlperf, native, serving
 from site_builder.read.fields import PointDraft, RecordContext
 
 
@@ -154,6 +154,30 @@ FORMATS: tuple[InputFormat, ...] = (
         ),
     ),
     InputFormat(
+        name="genai-perf",
+        title="a GenAI-Perf profile export",
+        detect=genaiperf.detect,
+        read=partial(_with_metadata, genaiperf.result),
+        needs_metadata=True,
+        client=genaiperf.client,
+        requires=("gpu_count",),
+        companions=(
+            Companion("*_genai_perf.csv", "GenAI-Perf's CSV copy of the summary", "*_genai_perf.json"),
+            Companion("llm_inputs.json", "GenAI-Perf's request payloads"),
+        ),
+    ),
+    InputFormat(
+        name="perf-analyzer-export",
+        title="a perf_analyzer profile export",
+        detect=lambda keys: {"experiments", "service_kind"} <= keys,
+        read=None,
+        skip=lambda record: (
+            "experiments",
+            "skipped: perf_analyzer's per-request records (GenAI-Perf's summary of them, "
+            "*_genai_perf.json, is read)",
+        ),
+    ),
+    InputFormat(
         name="aiperf",
         title="an AIPerf profile export",
         detect=lambda keys: (
@@ -170,7 +194,7 @@ FORMATS: tuple[InputFormat, ...] = (
                 "profile_export_aiperf.csv", "AIPerf's CSV copy of the summary", "profile_export_aiperf.json"
             ),
             Companion("profile_export*.jsonl", "AIPerf's per-request records"),
-            Companion("inputs.json", "AIPerf's request payloads"),
+            Companion("inputs.json", "AIPerf's (or GenAI-Perf's) request payloads"),
             Companion("run_config.json", "AIPerf's run configuration"),
             Companion("*timeslices*", "AIPerf's per-time-slice metrics"),
             Companion("server_metrics_export*", "AIPerf's server metrics"),
