@@ -220,3 +220,52 @@ def test_genai_perf_companions_are_skipped_and_alone_refused(tmp_path: Path) -> 
     (error,) = log.errors
     assert error.file.endswith("alone/profile_export_genai_perf.csv")
     assert "put profile_export_genai_perf.json beside it" in error.reason
+
+
+AIPERF_11 = CLIENTS / "aiperf-legacy" / "schema-1.1" / "profile_export_aiperf.json"
+
+
+def test_agentic_and_trace_runs_are_kept_out_alike_in_every_format(tmp_path: Path) -> None:
+    """The markers are those of real files: an AIPerf 0.8.0 AgentX run
+    (github.com/ajith-sirra-amd/InferenceMAX_Rocm_Team@598828615e77, results/0601/…/aiperf_artifacts/
+    profile_export_aiperf.json: `input_config.loadgen.trajectory_start_min_ratio`, `branch_stats`),
+    AIPerf's own trace input (`custom_dataset_type: mooncake_trace`), InferenceX AgentX rows
+    (`scenario_type`) and dashboard rows (`benchmark_type: agentic_traces`)."""
+    base = json.loads(AIPERF_11.read_text())
+    config = base["input_config"]
+    runs = {
+        "trajectories": {
+            **base,
+            "input_config": {**config, "loadgen": {**config["loadgen"], "trajectory_start_min_ratio": 0.25}},
+        },
+        "branches": {**base, "branch_stats": {"children_spawned": 7}},
+        "trace": {
+            **base,
+            "input_config": {**config, "input": {**config["input"], "custom_dataset_type": "mooncake_trace"}},
+        },
+    }
+    for name, record in runs.items():
+        (tmp_path / "aiperf" / name).mkdir(parents=True)
+        (tmp_path / "aiperf" / name / "profile_export_aiperf.json").write_text(json.dumps(record))
+    (tmp_path / "aiperf" / "_meta.yaml").write_text("hardware: b200\nprecision: fp8\ntp: 8\n")
+    api = json.loads(
+        (Path(__file__).parent / "fixtures" / "inferencex-api" / "benchmarks-excerpt.json").read_text()
+    )
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "rows.json").write_text(
+        json.dumps([{**api[0], "benchmark_type": "agentic_traces"}, api[1]])
+    )
+    points, log = _load(tmp_path)
+    assert [str(p) for p in log.errors] == []
+    assert len(points) == 1  # the dashboard's single-turn row
+    unfixed = {
+        (Path(p.file).parent.name, p.field) for p in log.notices if "agentic or trace-replay" in p.reason
+    }
+    assert unfixed == {
+        ("trajectories", "input_config.loadgen.trajectory_start_min_ratio"),
+        ("branches", "branch_stats"),
+        ("trace", "input_config.input.custom_dataset_type"),
+        ("api", "benchmark_type"),
+    }
+    reasons = {p.reason.split(" (", 1)[0] for p in log.notices if "agentic or trace-replay" in p.reason}
+    assert reasons == {"skipped: an agentic or trace-replay run"}  # one wording for every format

@@ -19,7 +19,17 @@ from fnmatch import fnmatchcase
 from functools import partial
 from typing import Any
 
-from site_builder.read import aiperf, genaiperf, guidellm, inferencex, llmperf, mlperf, native, serving
+from site_builder.read import (
+    aiperf,
+    genaiperf,
+    guidellm,
+    inferencex,
+    llmperf,
+    mlperf,
+    native,
+    serving,
+    workloads,
+)
 from site_builder.read.fields import PointDraft, RecordContext
 
 
@@ -71,6 +81,8 @@ class InputFormat:
     client: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # client and version
     date: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # run date, if not `date`
     companions: tuple[Companion, ...] = ()
+    # an agentic or trace-replay run: what marks it (read/workloads.py, the one rule for them)
+    unfixed: Callable[[Mapping[str, Any]], workloads.Unfixed | None] = lambda record: None
     # metadata fields it needs beyond RunMetadata's own (`gpu_count`: any way of giving the GPUs),
     # asked for once per folder with `metadata_hint` (where to find them)
     requires: tuple[str, ...] = ()
@@ -103,25 +115,20 @@ def _sglang_client(record: Mapping[str, Any]) -> str:
     return f"SGLang bench_serving (sglang {version})" if isinstance(version, str) else "SGLang bench_serving"
 
 
-def _agentic(record: Mapping[str, Any]) -> tuple[str, str] | None:
-    if inferencex.is_agentic(record):
-        return "scenario_type", "agentic (AgentX) row skipped: not a fixed ISL/OSL point"
-    return None
-
-
 FORMATS: tuple[InputFormat, ...] = (
     InputFormat(
         name="inferencex-api",
         title="an InferenceX dashboard row",
         detect=lambda keys: {"metrics", "hardware"} <= keys,
         read=lambda record, ctx, source: inferencex.api_row(record, ctx),
+        unfixed=workloads.inferencex,
     ),
     InputFormat(
         name="inferencex-agg",
         title="an InferenceX aggregate row",
         detect=lambda keys: {"tput_per_gpu", "hw"} <= keys,
         read=lambda record, ctx, source: inferencex.agg_row(record, ctx, source.file_name),
-        skip=_agentic,
+        unfixed=workloads.inferencex,
     ),
     InputFormat(
         name="sglang",
@@ -187,6 +194,7 @@ FORMATS: tuple[InputFormat, ...] = (
         ),
         read=partial(_with_metadata, aiperf.result),
         needs_metadata=True,
+        unfixed=workloads.aiperf,
         client=aiperf.client,
         date=lambda record: record.get("start_time") if isinstance(record.get("start_time"), str) else None,
         companions=(

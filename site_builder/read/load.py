@@ -554,7 +554,8 @@ class _FileLoader:
                 f"(keys: {', '.join(excerpt(k, 24) for k in sorted(map(str, row))[:12])})",
             )
             return None
-        skipped = kind.skip(row)
+        unfixed = kind.unfixed(row)
+        skipped = unfixed.notice() if unfixed is not None else kind.skip(row)
         if skipped:
             ctx.notice(*skipped)
             return None
