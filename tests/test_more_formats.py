@@ -269,3 +269,18 @@ def test_agentic_and_trace_runs_are_kept_out_alike_in_every_format(tmp_path: Pat
     }
     reasons = {p.reason.split(" (", 1)[0] for p in log.notices if "agentic or trace-replay" in p.reason}
     assert reasons == {"skipped: an agentic or trace-replay run"}  # one wording for every format
+
+
+def test_a_missing_gpu_count_is_one_error_per_folder(tmp_path: Path) -> None:
+    """Every client format divides by the GPUs: a folder whose metadata gives no GPU count is one
+    error naming the field and where to add it, not one per file."""
+    runs = sorted((CLIENTS / "vllm-bench-serve").glob("*.json"))
+    for run in runs:
+        shutil.copy(run, tmp_path / run.name)
+    (tmp_path / "_meta.yaml").write_text("hardware: mi355x\nframework: vllm\nprecision: mxfp4\n")
+    points, log = _load(tmp_path)
+    assert points == [] and len(runs) > 1
+    (error,) = log.errors
+    assert error.file == f"{tmp_path.name}/"  # the folder, listing the files it applies to
+    assert "giving gpu_count (or tp, or prefill_gpus and decode_gpus)" in error.reason
+    assert "add gpu_count: …" in error.reason and f"({len(runs)} files:" in error.reason

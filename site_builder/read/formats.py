@@ -147,6 +147,7 @@ FORMATS: tuple[InputFormat, ...] = (
         read=partial(_with_metadata, serving.vllm_result),
         needs_metadata=True,
         client=_vllm_client,
+        requires=("gpu_count",),
         companions=(
             Companion("*.pytorch.json", "benchmark_serving's PyTorch-benchmark copy of a result"),
             Companion("warmup.json", "vllm bench sweep's warm-up run"),
@@ -196,6 +197,7 @@ FORMATS: tuple[InputFormat, ...] = (
         needs_metadata=True,
         unfixed=workloads.aiperf,
         client=aiperf.client,
+        requires=("gpu_count",),
         date=lambda record: record.get("start_time") if isinstance(record.get("start_time"), str) else None,
         companions=(
             Companion(
@@ -231,6 +233,7 @@ FORMATS: tuple[InputFormat, ...] = (
         needs_metadata=True,
         expand=guidellm.benchmarks,
         client=guidellm.client,
+        requires=("gpu_count",),
         date=guidellm.date,
         companions=(
             Companion("benchmarks.csv", "GuideLLM's CSV copy of the report", "benchmarks.json"),
@@ -245,6 +248,7 @@ FORMATS: tuple[InputFormat, ...] = (
         read=partial(_with_metadata, llmperf.result),
         needs_metadata=True,
         client=llmperf.client,
+        requires=("gpu_count",),
         date=llmperf.date,
         companions=(
             Companion(

@@ -745,8 +745,8 @@ class _FileLoader:
         if missing:
             where = nearest or f"{folder}/_meta.yaml"
             reason = (
-                f"{title} needs a metadata file giving {', '.join(missing)} (the result file does "
-                f"not say): add {', '.join(f'{key}: …' for key in missing)} to {where} (a folder's "
+                f"{title} needs a metadata file giving {', '.join(map(_said, missing))} (the result file "
+                f"does not say): add {', '.join(f'{key}: …' for key in missing)} to {where} (a folder's "
                 "_meta.yaml applies to every file below it, the nearest winning each field; "
                 f"<name>.meta.yaml to one file; docs/data-format.md){hint}"
             ) + self._unread_above()
@@ -831,6 +831,12 @@ class _FileLoader:
 
 # a field a format requires -> the metadata fields any one of which gives it
 _GIVEN_BY = {"gpu_count": (("gpu_count",), ("tp",), ("prefill_gpus", "decode_gpus"))}
+
+
+def _said(key: str) -> str:
+    """A field to add, with the other ways of giving it: 'gpu_count (or tp, or prefill_gpus and …)'."""
+    others = [" and ".join(way) for way in _GIVEN_BY.get(key, ())[1:]]
+    return f"{key} (or {', or '.join(others)})" if others else key
 
 
 def _unmet(values: Mapping[str, Any], requires: Sequence[str]) -> list[str]:
