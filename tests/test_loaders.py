@@ -119,9 +119,10 @@ def test_inferencex_agg_bmk_array() -> None:
     assert single["avg_watts_per_gpu"] is not None and single["joules_per_output_token"] == 9.6
     # TP4 × PP2 × PCP2 = 16 GPUs (DCP does not count); unversioned power is treated as absent
     assert pp["gpu_count"] == 16 and pp["avg_watts_per_gpu"] is None
-    assert [p.reason for p in result.log.notices] == [
-        "agentic (AgentX) row skipped: not a fixed ISL/OSL point"
-    ]
+    (agentic,) = result.log.notices
+    assert agentic.field == "scenario_type" and agentic.reason.startswith(
+        "skipped: an agentic or trace-replay run (scenario_type: "
+    )
 
 
 def test_inferencex_v1_row_takes_sequence_from_file_name_and_legacy_mtp() -> None:

@@ -48,7 +48,7 @@ def stat(raw: Mapping[str, Any], metric: str, field: str = "avg") -> float | Non
     return optional_number(value)
 
 
-def _seconds(raw: Mapping[str, Any], metric: str, field: str, ctx: RecordContext) -> float | None:
+def seconds(raw: Mapping[str, Any], metric: str, field: str, ctx: RecordContext) -> float | None:
     """A time statistic in seconds, read in the unit its block names."""
     value = stat(raw, metric, field)
     if value is None:
@@ -103,7 +103,7 @@ def _concurrency(raw: Mapping[str, Any], meta: RunMetadata, ctx: RecordContext) 
 def _rate_concurrency(draft: PointDraft, raw: Mapping[str, Any], ctx: RecordContext) -> bool:
     """A run without a concurrency (request-rate mode): the measured mean, as for every format."""
     rate = stat(raw, "request_throughput")
-    latency = _seconds(raw, "request_latency", "avg", ctx)
+    latency = seconds(raw, "request_latency", "avg", ctx)
     return measured_concurrency(
         draft,
         "input_config",
@@ -191,7 +191,7 @@ def _throughput(raw: Mapping[str, Any], ctx: RecordContext) -> dict[str, Stated]
         found["total"] = Stated(total, "total_token_throughput.avg")
     else:
         isl_sum, osl_sum = stat(raw, "total_isl"), stat(raw, "total_osl")
-        duration = _seconds(raw, "benchmark_duration", "avg", ctx)
+        duration = seconds(raw, "benchmark_duration", "avg", ctx)
         if isl_sum is not None and osl_sum is not None and duration:
             found["total"] = Stated(
                 (isl_sum + osl_sum) / duration, "(total_isl + total_osl) ÷ benchmark_duration"
@@ -224,14 +224,29 @@ def result(
             "total_token_throughput", "missing: neither it nor total_isl, total_osl and benchmark_duration"
         )
     per_gpu(draft, throughput, meta.gpus(), ctx, meta_name)
-    for ours, metric in _LATENCIES.items():
+    add_latencies(draft, raw, _LATENCIES, ctx)
+    median_tpot(draft, "AIPerf", ctx)
+    return draft
+
+
+def add_latencies(
+    draft: PointDraft, raw: Mapping[str, Any], latencies: Mapping[str, str], ctx: RecordContext
+) -> None:
+    """Each statistic of each latency metric block (our metric -> the client's), in seconds."""
+    for ours, metric in latencies.items():
         for our_stat, their_stat in _STATS.items():
-            seconds = _seconds(raw, metric, their_stat, ctx)
-            draft.add_latency(ours, our_stat, seconds, f"{metric}.{their_stat}")
+            draft.add_latency(ours, our_stat, seconds(raw, metric, their_stat, ctx), f"{metric}.{their_stat}")
+
+
+def median_tpot(draft: PointDraft, client_name: str, ctx: RecordContext) -> None:
+    """Interactivity's source, `inter_token_latency.p50`: (latency − TTFT) ÷ (OSL − 1) per request,
+    which AIPerf and GenAI-Perf write only for streamed runs."""
     draft.set("median_tpot_s", draft.values.get("tpot_median"), "inter_token_latency.p50")
     if "median_tpot_s" not in draft.values:
-        ctx.error("inter_token_latency.p50", "missing: AIPerf writes it for streaming runs (use --streaming)")
-    return draft
+        ctx.error(
+            "inter_token_latency.p50",
+            f"missing: {client_name} writes it for streaming runs (use --streaming)",
+        )
 
 
 def client(raw: Mapping[str, Any]) -> str:

@@ -19,7 +19,17 @@ from fnmatch import fnmatchcase
 from functools import partial
 from typing import Any
 
-from site_builder.read import aiperf, guidellm, inferencex, llmperf, native, serving
+from site_builder.read import (
+    aiperf,
+    genaiperf,
+    guidellm,
+    inferencex,
+    llmperf,
+    mlperf,
+    native,
+    serving,
+    workloads,
+)
 from site_builder.read.fields import PointDraft, RecordContext
 
 
@@ -71,6 +81,15 @@ class InputFormat:
     client: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # client and version
     date: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # run date, if not `date`
     companions: tuple[Companion, ...] = ()
+    # an agentic or trace-replay run: what marks it (read/workloads.py, the one rule for them)
+    unfixed: Callable[[Mapping[str, Any]], workloads.Unfixed | None] = lambda record: None
+    # metadata fields it needs beyond RunMetadata's own (`gpu_count`: any way of giving the GPUs),
+    # asked for once per folder with `metadata_hint` (where to find them)
+    requires: tuple[str, ...] = ()
+    metadata_hint: str = ""
+    # a format written as text: the file names it is read from, and how a file becomes a record
+    text_files: tuple[str, ...] = ()
+    parse_text: Callable[[str], Mapping[str, Any]] | None = None
 
 
 RunReader = Callable[[Mapping[str, Any], serving.RunMetadata, str, RecordContext], PointDraft | None]
@@ -96,25 +115,20 @@ def _sglang_client(record: Mapping[str, Any]) -> str:
     return f"SGLang bench_serving (sglang {version})" if isinstance(version, str) else "SGLang bench_serving"
 
 
-def _agentic(record: Mapping[str, Any]) -> tuple[str, str] | None:
-    if inferencex.is_agentic(record):
-        return "scenario_type", "agentic (AgentX) row skipped: not a fixed ISL/OSL point"
-    return None
-
-
 FORMATS: tuple[InputFormat, ...] = (
     InputFormat(
         name="inferencex-api",
         title="an InferenceX dashboard row",
         detect=lambda keys: {"metrics", "hardware"} <= keys,
         read=lambda record, ctx, source: inferencex.api_row(record, ctx),
+        unfixed=workloads.inferencex,
     ),
     InputFormat(
         name="inferencex-agg",
         title="an InferenceX aggregate row",
         detect=lambda keys: {"tput_per_gpu", "hw"} <= keys,
         read=lambda record, ctx, source: inferencex.agg_row(record, ctx, source.file_name),
-        skip=_agentic,
+        unfixed=workloads.inferencex,
     ),
     InputFormat(
         name="sglang",
@@ -133,6 +147,7 @@ FORMATS: tuple[InputFormat, ...] = (
         read=partial(_with_metadata, serving.vllm_result),
         needs_metadata=True,
         client=_vllm_client,
+        requires=("gpu_count",),
         companions=(
             Companion("*.pytorch.json", "benchmark_serving's PyTorch-benchmark copy of a result"),
             Companion("warmup.json", "vllm bench sweep's warm-up run"),
@@ -147,6 +162,30 @@ FORMATS: tuple[InputFormat, ...] = (
         ),
     ),
     InputFormat(
+        name="genai-perf",
+        title="a GenAI-Perf profile export",
+        detect=genaiperf.detect,
+        read=partial(_with_metadata, genaiperf.result),
+        needs_metadata=True,
+        client=genaiperf.client,
+        requires=("gpu_count",),
+        companions=(
+            Companion("*_genai_perf.csv", "GenAI-Perf's CSV copy of the summary", "*_genai_perf.json"),
+            Companion("llm_inputs.json", "GenAI-Perf's request payloads"),
+        ),
+    ),
+    InputFormat(
+        name="perf-analyzer-export",
+        title="a perf_analyzer profile export",
+        detect=lambda keys: {"experiments", "service_kind"} <= keys,
+        read=None,
+        skip=lambda record: (
+            "experiments",
+            "skipped: perf_analyzer's per-request records (GenAI-Perf's summary of them, "
+            "*_genai_perf.json, is read)",
+        ),
+    ),
+    InputFormat(
         name="aiperf",
         title="an AIPerf profile export",
         detect=lambda keys: (
@@ -156,14 +195,16 @@ FORMATS: tuple[InputFormat, ...] = (
         ),
         read=partial(_with_metadata, aiperf.result),
         needs_metadata=True,
+        unfixed=workloads.aiperf,
         client=aiperf.client,
+        requires=("gpu_count",),
         date=lambda record: record.get("start_time") if isinstance(record.get("start_time"), str) else None,
         companions=(
             Companion(
                 "profile_export_aiperf.csv", "AIPerf's CSV copy of the summary", "profile_export_aiperf.json"
             ),
             Companion("profile_export*.jsonl", "AIPerf's per-request records"),
-            Companion("inputs.json", "AIPerf's request payloads"),
+            Companion("inputs.json", "AIPerf's (or GenAI-Perf's) request payloads"),
             Companion("run_config.json", "AIPerf's run configuration"),
             Companion("*timeslices*", "AIPerf's per-time-slice metrics"),
             Companion("server_metrics_export*", "AIPerf's server metrics"),
@@ -192,6 +233,7 @@ FORMATS: tuple[InputFormat, ...] = (
         needs_metadata=True,
         expand=guidellm.benchmarks,
         client=guidellm.client,
+        requires=("gpu_count",),
         date=guidellm.date,
         companions=(
             Companion("benchmarks.csv", "GuideLLM's CSV copy of the report", "benchmarks.json"),
@@ -206,11 +248,46 @@ FORMATS: tuple[InputFormat, ...] = (
         read=partial(_with_metadata, llmperf.result),
         needs_metadata=True,
         client=llmperf.client,
+        requires=("gpu_count",),
         date=llmperf.date,
         companions=(
             Companion(
                 "*_individual_responses.json", "llmperf's per-request records of a run", "*_summary.json"
             ),
+        ),
+    ),
+    InputFormat(
+        name="mlperf",
+        title="an MLPerf LoadGen summary",
+        detect=mlperf.detect,
+        read=partial(_with_metadata, mlperf.result),
+        needs_metadata=True,
+        skip=mlperf.skip,
+        client=mlperf.client,
+        requires=("model", "isl", "gpu_count"),
+        metadata_hint=(
+            "; a submission's systems/<system>.json gives the GPUs as accelerators_per_node × "
+            "number_of_nodes, and the summary records no input lengths, so isl is the dataset's "
+            "mean prompt length as its benchmark documents it"
+        ),
+        text_files=(mlperf.SUMMARY_FILE,),
+        parse_text=mlperf.parse_summary,
+        companions=(
+            Companion("mlperf_log_detail.txt", "MLPerf LoadGen's detailed log", mlperf.SUMMARY_FILE),
+            Companion("mlperf_log_accuracy.json", "MLPerf LoadGen's accuracy log (the responses)"),
+            Companion("mlperf_log_trace.json", "MLPerf LoadGen's trace"),
+            Companion("accuracy.txt", "the MLPerf accuracy script's scores"),
+        ),
+    ),
+    InputFormat(
+        name="mlperf-system",
+        title="an MLPerf system description",
+        detect=lambda keys: {"accelerators_per_node", "number_of_nodes", "system_name"} <= keys,
+        read=None,
+        skip=lambda record: (
+            "accelerators_per_node",
+            "skipped: an MLPerf system description, not a result (its accelerators_per_node × "
+            "number_of_nodes is the gpu_count to give the summaries' metadata)",
         ),
     ),
     InputFormat(
@@ -237,6 +314,11 @@ def companion(file_name: str) -> tuple[InputFormat, Companion] | None:
             if fnmatchcase(file_name, known.pattern):
                 return input_format, known
     return None
+
+
+def text_format(file_name: str) -> InputFormat | None:
+    """The format written as text whose files have this name, if any."""
+    return next((f for f in FORMATS if any(fnmatchcase(file_name, name) for name in f.text_files)), None)
 
 
 def supported_names() -> str:

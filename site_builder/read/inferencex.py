@@ -183,8 +183,3 @@ def agg_row(row: Mapping[str, Any], ctx: RecordContext, file_name: str) -> Point
     if row.get("power_valid") in (1, True, "1") and row.get("power_metric_schema_version") == 2:
         draft.take(row, POWER_FIELDS)
     return draft
-
-
-def is_agentic(row: Mapping[str, Any]) -> bool:
-    """AgentX rows are not fixed-ISL/OSL points; the builder keeps them out."""
-    return "scenario_type" in row or "num_requests_successful" in row

@@ -56,11 +56,6 @@ from site_builder.read.validate_rows import Drafts, Objects, Validated, each_dis
 PROVENANCE_KEYS = tuple(Provenance.model_fields)
 RESULT_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet")
 SETTINGS_SUFFIXES = (".yaml", ".yml")  # catalogs and metadata files, read where they apply
-# files a user may copy under data/ that no reader takes yet: why, in the notice that lists them
-_NOT_READ = {
-    "mlperf_log_summary.txt": "an MLPerf LoadGen summary, which this build does not read yet: give its "
-    "result as a native record (docs/data-format.md)",
-}
 DATASET_FILE = "_dataset.yaml"
 INIT_EXAMPLE_ID = "example"  # the data set id of the example build-site init writes
 DATASET_ID_CHARS = MAX_IDENTIFIER_CHARS  # what a dataset id may be at most
@@ -208,6 +203,10 @@ class _FileLoader:
         if self.path.suffix == ".csv":
             self._csv(text)
             return
+        written_as_text = formats.text_format(self.path.name)
+        if written_as_text is not None and written_as_text.parse_text is not None:
+            self._text(written_as_text, written_as_text.parse_text(text))
+            return
         records = self._json(text)
         if records is not None:
             self._route(records)
@@ -221,6 +220,15 @@ class _FileLoader:
         except Refused as exc:
             exc.log(self.log, self.display)
             return None
+
+    def _text(self, kind: InputFormat, record: Mapping[str, Any]) -> None:
+        """A result written as text (an MLPerf summary), made a record by its format's parser;
+        one holding no result (an accuracy run's summary) is skipped, and said so."""
+        if formats.detect(record) is not kind:
+            reason = f"skipped: {kind.title} that holds no result (an accuracy run writes one)"
+            self.log.add(self.display, "", "", reason, Severity.NOTICE)
+            return
+        self._records([("", record)])
 
     def _route(self, records: list[tuple[str, Any]]) -> None:
         """A JSON file's records as evaluation runs, sweep rows or points, as their keys say."""
@@ -546,16 +554,17 @@ class _FileLoader:
                 f"(keys: {', '.join(excerpt(k, 24) for k in sorted(map(str, row))[:12])})",
             )
             return None
+        unfixed = kind.unfixed(row)
+        skipped = unfixed.notice() if unfixed is not None else kind.skip(row)
+        if skipped:
+            ctx.notice(*skipped)
+            return None
         if kind.read is None:
             ctx.error(
                 "",
                 f"{kind.title} is recognised but not supported yet; "
                 "convert it to the native format (docs/data-format.md)",
             )
-            return None
-        skipped = kind.skip(row)
-        if skipped:
-            ctx.notice(*skipped)
             return None
         return self._draft(kind, kind.read, row, ctx)
 
@@ -594,7 +603,7 @@ class _FileLoader:
         and the format."""
         source = Source(self.path.name)
         if kind.needs_metadata:
-            loaded = self._metadata(kind.title)
+            loaded = self._metadata(kind.title, kind.requires, kind.metadata_hint)
             if loaded is None:
                 return None
             source = Source(self.path.name, loaded[0], loaded[1])
@@ -666,7 +675,9 @@ class _FileLoader:
             self._power_said.add(why)
             ctx.notice("avg_power_w", f"{telemetry_file} beside it is not attached: {why}")
 
-    def _metadata(self, title: str) -> tuple[serving.RunMetadata, str] | None:
+    def _metadata(
+        self, title: str, requires: Sequence[str] = (), hint: str = ""
+    ) -> tuple[serving.RunMetadata, str] | None:
         """The metadata of a result of a format that needs it (`title` names the format): the
         metadata files from the results root down to the file, merged field by field (the nearest
         wins), what an InferenceX runner file name states filling the rest (read/metadata.py)."""
@@ -682,7 +693,7 @@ class _FileLoader:
         stem = self.path.name.rsplit(".", 1)[0]
         merged = metadata.Merged.of(layers, stem)
         nearest = layers[-1][0] if layers else None
-        meta = self._validated_metadata(merged, title, nearest)
+        meta = self._validated_metadata(merged, title, nearest, _unmet(merged.values, requires), hint)
         named = merged.from_file_name()
         if meta is not None and named:
             folder = _display(self.path.parent, self.root) + "/"
@@ -712,23 +723,32 @@ class _FileLoader:
         return self.result.metadata_files[path]
 
     def _validated_metadata(
-        self, merged: metadata.Merged, title: str, nearest: str | None
+        self,
+        merged: metadata.Merged,
+        title: str,
+        nearest: str | None,
+        unmet: Sequence[str] = (),
+        hint: str = "",
     ) -> serving.RunMetadata | None:
-        """The merged metadata as RunMetadata; None where it is not, each cause said once per
-        folder (a missing field: which to add and where; a bad value: naming the file that gave it)."""
+        """The merged metadata as RunMetadata; None where it is not, or lacks a field the format
+        requires (`unmet`), each cause said once per folder (a missing field: which to add and
+        where, and `hint`; a bad value: naming the file that gave it)."""
+        errors: list[Any] = []
         try:
-            return serving.RunMetadata.model_validate(merged.values)
+            meta = serving.RunMetadata.model_validate(merged.values)
+            if not unmet:
+                return meta
         except ValidationError as exc:
-            errors = exc.errors()
+            errors = list(exc.errors())
         folder = _display(self.path.parent, self.root)
-        missing = [str(e["loc"][0]) for e in errors if e["type"] == "missing"]
+        missing = [str(e["loc"][0]) for e in errors if e["type"] == "missing"] + list(unmet)
         if missing:
             where = nearest or f"{folder}/_meta.yaml"
             reason = (
-                f"{title} needs a metadata file giving {', '.join(missing)} (the result file does "
-                f"not say): add {', '.join(f'{key}: …' for key in missing)} to {where} (a folder's "
+                f"{title} needs a metadata file giving {', '.join(map(_said, missing))} (the result file "
+                f"does not say): add {', '.join(f'{key}: …' for key in missing)} to {where} (a folder's "
                 "_meta.yaml applies to every file below it, the nearest winning each field; "
-                "<name>.meta.yaml to one file; docs/data-format.md)"
+                f"<name>.meta.yaml to one file; docs/data-format.md){hint}"
             ) + self._unread_above()
             self.result.grouped.add(folder + "/", "", "", reason, Severity.ERROR, self.display)
         for error in errors:
@@ -807,6 +827,25 @@ class _FileLoader:
             "(e.g. data/results/ours/), and delete the example's folder once you have your own results",
             Severity.WARNING,
         )
+
+
+# a field a format requires -> the metadata fields any one of which gives it
+_GIVEN_BY = {"gpu_count": (("gpu_count",), ("tp",), ("prefill_gpus", "decode_gpus"))}
+
+
+def _said(key: str) -> str:
+    """A field to add, with the other ways of giving it: 'gpu_count (or tp, or prefill_gpus and …)'."""
+    others = [" and ".join(way) for way in _GIVEN_BY.get(key, ())[1:]]
+    return f"{key} (or {', or '.join(others)})" if others else key
+
+
+def _unmet(values: Mapping[str, Any], requires: Sequence[str]) -> list[str]:
+    """The fields a format requires that the merged metadata does not give."""
+    return [
+        key
+        for key in requires
+        if not any(all(values.get(f) is not None for f in way) for way in _GIVEN_BY.get(key, ((key,),)))
+    ]
 
 
 def _metadata_reason(error: Any, known: Iterable[str]) -> str:
@@ -960,7 +999,7 @@ def _load_under(folder: Path, root: Path, result: LoadResult, exclude: Sequence[
             continue
         if excluded(path.relative_to(root).as_posix(), exclude):  # none: nothing excluded
             continue
-        if path.suffix not in RESULT_SUFFIXES:  # listed, never silently passed over
+        if path.suffix not in RESULT_SUFFIXES and not _read_by_name(path.name):  # listed, never passed over
             result.log.add(_display(path, root), "", "", _not_read(path), Severity.NOTICE)
             continue
         _FileLoader(path, root, _display(path, root), result).load()
@@ -968,8 +1007,12 @@ def _load_under(folder: Path, root: Path, result: LoadResult, exclude: Sequence[
 
 def _not_read(path: Path) -> str:
     """Why a file under the data folder is not read, for the notice that lists it."""
-    default = f"not a result file ({', '.join(RESULT_SUFFIXES)} files are read)"
-    return f"skipped: {_NOT_READ.get(path.name, default)}"
+    return f"skipped: not a result file ({', '.join(RESULT_SUFFIXES)} files are read)"
+
+
+def _read_by_name(file_name: str) -> bool:
+    """A file of another kind a format reads (an MLPerf summary) or names as a companion."""
+    return formats.text_format(file_name) is not None or formats.companion(file_name) is not None
 
 
 def _linked_folder(path: Path, root: Path, log: ProblemLog) -> None:

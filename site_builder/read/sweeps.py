@@ -201,5 +201,6 @@ def point_row(row: SweepRow, ctx: RecordContext) -> dict[str, Any] | None:
 def _latency_columns(row: SweepRow) -> dict[str, float | None]:
     """The row's latencies as its point's columns (read/table.py: seconds), None where not given,
     so the page's latency view shows what the sweep sections show."""
-    ms = {"tpot_median": row.median_tpot_ms, "ttft_median": row.median_ttft_ms}
+    stat = row.latency_statistic  # median or mean: the table's column of that statistic
+    ms = {f"tpot_{stat}": row.tpot_ms, f"ttft_{stat}": row.ttft_ms}
     return {column: None if value is None else value / 1000.0 for column, value in ms.items()}

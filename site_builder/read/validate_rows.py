@@ -585,6 +585,8 @@ def validate(drafts: Drafts) -> Validated:
         "input_throughput_per_gpu": input_tput,
         "interactivity": measured.value,
         "interactivity_source": measured.source,
+        # "output" where a reader has only output tok/s (MLPerf); None: the default, "total"
+        "throughput_basis": rows.drafts.values.get("throughput_basis", rows.no_values),
     }
     given = {key: values for key, values in columns.items() if not _nothing(rows, values)}
     return Validated(np.flatnonzero(~rows.failed & ~bad_latency), given, rows.problems)

@@ -1,0 +1,286 @@
+"""MLPerf LoadGen summaries and NVIDIA GenAI-Perf exports, read from real files
+(tests/fixtures/clients/README.md gives each one's source and licence): every figure equals a
+hand computation from the raw file's numbers, written out here; files that give no point are
+listed with their reason; the detectors never raise on arbitrary input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from site_builder.cli import main
+from site_builder.problems import ProblemLog
+from site_builder.read import formats, mlperf
+from site_builder.read.load import load_results
+
+CLIENTS = Path(__file__).parent / "fixtures" / "clients"
+MLPERF = CLIENTS / "mlperf"
+AMD_SERVER = "results/8xMI300X_2xEPYC-9374F/llama2-70b-99/Server/performance/run_1/mlperf_log_summary.txt"
+
+
+def _load(folder: Path) -> tuple[list[dict[str, Any]], ProblemLog]:
+    log = ProblemLog()
+    points = load_results(folder, log).table.records()
+    return points, log
+
+
+def test_mlperf_server_summary_equals_a_hand_computation() -> None:
+    (point,), log = _load(MLPERF)
+    assert [str(p) for p in log.errors] == []
+    # "Completed tokens per second: 21028.23" on 8 GPUs; output tokens only: the output basis
+    assert point["throughput_per_gpu"] == pytest.approx(21028.23 / 8, rel=1e-12)
+    assert point["output_throughput_per_gpu"] == pytest.approx(21028.23 / 8, rel=1e-12)
+    assert point["throughput_basis"] == "output"
+    # "50.00 percentile time to output token (ns)   : 143943044"
+    assert point["interactivity"] == pytest.approx(1e9 / 143943044, rel=1e-12)
+    assert point["interactivity_source"] == "tpot"
+    # Poisson arrivals: 71.74 samples/s × mean latency 42835428215 ns (Little's law)
+    assert point["concurrency"] == round(71.74 * 42.835428215) == 3073
+    # mean output length: tokens ÷ samples per second
+    assert point["osl"] == round(21028.23 / 71.74) == 293
+    assert point["isl"] == 1024  # the metadata's
+    assert point["ttft_median"] == pytest.approx(0.990199455, rel=1e-12)
+    assert point["ttft_p99"] == pytest.approx(1.604171041, rel=1e-12)
+    assert point["tpot_mean"] == pytest.approx(0.143097185, rel=1e-12)
+    assert point["e2el_p99_9"] == pytest.approx(179.752985275, rel=1e-12)
+    assert (point["model"], point["hardware"], point["precision"], point["gpu_count"]) == (
+        "llama2-70b",
+        "mi300x",
+        "fp8",
+        8,
+    )
+    assert point["client"] == "MLPerf Inference LoadGen (Server)"
+
+
+def test_mlperf_files_without_a_point_are_each_listed_with_their_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "content").mkdir()
+    shutil.copytree(MLPERF, tmp_path / "data" / "results" / "mlperf")
+    main(["check", "--root", str(tmp_path)])
+    lines = [line for line in capsys.readouterr().out.splitlines() if ": skipped: " in line]
+    run = "8xMI300X_2xEPYC-9374F/llama2-70b-99"
+    expected = {
+        f"{run}/Offline/performance/run_1/mlperf_log_summary.txt": "Offline run",
+        f"{run}/Server/accuracy/mlperf_log_summary.txt": "holds no result",
+        f"{run}/Server/accuracy/accuracy.txt": "accuracy script",
+        "systems/8xMI300X_2xEPYC-9374F.json": "system description",
+    }
+    for file, why in expected.items():
+        (line,) = [line for line in lines if f"/{file}" in line]
+        assert why in line, line
+    assert len(lines) == len(expected)
+
+
+def test_mlperf_metadata_is_asked_for_once_per_folder(tmp_path: Path) -> None:
+    server = (MLPERF / AMD_SERVER).read_text()
+    for run in ("run_1", "run_2"):
+        (tmp_path / "Server" / run).mkdir(parents=True)
+        (tmp_path / "Server" / run / "mlperf_log_summary.txt").write_text(server)
+    (tmp_path / "_meta.yaml").write_text("hardware: mi300x\nprecision: fp8\n")
+    points, log = _load(tmp_path)
+    assert points == []
+    # one message per folder, naming every field to add and where the GPU count is found
+    assert len(log.errors) == 2 and {Path(p.file).parent.name for p in log.errors} == {"run_1", "run_2"}
+    reason = log.errors[0].reason
+    assert "add model: …, isl: …, gpu_count: …" in reason
+    assert "accelerators_per_node × number_of_nodes" in reason
+
+
+def test_mlperf_invalid_run_is_kept_with_a_warning(tmp_path: Path) -> None:
+    shutil.copy(MLPERF / "results" / "8xMI300X_2xEPYC-9374F" / "_meta.yaml", tmp_path / "_meta.yaml")
+    text = (MLPERF / AMD_SERVER).read_text().replace("Result is : VALID", "Result is : INVALID")
+    (tmp_path / "mlperf_log_summary.txt").write_text(text)
+    points, log = _load(tmp_path)
+    assert len(points) == 1 and [str(p) for p in log.errors] == []
+    (warning,) = log.warnings
+    assert warning.field == "Result is" and "'INVALID'" in warning.reason
+
+
+def test_the_summary_parser_reads_lines_as_loadgen_writes_them() -> None:
+    record = mlperf.parse_summary((MLPERF / AMD_SERVER).read_text())
+    assert record["SUT name"] == "PySUT" and record["Mode"] == "PerformanceOnly"
+    assert record["Completed tokens per second"] == "21028.23"  # given twice, alike
+    assert record["ttft_latency (ns)"] == "2000000000"
+    assert formats.detect(record) is formats.BY_NAME["mlperf"]
+
+
+_SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
+)
+_summary_keys = st.sampled_from(sorted(mlperf.parse_summary((MLPERF / AMD_SERVER).read_text())))
+
+
+@_SETTINGS
+@given(st.dictionaries(st.text(max_size=20) | _summary_keys, _json_values, max_size=8))
+def test_the_detectors_never_raise_on_arbitrary_records(record: dict[str, Any]) -> None:
+    found = formats.detect(record)
+    assert found is None or found in formats.FORMATS
+    if found is not None:
+        found.skip(record)
+
+
+@_SETTINGS
+@given(
+    st.text(max_size=400),
+    st.dictionaries(
+        _summary_keys, st.text(max_size=14) | st.sampled_from(["0", "-1", "nan", "1e400", "inf"])
+    ),
+)
+def test_an_arbitrary_summary_never_raises(tmp_path: Path, text: str, changes: dict[str, str]) -> None:
+    folder = tmp_path / "data"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    shutil.copy(MLPERF / "results" / "8xMI300X_2xEPYC-9374F" / "_meta.yaml", folder / "_meta.yaml")
+    lines = (MLPERF / AMD_SERVER).read_text().splitlines()
+    kept = [line for line in lines if line.split(":")[0].strip() not in changes]
+    body = "\n".join(kept + [f"{key} : {value}" for key, value in changes.items()] + [text])
+    (folder / "mlperf_log_summary.txt").write_text(body, encoding="utf-8", errors="replace")
+    log = ProblemLog()
+    for point in load_results(folder, log).table.records():
+        assert point["throughput_per_gpu"] > 0 and point["interactivity"] > 0 and point["concurrency"] > 0
+    for problem in log.problems:
+        assert str(problem).isprintable() and problem.file.startswith("data")
+
+
+GENAI_PERF = CLIENTS / "genai-perf"
+GENAI_RUN = GENAI_PERF / "c100" / "profile_export_genai_perf.json"
+
+
+def test_genai_perf_export_equals_a_hand_computation() -> None:
+    (point,), log = _load(GENAI_PERF)
+    assert [str(p) for p in log.errors] == []
+    # no total in the file: output tok/s × (mean input + mean output) ÷ mean output, on 1 GPU
+    assert point["throughput_per_gpu"] == pytest.approx(
+        44190.56002502682 * (200.85 + 2565.855) / 2565.855, rel=1e-12
+    )
+    assert point["output_throughput_per_gpu"] == pytest.approx(44190.56002502682, rel=1e-12)
+    # inter_token_latency is (latency − TTFT) ÷ (OSL − 1) per request: TPOT; its p50 in ms
+    assert point["interactivity"] == pytest.approx(1000 / 2.1787205, rel=1e-12)
+    assert point["concurrency"] == 100
+    # the lengths the run asked for (synthetic_input_tokens_mean, output_tokens_mean)
+    assert (point["isl"], point["osl"]) == (200, 500)
+    assert point["ttft_p99"] == pytest.approx(0.42502943662, rel=1e-12)
+    assert point["e2el_mean"] == pytest.approx(5.767434807386666, rel=1e-12)
+    assert point["client"] == "GenAI-Perf" and point["throughput_basis"] == "total"
+    # its outputs averaged 2565.855 tokens though 500 were asked for: said, with the share
+    (warning,) = log.warnings
+    assert warning.field == "output_sequence_length.avg" and "413% more than" in warning.reason
+
+
+def _genai_copy(tmp_path: Path, changes: dict[str, Any], drop: tuple[str, ...] = ()) -> Path:
+    record = json.loads(GENAI_RUN.read_text())
+    for key in drop:
+        del record[key]
+    record["input_config"] = {**record["input_config"], **changes}
+    shutil.copy(GENAI_PERF / "_meta.yaml", tmp_path / "_meta.yaml")
+    (tmp_path / "profile_export_genai_perf.json").write_text(json.dumps(record))
+    return tmp_path
+
+
+def test_genai_perf_request_rate_run_gets_its_measured_mean_concurrency(tmp_path: Path) -> None:
+    (point,), log = _load(_genai_copy(tmp_path, {"concurrency": None, "request_rate": 10}))
+    # 17.222547659562533 requests/s × mean latency 5.767434807386666 s (Little's law)
+    assert point["concurrency"] == round(17.222547659562533 * 5.767434807386666) == 99
+    assert any("measured mean" in p.reason for p in log.notices)
+
+
+def test_genai_perf_without_streaming_is_one_error(tmp_path: Path) -> None:
+    points, log = _load(_genai_copy(tmp_path, {"streaming": False}, drop=("inter_token_latency",)))
+    assert points == []
+    (error,) = log.errors
+    assert error.field == "inter_token_latency.p50" and "--streaming" in error.reason
+
+
+def test_genai_perf_companions_are_skipped_and_alone_refused(tmp_path: Path) -> None:
+    (tmp_path / "run").mkdir()
+    run = _genai_copy(tmp_path / "run", {})
+    (run / "profile_export_genai_perf.csv").write_text("Metric,avg\n")
+    raw = {"service_kind": "triton", "endpoint": "", "experiments": [{"experiment": {"mode": "concurrency"}}]}
+    (run / "profile_export.json").write_text(json.dumps(raw))
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "profile_export_genai_perf.csv").write_text("Metric,avg\n")
+    points, log = _load(tmp_path)
+    assert len(points) == 1
+    skipped = {Path(p.file).name: p.reason for p in log.notices if "skipped" in p.reason}
+    assert "CSV copy" in skipped["profile_export_genai_perf.csv"]
+    assert "perf_analyzer's per-request records" in skipped["profile_export.json"]
+    (error,) = log.errors
+    assert error.file.endswith("alone/profile_export_genai_perf.csv")
+    assert "put profile_export_genai_perf.json beside it" in error.reason
+
+
+AIPERF_11 = CLIENTS / "aiperf-legacy" / "schema-1.1" / "profile_export_aiperf.json"
+
+
+def test_agentic_and_trace_runs_are_kept_out_alike_in_every_format(tmp_path: Path) -> None:
+    """The markers are those of real files: an AIPerf 0.8.0 AgentX run
+    (github.com/ajith-sirra-amd/InferenceMAX_Rocm_Team@598828615e77, results/0601/…/aiperf_artifacts/
+    profile_export_aiperf.json: `input_config.loadgen.trajectory_start_min_ratio`, `branch_stats`),
+    AIPerf's own trace input (`custom_dataset_type: mooncake_trace`), InferenceX AgentX rows
+    (`scenario_type`) and dashboard rows (`benchmark_type: agentic_traces`)."""
+    base = json.loads(AIPERF_11.read_text())
+    config = base["input_config"]
+    runs = {
+        "trajectories": {
+            **base,
+            "input_config": {**config, "loadgen": {**config["loadgen"], "trajectory_start_min_ratio": 0.25}},
+        },
+        "branches": {**base, "branch_stats": {"children_spawned": 7}},
+        "trace": {
+            **base,
+            "input_config": {**config, "input": {**config["input"], "custom_dataset_type": "mooncake_trace"}},
+        },
+    }
+    for name, record in runs.items():
+        (tmp_path / "aiperf" / name).mkdir(parents=True)
+        (tmp_path / "aiperf" / name / "profile_export_aiperf.json").write_text(json.dumps(record))
+    (tmp_path / "aiperf" / "_meta.yaml").write_text("hardware: b200\nprecision: fp8\ntp: 8\n")
+    api = json.loads(
+        (Path(__file__).parent / "fixtures" / "inferencex-api" / "benchmarks-excerpt.json").read_text()
+    )
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "rows.json").write_text(
+        json.dumps([{**api[0], "benchmark_type": "agentic_traces"}, api[1]])
+    )
+    points, log = _load(tmp_path)
+    assert [str(p) for p in log.errors] == []
+    assert len(points) == 1  # the dashboard's single-turn row
+    unfixed = {
+        (Path(p.file).parent.name, p.field) for p in log.notices if "agentic or trace-replay" in p.reason
+    }
+    assert unfixed == {
+        ("trajectories", "input_config.loadgen.trajectory_start_min_ratio"),
+        ("branches", "branch_stats"),
+        ("trace", "input_config.input.custom_dataset_type"),
+        ("api", "benchmark_type"),
+    }
+    reasons = {p.reason.split(" (", 1)[0] for p in log.notices if "agentic or trace-replay" in p.reason}
+    assert reasons == {"skipped: an agentic or trace-replay run"}  # one wording for every format
+
+
+def test_a_missing_gpu_count_is_one_error_per_folder(tmp_path: Path) -> None:
+    """Every client format divides by the GPUs: a folder whose metadata gives no GPU count is one
+    error naming the field and where to add it, not one per file."""
+    runs = sorted((CLIENTS / "vllm-bench-serve").glob("*.json"))
+    for run in runs:
+        shutil.copy(run, tmp_path / run.name)
+    (tmp_path / "_meta.yaml").write_text("hardware: mi355x\nframework: vllm\nprecision: mxfp4\n")
+    points, log = _load(tmp_path)
+    assert points == [] and len(runs) > 1
+    (error,) = log.errors
+    assert error.file == f"{tmp_path.name}/"  # the folder, listing the files it applies to
+    assert "giving gpu_count (or tp, or prefill_gpus and decode_gpus)" in error.reason
+    assert "add gpu_count: …" in error.reason and f"({len(runs)} files:" in error.reason
