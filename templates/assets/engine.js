@@ -806,6 +806,7 @@
     deploymentText: deploymentText,
     reason: reason,
     cells: cells,
+    sideCell: sideCell,
     columnSummary: columnSummary,
     measuredPoints: measuredPoints,
     words: words
