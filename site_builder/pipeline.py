@@ -22,6 +22,7 @@ from site_builder.catalog import HardwareCatalog, ModelInfo, load_hardware, load
 from site_builder.content import SiteConfig, load_site_config, load_stubs
 from site_builder.make import Pages, Progress, make_pages
 from site_builder.plan import PlanFacts, PlannedPage, page_heads, plan_pages
+from site_builder.present.explore import explorer_models
 from site_builder.present.scorecard import scorecard_views
 from site_builder.problems import InputError, Problem, ProblemLog, Severity, of_severity
 from site_builder.project import Project
@@ -30,6 +31,7 @@ from site_builder.read.load import load_results
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.sweeps import SweepRow
 from site_builder.read.table import PointTable
+from site_builder.render.explore import explorer_files
 from site_builder.render.images import PreviewImages, preview_images
 from site_builder.render.pages import EMBEDS, PageSource
 from site_builder.render.site import SiteRenderer, render_shared
@@ -216,6 +218,8 @@ def _pages_and_site(
         inputs.models,
     )  # the index's scorecards: COMPUTE and PRESENT
     shared = render_shared(renderer, pages.slugs(), [pages.entries[s] for s in pages.slugs()], cards)
+    explorer = explorer_models(inputs.table, inputs.catalog, inputs.config, inputs.models)
+    shared.append((Owner("the explorer"), explorer_files(renderer, explorer)))
     claims = claim_paths(shared, pages, planned, log)  # one owner a path
     stop_on_problems(log, options.strict)
     for _, owner_files in shared:  # WRITE

@@ -74,6 +74,7 @@ EXPORTS = sorted(
         "reason",
         "roundHalfUp",
         "sampleXs",
+        "sideCell",
         "steffenTangents",
         "valueText",
         "winner",

@@ -90,6 +90,8 @@ def test_hostile_model_label_and_body_render_as_inert_text(project: Path) -> Non
                         "assets/plotly-basic.min.js",
                         "assets/engine.js",
                         "assets/site.js",
+                        "assets/charts.js",
+                        "assets/explore.js",
                         "assets/theme.js",
                         "assets/index.js",
                     )

@@ -372,6 +372,20 @@ class SiteRenderer:
         }
         return self.render("index.html", context)
 
+    def explore_page(
+        self, models: Sequence[dict[str, Any]], shown: Sequence[dict[str, Any]], chart: Mapping[str, Any]
+    ) -> bytes | None:
+        """The explorer (explore/index.html): the models it can load, the metrics it can show and
+        its chart's words."""
+        context = {
+            **self._common("../"),
+            "models": models,
+            "metrics": shown,
+            "explore": {"models": models, "chart": chart},
+            "canonical": self.absolute("explore/"),
+        }
+        return self.render("explore.html", context)
+
     def _guide_html(self, guide: Guide, root: str) -> Markup:
         """A guide as HTML, its links to other guides pointing at their pages in the site."""
         key = hashlib.sha256(guide.body.encode()).hexdigest()

@@ -879,6 +879,7 @@
     deploymentText: deploymentText,
     reason: reason,
     cells: cells,
+    sideCell: sideCell,
     columnSummary: columnSummary,
     measuredPoints: measuredPoints,
     words: words,

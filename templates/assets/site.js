@@ -11,6 +11,7 @@
   "use strict";
 
   var E = window.SiteEngine;
+  var C = window.SiteCharts; // assets/charts.js: what every chart of the site shares
   var PLOTLY_SRC = document.currentScript && document.currentScript.getAttribute("data-plotly");
 
   function readJSON(id) {
@@ -20,7 +21,7 @@
 
   var charts = readJSON("chart-data");
   var page = readJSON("page-data");
-  if (!charts || !page || !E) { return; }
+  if (!charts || !page || !E || !C) { return; }
 
   var chartEl = document.getElementById("chart");
   var seqSelect = document.getElementById("sequence-select");
@@ -394,81 +395,19 @@
   var traceCache = {};
 
   function theme() {
-    if (!themeColors) {
-      /* site.css writes each colour as light-dark(light, dark), which only a real colour
-         property resolves: read each through a hidden probe's computed colour. */
-      var probe = document.createElement("span");
-      probe.hidden = true;
-      document.body.appendChild(probe);
-      var read = function (name) { probe.style.color = "var(" + name + ")"; return getComputedStyle(probe).color; };
-      themeColors = { fg: read("--fg"), grid: read("--grid"), bg: read("--bg"), sides: [read("--side0"), read("--side1")] };
-      probe.remove();
-    }
+    if (!themeColors) { themeColors = C.readTheme(2); }
     return themeColors;
   }
 
   function forgetTheme() { themeColors = null; traceCache = {}; drawnView = null; }
 
-  /* Text from data as Plotly shows it literally (charts.py plotly_text): Plotly reads tags and
-     entities in every text it draws, so &, < and > become entities (it decodes no &quot;). */
-  function plotlyText(text) {
-    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  }
+  var plotlyText = C.plotlyText;
 
   var chartMetricByKey = {};
   charts.metrics.forEach(function (m) { chartMetricByKey[m.key] = m; });
 
-  /* The layout in the theme's colours, opaque (a PNG export keeps the page's background). */
-  function themedLayout(layout) {
-    var copy = JSON.parse(JSON.stringify(layout));
-    var colors = theme();
-    copy.paper_bgcolor = colors.bg || "#ffffff";
-    copy.plot_bgcolor = colors.bg || "#ffffff";
-    copy.font = { color: colors.fg, family: "system-ui, sans-serif" };
-    ["xaxis", "yaxis"].forEach(function (axis) {
-      copy[axis] = copy[axis] || {};
-      copy[axis].gridcolor = colors.grid;
-      copy[axis].linecolor = colors.grid;
-      copy[axis].zerolinecolor = colors.grid;
-      copy[axis].tickformat = copy[axis].tickformat || ",~g"; // digits grouped: 12,000
-    });
-    return copy;
-  }
-
-  /* A PNG of the chart as shown, titled and on the page's background (the toolbar's camera). */
-  function downloadPNG(gd, title, filename) {
-    var layout = JSON.parse(JSON.stringify(gd.layout));
-    var margin = layout.margin || {};
-    layout.margin = { l: margin.l, r: margin.r, b: margin.b, t: (margin.t || 16) + 44 };
-    layout.title = { text: plotlyText(title), x: 0.01, xanchor: "left", y: 0.98, yanchor: "top", font: { size: 16 } };
-    if (layout.legend) { layout.legend.y = 1.02; layout.legend.yanchor = "bottom"; }
-    window.Plotly.downloadImage({ data: gd.data, layout: layout }, {
-      format: "png", filename: filename, width: gd.clientWidth || 800, height: gd.clientHeight || 450, scale: 2
-    });
-  }
-
-  /* Plotly's toolbar without anything that leaves the site (no cloud, no logo link, no lasso),
-     its camera replaced by one that exports a titled, opaque PNG. */
-  function plotConfig(title, filename) {
-    return {
-      responsive: true,
-      displaylogo: false,
-      showSendToCloud: false,
-      showEditInChartStudio: false,
-      showLink: false,
-      modeBarButtonsToRemove: ["lasso2d", "select2d", "toImage", "sendDataToCloud"],
-      modeBarButtonsToAdd: [{
-        name: "download-png",
-        title: E.words.pngButton,
-        icon: window.Plotly.Icons.camera,
-        click: function (gd) { downloadPNG(gd, title(), filename()); }
-      }]
-    };
-  }
-
-  function fileName(text) {
-    return String(text).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "chart";
-  }
+  function themedLayout(layout) { return C.themedLayout(layout, theme()); }
+  var plotConfig = C.plotConfig, fileName = C.fileName;
 
   /* Each side's frontier curve (sampled with the engine's spline) and measured points, for one
      sequence and metric: built once, reused while only the targets change. */
@@ -561,11 +500,7 @@
     }] : [];
   }
 
-  /* Ticks of a logarithmic axis: 1, 2 and 5 of each decade, written out (not "2, 3 … 100, 2"). */
-  var LOG_TICKS = [];
-  for (var decade = -4; decade <= 8; decade += 1) {
-    [1, 2, 5].forEach(function (digit) { LOG_TICKS.push(Number((digit * Math.pow(10, decade)).toPrecision(1))); });
-  }
+  var LOG_TICKS = C.LOG_TICKS;
 
   var NARROW = 600; // px: a phone's chart, whose axis title is set smaller to fit its height
 
@@ -920,14 +855,7 @@
   /* The chart library (1.2 MB of script to evaluate) loads after the page has: the text and the
      table are there at once; the charts follow, the interactivity chart first, then each other
      chart in a task of its own so the page stays responsive. */
-  function loadPlotly(done) {
-    if (window.Plotly) { done(); return; }
-    if (!PLOTLY_SRC) { return; }
-    var script = document.createElement("script");
-    script.src = PLOTLY_SRC;
-    script.onload = done;
-    document.head.appendChild(script);
-  }
+  function loadPlotly(done) { C.loadPlotly(PLOTLY_SRC, done); }
 
   function drawCharts() {
     var tasks = [draw, drawAccuracy, drawSweeps, drawLatency];

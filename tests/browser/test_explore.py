@@ -1,0 +1,64 @@
+"""The explorer in Chromium: reached by a URL of the issue's shape for MI355X FP4 vs FP8 on
+DeepSeek-R1, its table at the page's targets holds that page's comparison.json values; a third
+side adds a curve and a table column; it works from file:// too."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page
+
+SLUG = "mi355x-fp4-vs-fp8-dsr1"
+SIDES = "side=hardware:mi355x,precision:fp4&side=hardware:mi355x,precision:fp8"
+
+
+def _query(site: Path) -> tuple[str, dict[str, object]]:
+    comparison = json.loads((site / SLUG / "comparison.json").read_text(encoding="utf-8"))
+    sequence = comparison["sequences"][0]
+    targets = ",".join(f"{t:g}" for t in sequence["targets"])
+    return f"explore/index.html?model=dsr1&seq={sequence['sequence']}&{SIDES}&t={targets}", sequence
+
+
+def _check_values(page: Page, sequence: dict[str, Any]) -> int:
+    checked = 0
+    for col, result in enumerate(sequence["results"]):
+        for side, values in enumerate(result["sides"]):
+            for key, attribute in (("throughput", "throughput_per_gpu"), ("cost", "cost_per_million_tokens")):
+                shown = page.eval_on_selector(
+                    f'table[data-target-index="{col}"] tr[data-metric="{key}"] td:nth-of-type({side + 1})',
+                    "e => e.getAttribute('data-value')",
+                )
+                expected = values[attribute]
+                assert (shown == "") if expected is None else float(shown) == expected, (col, side, key)
+                checked += 1
+    return checked
+
+
+def test_the_explorer_shows_the_pages_values_and_a_third_side(
+    page: Page, root_url: str, built_site: Path
+) -> None:
+    query, sequence = _query(built_site)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(root_url + query)
+    page.wait_for_selector("html[data-ready=true]", timeout=15000)
+    assert _check_values(page, sequence) >= 12
+    page.wait_for_selector("html[data-charts=drawn]", timeout=30000)
+    page.focus("#explore-add")
+    page.keyboard.press("Enter")
+    assert page.eval_on_selector('table[data-target-index="0"] thead tr', "r => r.cells.length") == 4
+    curves = page.evaluate(
+        "document.getElementById('chart').data.filter(t => t.meta.role === 'curve').length"
+    )
+    assert curves == 3
+    assert "side=" in page.url and page.url.count("side=") == 3
+    assert errors == []
+
+
+def test_the_explorer_works_from_file(page: Page, built_site: Path) -> None:
+    query, sequence = _query(built_site)
+    page.goto(built_site.as_uri() + "/" + query)
+    page.wait_for_selector("html[data-ready=true]", timeout=15000)
+    assert _check_values(page, sequence) >= 12
