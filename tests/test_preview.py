@@ -9,10 +9,12 @@ why, under CI too.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import struct
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -136,6 +138,20 @@ def test_without_a_site_url_the_image_is_named_relative_to_its_page(project: Pat
     head = meta(page)
     assert head["og:image"] == head["twitter:image"] == "preview.png"
     assert png_size((page.parent / head["og:image"]).read_bytes()) == (1200, 630)
+
+
+def test_a_build_called_inside_a_running_event_loop_draws_its_images(project: Path) -> None:
+    """A caller may already run an event loop in its thread (Playwright's sync API does, for the
+    whole of a browser-test session): the images are drawn all the same."""
+    needs_browser()
+
+    async def build_inside_a_loop() -> int:
+        return main(["build", "--root", str(project), "-q", "--no-cache", "--preview-images"])
+
+    # in a thread of its own: this test's thread may run Playwright's loop already
+    with ThreadPoolExecutor(1) as thread:
+        assert thread.submit(asyncio.run, build_inside_a_loop()).result() == 0
+    assert png_size((project / "site" / "h200-fp4-vs-fp8" / "preview.png").read_bytes()) == (1200, 630)
 
 
 def test_a_browser_that_does_not_start_stops_the_build_with_one_error(

@@ -4,8 +4,9 @@ Chromium for the whole build. kaleido is an optional extra (`pip install 'site-b
 where it or a browser is missing, the build goes on without preview images and says so once.
 
 The browser starts at the first image, not before: the pages' workers are forked from a process
-with one thread only (runner.py), and the browser brings threads. Its event loop runs in the
-calling thread, one image at a time, so nothing here outlives `close`.
+with one thread only (runner.py), and the browser brings threads. Its event loop runs in a thread
+of its own (the caller may be inside a running event loop, e.g. Playwright's), one image at a time;
+`close` ends the browser, the loop and the thread, so nothing here outlives it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import asyncio
 import contextlib
 import importlib.metadata
 import os
+import threading
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +43,7 @@ class PreviewImages:
         self.drawn_by = f"kaleido {importlib.metadata.version('kaleido')}, {WIDTH}x{HEIGHT}"
         self.failed: str | None = None  # why the last image was not drawn (the build then stops)
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None  # runs the loop
         self._kaleido: Any = None
         self._opened = contextlib.AsyncExitStack()  # closes the browser
 
@@ -48,32 +52,40 @@ class PreviewImages:
         try:
             if self._kaleido is None:
                 self._start()
-            assert self._loop is not None
-            image = self._loop.run_until_complete(self._kaleido.calc_fig(figure, opts=PNG))
+            image = self._run(self._kaleido.calc_fig(figure, opts=PNG))
         except Exception as exc:  # the browser's or kaleido's, whatever they raise: said, never a traceback
             self.failed = f"{type(exc).__name__}: {exc}".rstrip(": ")
             raise ImageFailed(self.failed) from exc
         return bytes(image)
 
+    def _run(self, work: Coroutine[Any, Any, Any]) -> Any:
+        """The coroutine run to its end on the images' own loop."""
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+
     def _start(self) -> None:
         import kaleido
 
         self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="preview-images", daemon=True)
+        self._thread.start()
         # mathjax off: nothing is fetched from the network
         session = kaleido.Kaleido(path=self.browser, mathjax=False, plotlyjs=str(PLOTLY_JS))
-        self._kaleido = self._loop.run_until_complete(self._opened.enter_async_context(session))
+        self._kaleido = self._run(self._opened.enter_async_context(session))
 
     def close(self) -> None:
-        """Close the browser, if it was started."""
-        if self._loop is None:
+        """Close the browser, if it was started, then its loop and thread."""
+        if self._loop is None or self._thread is None:
             return
         try:
-            self._loop.run_until_complete(self._opened.aclose())
+            self._run(self._opened.aclose())
         except Exception:  # a browser that fails to close is gone either way
             pass
         finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
             self._loop.close()
-            self._loop, self._kaleido = None, None
+            self._loop, self._thread, self._kaleido = None, None, None
 
 
 def find_browser() -> tuple[str | None, str | None]:
