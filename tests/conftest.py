@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,11 @@ settings.load_profile("site-builder")
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", outside.MARKER_HELP)
+    # Ctrl+C as at a terminal: a shell starts a background job (and some CI runners start their
+    # steps) with SIGINT ignored, which every command the tests start would inherit, so the tests
+    # of what Ctrl+C does would see nothing happen
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
