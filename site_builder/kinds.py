@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING
 
+from site_builder.workload import Workload
+
 if TYPE_CHECKING:
     from site_builder.plan import PlanFacts
-
-Workload = tuple[int, int]  # (input tokens, output tokens)
 
 
 @dataclass(frozen=True)
