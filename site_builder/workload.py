@@ -77,4 +77,7 @@ def parse_workload(text: str) -> Workload:
     """'1k/8k' -> Workload(1024, 8192); a label ('sharegpt') -> that labelled workload."""
     if LABEL_PATTERN.fullmatch(text.strip()):
         return labelled(text.strip())
-    return Workload(*parse_sequence_label(text))
+    try:
+        return Workload(*parse_sequence_label(text))
+    except ValueError as exc:
+        raise ValueError(f"{exc}, or a `workload:` label: {LABEL_RULE}") from exc

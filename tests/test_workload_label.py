@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from site_builder.cli import main
+from site_builder.content import StubSpec
 from site_builder.problems import ProblemLog
 from site_builder.read.load import load_results
 from site_builder.read.table import PointTable
@@ -294,3 +296,14 @@ def test_grouping_never_merges_labels_or_models(drawn: list[dict[str, Any]]) -> 
                 assert {r["record"] for r in found} == {
                     p["record"] for p in mine if p["workload"] == workload.label
                 }
+
+
+def test_a_stub_opens_on_a_label_or_says_what_it_may_name() -> None:
+    sides = [{"label": "a", "hardware": "h200"}, {"label": "b", "hardware": "b200"}]
+    spec = StubSpec.model_validate({"kind": "custom", "model": "m", "sequence": "sharegpt", "sides": sides})
+    assert spec.sequence == "sharegpt"
+    with pytest.raises(ValidationError) as refused:
+        StubSpec.model_validate({"kind": "custom", "model": "m", "sequence": "share gpt", "sides": sides})
+    (error,) = refused.value.errors()
+    assert error["loc"] == ("sequence",)
+    assert "1k/1k" in error["msg"] and "`workload:` label" in error["msg"]
