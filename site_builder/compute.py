@@ -30,7 +30,6 @@ from site_builder.engine.power import WorkloadPower, power_checks
 from site_builder.engine.sweep import TAIL_LATENCIES, Measure, Sla, WorkloadSweep, analyse_workload
 from site_builder.files import NUMBER_FAULTS, excerpt, number_faults
 from site_builder.filters import NARROWING_KEYS, describe
-from site_builder.formatting import sequence_label
 from site_builder.plan import page_title
 from site_builder.problems import ProblemLog, Severity, suggest
 from site_builder.read.evals import EvalRun, SideRuns, runs_for_side
@@ -40,6 +39,7 @@ from site_builder.read.sweeps import matches as sweep_matches
 from site_builder.read.table import PointTable
 from site_builder.sections import SWEEP_ANALYSES
 from site_builder.sides import PageSides, page_sides
+from site_builder.workload import Workload, labelled, sorted_workloads
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,8 @@ class ComputedPage:
     sequences: tuple[SequenceNumbers, ...]
     # per workload, each side's points on it (in table order; the engine's positions index them)
     rows: tuple[tuple[PointTable, PointTable], ...]
+    # the workload of each of `sequences` (a labelled one's numbers have isl = osl = 0)
+    workloads: tuple[Workload, ...]
     datasets: tuple[DatasetInfo, ...]  # every dataset whose points either side uses
     derived_interactivity: bool  # some point's interactivity is output tok/s ÷ concurrency
     accuracy: PageAccuracy | None = None  # None: neither side has evaluation results
@@ -197,6 +199,7 @@ def side_points(rows: PointTable) -> SidePoints:
 _POINT_MEASURE_COLUMNS = (
     "isl",
     "osl",
+    "workload",
     "concurrency",
     "gpu_count",
     "decode_gpus",
@@ -208,7 +211,7 @@ _POINT_MEASURE_COLUMNS = (
 )
 
 
-def point_measures(points: PointTable) -> list[tuple[tuple[int, int], Measure]]:
+def point_measures(points: PointTable) -> list[tuple[Workload, Measure]]:
     """A side's ordinary points as the sweep analyses read tested concurrencies: output tok/s of
     the deployment (per GPU × the GPUs that make output tokens), median TPOT and TTFT in ms
     (where measured: a derived interactivity gives no TPOT) and their p90 and p99 where given,
@@ -225,7 +228,7 @@ def point_measures(points: PointTable) -> list[tuple[tuple[int, int], Measure]]:
             power_w=_product(r["avg_watts_per_gpu"], gpus),
             **{tail: _product(r[tail.removesuffix("_ms")], 1000) for tail in TAIL_LATENCIES},
         )
-        found.append(((r["isl"], r["osl"]), measure))
+        found.append((row_workload(r), measure))
     return found
 
 
@@ -234,18 +237,23 @@ def _product(value: float | None, factor: float | None) -> float | None:
     return None if value is None or not factor else value * factor
 
 
+def row_workload(record: Mapping[str, Any]) -> Workload:
+    """A point's workload from its record (a label's, else its lengths')."""
+    return labelled(record["workload"]) if record["workload"] else Workload(record["isl"], record["osl"])
+
+
 def _side_measures(
     rows: Sequence[SweepRow], points: Sequence[PointTable], side: int
-) -> list[tuple[tuple[int, int], Measure]]:
+) -> list[tuple[Workload, Measure]]:
     """A side's tested concurrencies: its node-level sweep rows, else its ordinary points."""
-    tested = [((r.isl, r.osl), r.measure()) for r in rows]
+    tested = [(Workload(r.isl, r.osl), r.measure()) for r in rows]
     return tested or (point_measures(points[side]) if side < len(points) else [])
 
 
 def page_sweep(
     stub: Stub,
     sweeps: Sequence[SweepRow],
-    default: tuple[int, int],
+    default: Workload,
     log: ProblemLog,
     points: Sequence[PointTable] = (),
 ) -> PageSweep | None:
@@ -256,7 +264,7 @@ def page_sweep(
         return None
     sla = Sla(spec.sla.tpot_ms, spec.sla.ttft_ms, spec.sla.basis) if spec.sla else None
     rows: list[tuple[SweepRow, ...]] = []
-    measures: dict[tuple[int, int], tuple[list[Measure], list[Measure]]] = {}
+    measures: dict[Workload, tuple[list[Measure], list[Measure]]] = {}
     for i, side in enumerate(stub.sides):
         side_rows = tuple(r for r in sweeps if sweep_matches(r, side.filters))
         rows.append(side_rows)
@@ -272,8 +280,8 @@ def page_sweep(
                 "so the sweep sections show it as not measured",
                 Severity.WARNING,
             )
-    workloads = sorted(measures, key=lambda s: (s != default, s))
-    analysed = tuple(analyse_workload(isl, osl, *measures[isl, osl], sla) for isl, osl in workloads)
+    workloads = sorted_workloads(measures, default)
+    analysed = tuple(analyse_workload(w.isl, w.osl, *measures[w], sla, w.label) for w in workloads)
     return PageSweep((rows[0], rows[1]), analysed, sla)
 
 
@@ -298,7 +306,7 @@ def page_latency(rows: Sequence[tuple[PointTable, PointTable]]) -> tuple[tuple[M
     )
 
 
-_POWER_COLUMNS = ("isl", "osl", "concurrency", "throughput_per_gpu", "avg_watts_per_gpu")
+_POWER_COLUMNS = ("isl", "osl", "workload", "concurrency", "throughput_per_gpu", "avg_watts_per_gpu")
 
 
 def _row_power(row: SweepRow) -> tuple[int, float | None, float | None]:
@@ -316,18 +324,23 @@ def page_power(
     node-level sweep rows gives its system power ÷ its GPUs, at its output tok/s per GPU."""
     if sweep is None or "power" not in stub.spec.sections:
         return ()
-    found: dict[tuple[int, int], tuple[list[Any], list[Any]]] = {}
+    found: dict[Workload, tuple[list[Any], list[Any]]] = {}
     for side, rows in enumerate(points):
         if sweep.rows[side]:
             for row in sweep.rows[side]:
-                found.setdefault((row.isl, row.osl), ([], []))[side].append(_row_power(row))
+                found.setdefault(Workload(row.isl, row.osl), ([], []))[side].append(_row_power(row))
             continue
         for r in rows.records(columns=_POWER_COLUMNS):
             point = (r["concurrency"], r["throughput_per_gpu"], r["avg_watts_per_gpu"])
-            found.setdefault((r["isl"], r["osl"]), ([], []))[side].append(point)
+            found.setdefault(row_workload(r), ([], []))[side].append(point)
     powers = (
-        WorkloadPower(isl, osl, (power_checks(a, catalog_watts[0]), power_checks(b, catalog_watts[1])))
-        for (isl, osl), (a, b) in sorted(found.items(), key=lambda w: (w[0] != stub.sequence, w[0]))
+        WorkloadPower(
+            w.isl,
+            w.osl,
+            (power_checks(found[w][0], catalog_watts[0]), power_checks(found[w][1], catalog_watts[1])),
+            w.label,
+        )
+        for w in sorted_workloads(found, stub.sequence)
     )
     return tuple(p for p in powers if p.sides[0] or p.sides[1])
 
@@ -366,26 +379,28 @@ def _run_order(run: EvalRun) -> tuple[str, str, str, str]:
     return (run.date or "", run.hardware or "", run.setup or "", run.provenance.record)
 
 
-def _derived_values_sane(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> bool:
+def _derived_values_sane(
+    stub: Stub, workloads: Sequence[Workload], sequences: Sequence[SequenceNumbers], log: ProblemLog
+) -> bool:
     """The numeric rule (files.number_faults) for every value the engine derived: a value that
     would not survive a page's table or JSON is refused here, never at render."""
     found = [
-        (numbers, target, side, key, value)
-        for numbers in sequences
+        (workload, target, side, key, value)
+        for workload, numbers in zip(workloads, sequences, strict=True)
         for target, pair in zip(numbers.targets, numbers.results, strict=True)
         for side, at in zip(stub.sides, pair, strict=True)
         for key, value in at.values.items()
         if value is not None
     ]
     faults = number_faults(np.array([value for *_, value in found], dtype=np.float64))
-    for (numbers, target, side, key, value), fault in zip(found, faults.tolist(), strict=True):
+    for (workload, target, side, key, value), fault in zip(found, faults.tolist(), strict=True):
         if fault >= 0:
             log.add(
                 _where(stub),
                 "",
                 key,
                 f"side '{side.label}' at {target:g} tok/s/user, "
-                f"{sequence_label(numbers.isl, numbers.osl)}: the derived value "
+                f"{workload.name}: the derived value "
                 f"{NUMBER_FAULTS[fault]}, got {excerpt(value)}; "
                 "check the throughput of its points and the GPU's constants",
             )
@@ -417,7 +432,7 @@ def sequence_problems(stub: Stub, sides: PageSides, log: ProblemLog) -> None:
     """A side without the stub's workload, warned (its others named)."""
     for side, group in zip(stub.sides, sides.by_workload, strict=True):
         if stub.sequence not in group:
-            have = ", ".join(sequence_label(*s) for s in sorted(group))
+            have = ", ".join(w.name for w in sorted(group, key=lambda w: (w.label, w)))
             log.add(
                 _where(stub),
                 "",
@@ -427,13 +442,15 @@ def sequence_problems(stub: Stub, sides: PageSides, log: ProblemLog) -> None:
             )
 
 
-def unmatched_problem(stub: Stub, sequences: Sequence[SequenceNumbers], log: ProblemLog) -> None:
+def unmatched_problem(
+    stub: Stub, workloads: Sequence[Workload], sequences: Sequence[SequenceNumbers], log: ProblemLog
+) -> None:
     """A page showing matched numbers where no target has both sides measured, warned (the plan
     leaves out a generated page whose sides never meet: plan.page_heads)."""
     both_measured = (a.measured and b.measured for s in sequences for a, b in s.results)
     if "matched-interactivity" not in stub.spec.sections or any(both_measured):
         return
-    where = ", ".join(sequence_label(s.isl, s.osl) for s in sequences)
+    where = ", ".join(w.name for w in workloads)
     log.add(
         _where(stub),
         "",
@@ -472,17 +489,17 @@ def compute_page(
     engine_constants = [Constants(**c.values()) for c in constants]
     sequences = tuple(
         compare_sequence(
-            isl,
-            osl,
+            workload.isl,
+            workload.osl,
             [side_points(side) for side in pair],
             engine_constants,
-            spec.targets if (isl, osl) == stub.sequence else None,
+            spec.targets if workload == stub.sequence else None,
         )
-        for (isl, osl), pair in zip(shown, rows, strict=True)
+        for workload, pair in zip(shown, rows, strict=True)
     )
-    if not _derived_values_sane(stub, sequences, log):
+    if not _derived_values_sane(stub, shown, sequences, log):
         return None
-    unmatched_problem(stub, sequences, log)
+    unmatched_problem(stub, shown, sequences, log)
     varied = varied_keys(stub)
     computed = tuple(
         ComputedSide(side.label, side.filters, narrowing(side, varied), side.hardware, c)
@@ -508,4 +525,5 @@ def compute_page(
         sweep=sweep,
         measured_power=page_power(stub, sweep, selected, [c.watts_all_in for c in constants]),
         latency=page_latency(rows),
+        workloads=shown,
     )

@@ -33,12 +33,12 @@ from site_builder.files import (
     parse_yaml,
     read_text,
 )
-from site_builder.formatting import parse_sequence_label
 from site_builder.kinds import KIND_KEYS, KINDS
 from site_builder.problems import ProblemLog, Severity, add_validation_errors, suggest
 from site_builder.project import OPERATOR_GUIDES, is_hidden
 from site_builder.scaffold import PLACEHOLDERS
 from site_builder.sections import ANALYSES, DEFAULT_ANALYSES
+from site_builder.workload import Workload, parse_workload
 
 FilterValue = str | bool | int | list[str] | list[int]
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
@@ -162,7 +162,7 @@ class StubSpec(Filters):
     @field_validator("sequence")
     @classmethod
     def _sequence(cls, value: str) -> str:
-        parse_sequence_label(value)
+        parse_workload(value)
         return value
 
     @field_validator("targets")
@@ -247,8 +247,9 @@ class Stub:
         return line_of(dict(self.lines), loc) if self.lines else ""
 
     @property
-    def sequence(self) -> tuple[int, int]:
-        return parse_sequence_label(self.spec.sequence)
+    def sequence(self) -> Workload:
+        """The workload the page opens on: '1k/1k', or a `workload:` label (sharegpt)."""
+        return parse_workload(self.spec.sequence)
 
     def models(self) -> set[str] | None:
         """The models (lower case) its sides may select points of: each side's own (a side may

@@ -40,6 +40,7 @@ _RECORD_FIELDS: dict[str, str] = {
             "gpu_count",
             "isl",
             "osl",
+            "workload",
             "concurrency",
             "throughput_per_gpu",
             "output_throughput_per_gpu",

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # `build-site --help` reads the kinds: nothing heavy is imported for it
     from site_builder.plan import PlanFacts
-
-Workload = tuple[int, int]  # (input tokens, output tokens)
+    from site_builder.workload import Workload
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,12 @@ import numpy as np
 from site_builder.catalog import HardwareCatalog, ModelInfo, hardware_name, model_name
 from site_builder.confounders import CONFOUNDERS
 from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
-from site_builder.formatting import sequence_label
-from site_builder.kinds import KINDS, Found, PageKind, Words, Workload
+from site_builder.kinds import KINDS, Found, PageKind, Words
 from site_builder.problems import ProblemLog, Severity
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.table import PointTable
-from site_builder.sides import DEFAULT_WORKLOAD, PageSides, matched_somewhere, matched_workloads, page_sides
+from site_builder.sides import PageSides, matched_somewhere, matched_workloads, page_sides
+from site_builder.workload import Workload, labelled, sorted_workloads
 
 
 @dataclass(frozen=True)
@@ -42,11 +42,11 @@ class PlanFacts:
         key_of = {row[0]: row[1:] for row in zip(*(names[k].tolist() for k in names.columns), strict=True)}
         workloads: dict[tuple[str, str, str, str], set[Workload]] = defaultdict(set)
         sources: dict[tuple[str, str], set[str]] = defaultdict(set)
-        found = table.distinct(["config_id", "dataset", "isl", "osl"])
-        for config, dataset, isl, osl in zip(*(found[k].tolist() for k in found.columns), strict=True):
+        found = table.distinct(["config_id", "dataset", "workload", "isl", "osl"])
+        for config, dataset, label, isl, osl in zip(*(found[k].tolist() for k in found.columns), strict=True):
             if dataset in measured:
                 key = key_of[config]
-                workloads[key].add((isl, osl))
+                workloads[key].add(labelled(label) if label else Workload(isl, osl))
                 sources[key[:2]].add(dataset)
         return cls(dict(workloads), dict(sources))
 
@@ -63,7 +63,7 @@ class PlanFacts:
     @classmethod
     def from_json(cls, stored: Mapping[str, Any]) -> PlanFacts:
         return cls(
-            {(m, h, p, s): {(isl, osl) for isl, osl in seqs} for m, h, p, s, seqs in stored["workloads"]},
+            {(m, h, p, s): {Workload(*seq) for seq in seqs} for m, h, p, s, seqs in stored["workloads"]},
             {(m, h): set(names) for m, h, names in stored["sources"]},
         )
 
@@ -124,9 +124,10 @@ def plan_pages(
     return [*stubs, *generated]
 
 
-def _first_sequence(shared: set[tuple[int, int]]) -> str:
-    """The workload a generated page opens on: 1k/1k where both sides have it, else the smallest."""
-    return sequence_label(*(DEFAULT_WORKLOAD if DEFAULT_WORKLOAD in shared else min(shared)))
+def _first_sequence(shared: set[Workload]) -> str:
+    """The workload a generated page opens on: 1k/1k where both sides have it, else the smallest
+    (a labelled one only where the sides share no fixed lengths)."""
+    return sorted_workloads(shared)[0].name
 
 
 # -- what each page is, before any is made: its head, whether it is published, its related links --
@@ -202,7 +203,7 @@ def page_heads(
         sides = page_sides(stub, table)
         _warn_if_sides_are_one(stub, sides, log)
         if stub.generated and not sides.empty and not matched_somewhere(sides):
-            where = ", ".join(sequence_label(*w) for w in sides.workloads)
+            where = ", ".join(w.name for w in sides.workloads)
             log.add(
                 f"generated page {stub.slug}",
                 "",
@@ -214,7 +215,7 @@ def page_heads(
             continue
         stub, sides = _opening_matched(stub, sides, table)
         hardware = tuple(dict.fromkeys(side.hardware for side in stub.sides))
-        sequences = tuple(sequence_label(*w) for w in sides.workloads)
+        sequences = tuple(w.name for w in sides.workloads)
         heads[stub.slug] = (
             stub,
             PageHead(stub.slug, page_title(stub, catalog, models), stub.spec.model, hardware, sequences),

@@ -22,7 +22,8 @@ from site_builder.content import FilterValue, SiteConfig
 from site_builder.engine.compare import AtTarget, Band, Constants, SideCurves, default_targets, metrics_at
 from site_builder.plan import PlanFacts
 from site_builder.read.table import PointTable
-from site_builder.sides import DEFAULT_WORKLOAD, Workload, by_workload, on_one_basis
+from site_builder.sides import by_workload, on_one_basis
+from site_builder.workload import Workload, sorted_workloads
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,8 @@ def _row_key(key: tuple[str, str, str, str]) -> tuple[str, str, str]:
 def scorecards(
     table: PointTable, facts: PlanFacts, catalog: HardwareCatalog, config: SiteConfig
 ) -> list[Scorecard]:
-    """Every model's scorecards, models in order, the 1k/1k workload first, then by size."""
+    """Every model's scorecards, models in order, the 1k/1k workload first, then by size, then
+    labelled workloads by label."""
     rows_of: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     for key in sorted(facts.workloads):
         rows_of[key[0]].append(_row_key(key))
@@ -81,7 +83,7 @@ def scorecards(
         rows, basis = on_one_basis([table.select(f) for f in filters])
         groups = [by_workload(r) for r in rows]
         constants = [constants_for(catalog, key[0], tier, config.constants) for key in keys]
-        workloads = sorted({w for g in groups for w in g}, key=lambda w: (w != DEFAULT_WORKLOAD, w))
+        workloads = sorted_workloads({w for g in groups for w in g})
         for workload in workloads:
             measured = [
                 (key, g[workload], c)

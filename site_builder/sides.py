@@ -11,14 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from site_builder.content import Stub
 from site_builder.engine.compare import band_of
 from site_builder.engine.frontier import pareto_frontier
 from site_builder.read.table import PointTable
-
-Workload = tuple[int, int]
-DEFAULT_WORKLOAD: Workload = (1024, 1024)  # 1k/1k: a page opens on it and the index lists it first
+from site_builder.workload import Workload, labelled, sorted_workloads
 
 
 @dataclass(frozen=True)
@@ -71,22 +70,31 @@ def _output_only(rows: PointTable) -> PointTable:
 
 
 def by_workload(rows: PointTable) -> dict[Workload, PointTable]:
-    """A side's points by workload (isl, osl), workloads in order of first appearance, each
-    one's points in table order."""
+    """A side's points by workload, workloads in order of first appearance, each one's points in
+    table order: a point with a `workload:` label is that label's, whatever its lengths; any
+    other is its (isl, osl)'s."""
     if not len(rows):
         return {}
     isl, osl = rows.column("isl").astype(np.int64), rows.column("osl").astype(np.int64)
-    key = isl * 2**32 + osl  # lengths are counts below 2**31 (files.MAX_COUNT)
+    codes, distinct = pd.factorize(rows.column("workload"))  # -1: no label
+    labels = [str(label) for label in distinct]
+    # lengths are counts below 2**31 (files.MAX_COUNT), so a label's key (negative) is no pair's
+    key = np.where(codes >= 0, -1 - codes, isl * 2**32 + osl)
     _, first, which = np.unique(key, return_index=True, return_inverse=True)
     return {
-        (int(isl[first[k]]), int(osl[first[k]])): rows.rows(np.flatnonzero(which == k))
-        for k in np.argsort(first, kind="stable").tolist()
+        _workload_of(int(isl[f]), int(osl[f]), int(codes[f]), labels): rows.rows(np.flatnonzero(which == k))
+        for k, f in ((k, first[k]) for k in np.argsort(first, kind="stable").tolist())
     }
 
 
+def _workload_of(isl: int, osl: int, code: int, labels: Sequence[str]) -> Workload:
+    return labelled(labels[code]) if code >= 0 else Workload(isl, osl)
+
+
 def ordered_workloads(default: Workload, groups: Sequence[dict[Workload, PointTable]]) -> list[Workload]:
-    """Every workload either side measured, the stub's own first, then by size."""
-    return sorted(set(groups[0]) | set(groups[1]), key=lambda w: (w != default, w))
+    """Every workload either side measured, the stub's own first, then fixed lengths by size,
+    then labelled workloads by label."""
+    return sorted_workloads(set(groups[0]) | set(groups[1]), default)
 
 
 def frontier_range(rows: PointTable) -> tuple[float, float] | None:

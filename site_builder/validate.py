@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the table's module imports pandas, which a rebuild from the
     from site_builder.read.table import PointTable
 
 # one point per dataset, configuration (variant included), workload and concurrency
-POINT_KEY = ["dataset", "config_id", "isl", "osl", "concurrency"]
+POINT_KEY = ["dataset", "config_id", "workload", "isl", "osl", "concurrency"]
 Pair = tuple[str, str]  # (the file a point was dropped from, the file of the point kept)
 
 
@@ -65,7 +65,7 @@ def _duplicate_reason(frame: pd.DataFrame, losses: list[tuple[int, int]], kept: 
     older, newer = losses[0]
     first = frame.iloc[older]
     example = (
-        f"{first['configuration']}, {sequence_label(first['isl'], first['osl'])}, "
+        f"{first['configuration']}, {first['workload'] or sequence_label(first['isl'], first['osl'])}, "
         f"concurrency {first['concurrency']}"
     )
     count = len(losses)

@@ -15,6 +15,7 @@ from site_builder.engine.compare import Constants, SidePoints
 from site_builder.present.result import ShownPoints, sequence_result, shown_side
 from site_builder.present.schema import SequenceResult
 from site_builder.read.table import PointTable
+from site_builder.workload import Workload
 
 Point = dict[str, Any]  # a point as a row of the point table (read/table.py)
 
@@ -140,7 +141,7 @@ def sequence_and_points(
         for s in sides
     ]
     shown = [shown_side(side, r) for side, r in zip(numbers.sides, rows, strict=True)]
-    return sequence_result(computed, numbers, rows), shown
+    return sequence_result(computed, Workload(numbers.isl, numbers.osl), numbers, rows), shown
 
 
 SHARED_EDITS = ("catalog", "template", "guide", "site config")

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from site_builder.content import SiteConfig, Stub
 from site_builder.plan import PlanFacts, plan_pages
+from site_builder.workload import Workload
 
 
 def _facts() -> PlanFacts:
-    one_k, eight_k = (1024, 1024), (8192, 1024)
+    one_k, eight_k = Workload(1024, 1024), Workload(8192, 1024)
     return PlanFacts(
         workloads={
             ("dsr1", "b200", "fp8", "none"): {one_k, eight_k},

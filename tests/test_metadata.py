@@ -48,6 +48,7 @@ FIELD_VALUES: dict[str, list[Any]] = {
     "osl": [1024, 8192],
     "random_range_ratio": [0.5, 0.8],
     "variant": ["confidential-computing", "lmcache"],
+    "workload": ["sharegpt", "mooncake-trace"],
     "concurrency": [4, 64],
     "date": ["2026-01-02", "2026-03-04"],
     "run_url": ["https://example.org/run/1", "https://example.org/run/2"],

@@ -12,11 +12,12 @@ import pytest
 
 from site_builder import metrics
 from site_builder.content import StubSpec
-from site_builder.kinds import KINDS, Found, PageKind, Words, Workload, slugify
+from site_builder.kinds import KINDS, Found, PageKind, Words, slugify
 from site_builder.metrics import METRICS, Metric, check_registry, evaluate
 from site_builder.plan import PlanFacts
 from site_builder.read.formats import FORMATS, detect
 from site_builder.sections import SECTIONS
+from site_builder.workload import Workload
 from tests.conftest import LAB_CSV, ROOT
 
 

@@ -17,6 +17,7 @@ from site_builder.problems import ProblemLog
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.table import PointTable
 from site_builder.validate import drop_duplicates, implausible_configurations, unknown_hardware
+from site_builder.workload import Workload
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,7 +99,7 @@ def test_duplicates_keep_the_newest_within_a_dataset_and_name_each_pair_of_files
     # the planning facts: each (model, GPU, precision, method)'s workloads, from the kept points
     facts = PlanFacts.of(kept, {d: DatasetInfo(id=d, title=d, source="s") for d in ("d", "e")})
     assert facts.workloads == {
-        ("dsr1", gpu, precision, "none"): {(1024, 1024)}
+        ("dsr1", gpu, precision, "none"): {Workload(1024, 1024)}
         for gpu, precision in {(p["hardware"], p["precision"]) for p in points}
     }
 

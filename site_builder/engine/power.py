@@ -64,6 +64,7 @@ class WorkloadPower:
     isl: int
     osl: int
     sides: tuple[tuple[PowerCheck, ...], tuple[PowerCheck, ...]]
+    label: str = ""  # the workload's label where its data names it (isl = osl = 0 then)
 
 
 def power_checks(

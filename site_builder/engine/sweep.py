@@ -212,6 +212,7 @@ class WorkloadSweep:
     power: list[Pair]
     # per TAIL_LATENCIES name, both sides where either measured it (never derived)
     tails: dict[str, list[Pair]] = field(default_factory=dict)
+    label: str = ""  # the workload's label where its data names it (isl = osl = 0 then)
 
 
 def _with_derived_tpot(measures: dict[int, Measure]) -> tuple[dict[int, Measure], frozenset[int]]:
@@ -227,7 +228,7 @@ def _with_derived_tpot(measures: dict[int, Measure]) -> tuple[dict[int, Measure]
 
 
 def analyse_workload(
-    isl: int, osl: int, a_rows: Iterable[Measure], b_rows: Iterable[Measure], sla: Sla | None
+    isl: int, osl: int, a_rows: Iterable[Measure], b_rows: Iterable[Measure], sla: Sla | None, label: str = ""
 ) -> WorkloadSweep:
     a, b = merge(a_rows), merge(b_rows)
     peaks = (peak(a), peak(b))
@@ -249,6 +250,7 @@ def analyse_workload(
         sla_throughput_ratio=ratio(*(r.output_throughput for r in sla_results)) if sla_results else None,
         power=paired(a, b, "tokens_per_watt"),
         tails={tail: paired(a, b, tail) for tail in TAIL_LATENCIES},
+        label=label,
     )
 
 
@@ -260,13 +262,14 @@ class Extreme:
     osl: int
     concurrency: int
     ratio: float
+    label: str = ""  # as WorkloadSweep
 
 
 def extremes(workloads: Sequence[WorkloadSweep], pick: str) -> tuple[Extreme, Extreme] | None:
     """The largest and smallest A ÷ B ratio of one list of pairs (`pick`: throughput, ttft, tpot,
     power) over every workload and concurrency both sides measured; None when there is none."""
     found = [
-        Extreme(w.isl, w.osl, p.concurrency, p.ratio)
+        Extreme(w.isl, w.osl, p.concurrency, p.ratio, w.label)
         for w in workloads
         for p in getattr(w, pick)
         if p.ratio is not None

@@ -19,9 +19,8 @@ from site_builder import metrics
 from site_builder.catalog import CONSTANTS, CostTier, HardwareCatalog, ModelInfo, constants_for, model_name
 from site_builder.content import FILTER_COLUMNS, SiteConfig
 from site_builder.engine.compare import SPARSE_RATIO, SPREAD_LIMIT, TIE_TOLERANCE
-from site_builder.formatting import sequence_label
 from site_builder.read.table import PointTable
-from site_builder.sides import DEFAULT_WORKLOAD
+from site_builder.workload import Workload, labelled, sorted_workloads
 
 EXPLORE_SCHEMA_VERSION = 1
 # The configuration fields a side filters on, by their stub names (content.Filters)
@@ -82,11 +81,14 @@ def _deployments(rows: PointTable) -> tuple[list[int], list[str]]:
 
 
 def _sequences(rows: PointTable) -> tuple[list[list[Any]], list[int]]:
-    """The model's workloads ([label, isl, osl], 1k/1k first, then by size) and each point's."""
-    pairs = list(zip(rows.python_values("isl"), rows.python_values("osl"), strict=True))
-    workloads = sorted(set(pairs), key=lambda w: (w != DEFAULT_WORKLOAD, w))
+    """The model's workloads ([name, isl, osl], 1k/1k first, then by size, then labelled ones by
+    label, their isl and osl null: their lengths vary) and each point's."""
+    columns = zip(*(rows.python_values(name) for name in ("isl", "osl", "workload")), strict=True)
+    found = [labelled(label) if label else Workload(isl, osl) for isl, osl, label in columns]
+    workloads = sorted_workloads(set(found))
     index = {w: n for n, w in enumerate(workloads)}
-    return [[sequence_label(*w), w[0], w[1]] for w in workloads], [index[p] for p in pairs]
+    shown = [[w.name, None, None] if w.label else [w.name, w.isl, w.osl] for w in workloads]
+    return shown, [index[w] for w in found]
 
 
 def _gpus(

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from site_builder.compute import LATENCY_VIEW_STATISTICS, ComputedPage, MetricLatency, SideLatency
 from site_builder.engine.latency import LatencyAt
 from site_builder.engine.sweep import TAIL_LATENCIES, WorkloadSweep
-from site_builder.formatting import sequence_label
 from site_builder.present.schema import LatencyCell, LatencyResult, LatencyRow, LatencyTable, LatencyWorkload
 from site_builder.read.table import PointTable
+from site_builder.workload import Workload
 
 
 @dataclass(frozen=True)
@@ -142,18 +142,16 @@ def latency_result(page: ComputedPage) -> LatencyResult | None:
     if not page.latency:
         return None
     labels = [side.label for side in page.sides]
-    named = [
-        (sequence_label(numbers.isl, numbers.osl), metrics)
-        for numbers, metrics in zip(page.sequences, page.latency, strict=True)
-    ]
+    named = [(w.name, metrics) for w, metrics in zip(page.workloads, page.latency, strict=True)]
     workloads = []
-    for (sequence, metrics), numbers, rows in zip(named, page.sequences, page.rows, strict=True):
+    for (sequence, metrics), workload, rows in zip(named, page.workloads, page.rows, strict=True):
         tables = (latency_table(metric, rows) for metric in metrics)
         workloads.append(
             LatencyWorkload(
                 sequence=sequence,
-                isl=numbers.isl,
-                osl=numbers.osl,
+                isl=None if workload.label else workload.isl,
+                osl=None if workload.label else workload.osl,
+                workload=workload.label or None,
                 tables=[t for t in tables if t is not None],
             )
         )
@@ -179,5 +177,5 @@ def sweep_tail_lines(w: WorkloadSweep, labels: Sequence[str]) -> list[str]:
         if lacking:
             every = len(lacking) == len(TAIL_WORDS)
             what = "p90 and p99 TPOT and TTFT" if every else _join([TAIL_WORDS[n] for n in lacking])
-            lines.append(f"{what} not measured for {label} on {sequence_label(w.isl, w.osl)}.")
+            lines.append(f"{what} not measured for {label} on {Workload(w.isl, w.osl, w.label).name}.")
     return lines

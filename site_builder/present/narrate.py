@@ -560,11 +560,10 @@ def _tokens(value: float) -> str:
     return grouped(fixed(value, 0))
 
 
-def _drawn_range(label: str, sequence: SequenceResult, ratios: Sequence[float]) -> str:
+def _drawn_range(label: str, isl: int, osl: int, ratios: Sequence[float]) -> str:
     """'B200 FP4's lengths were drawn from 768–1,024 input and 768–1,024 output tokens'."""
     ranges = [
-        f"{_tokens(r * sequence.isl)}–{_tokens(sequence.isl)} input and "
-        f"{_tokens(r * sequence.osl)}–{_tokens(sequence.osl)} output tokens"
+        f"{_tokens(r * isl)}–{_tokens(isl)} input and {_tokens(r * osl)}–{_tokens(osl)} output tokens"
         for r in ratios
     ]
     return f"{label}'s lengths were drawn from " + " or ".join(ranges)
@@ -575,7 +574,7 @@ def _short_outputs(sequence: SequenceResult, side: SideResult) -> float | None:
     where it falls below the lowest length it could be drawn from by more than the tolerance
     the loader allows a stated length (read.fields SEQUENCE_TOLERANCE); else None."""
     lengths = side.lengths
-    if lengths is None or lengths.osl_mean is None:
+    if lengths is None or lengths.osl_mean is None or sequence.osl is None:  # None: labelled, no nominal
         return None
     lowest = sequence.osl * min([1.0, *lengths.random_range_ratios])
     if lengths.osl_mean >= lowest * (1 - SEQUENCE_TOLERANCE):
@@ -586,7 +585,7 @@ def _short_outputs(sequence: SequenceResult, side: SideResult) -> float | None:
 def short_output_text(label: str, sequence: SequenceResult, side: SideResult) -> str | None:
     """'B200 FP4's outputs averaged 340 tokens, 67 % short of the nominal 1,024'."""
     short = _short_outputs(sequence, side)
-    if short is None or side.lengths is None or side.lengths.osl_mean is None:
+    if short is None or side.lengths is None or side.lengths.osl_mean is None or sequence.osl is None:
         return None
     return (
         f"{label}'s outputs averaged {_tokens(side.lengths.osl_mean)} tokens, "
@@ -594,9 +593,38 @@ def short_output_text(label: str, sequence: SequenceResult, side: SideResult) ->
     )
 
 
+def _mean_with_range(mean: float | None, span: tuple[float, float] | None, what: str) -> str | None:
+    """'1,050 in (runs 1,020–1,080)': a side's mean length, and the range of its runs' means
+    where they differ as shown."""
+    if mean is None:
+        return None
+    lo, hi = (_tokens(v) for v in span) if span else ("", "")
+    return f"{_tokens(mean)} {what}" + (f" (runs {lo}–{hi})" if lo != hi else "")
+
+
+def labelled_workload_line(sequence: SequenceResult) -> str:
+    """Under a labelled workload's heading (sharegpt): each side's measured mean lengths and
+    their range across its runs, since the label states none."""
+    parts = []
+    for side in sequence.sides:
+        lengths = side.lengths
+        if lengths is None:
+            parts.append(f"{side.label}'s files give no measured lengths")
+            continue
+        means = [
+            _mean_with_range(lengths.isl_mean, lengths.isl_range, "in"),
+            _mean_with_range(lengths.osl_mean, lengths.osl_range, "out"),
+        ]
+        parts.append(f"{side.label}'s measured means " + ", ".join(m for m in means if m))
+    return f"{sequence.sequence} is a workload of varying lengths, each run's own: " + "; ".join(parts) + "."
+
+
 def workload_line(sequence: SequenceResult) -> str:
     """Under a workload's heading, where the files say its lengths differ from its label: the
-    ranges lengths were drawn from, short outputs, the measured means ('' where nothing to say)."""
+    ranges lengths were drawn from, short outputs, the measured means ('' where nothing to say);
+    under a labelled one's, its measured lengths (labelled_workload_line)."""
+    if sequence.isl is None or sequence.osl is None:
+        return labelled_workload_line(sequence)
     parts = []
     for side in sequence.sides:
         lengths = side.lengths
@@ -604,7 +632,7 @@ def workload_line(sequence: SequenceResult) -> str:
             continue
         said = []
         if lengths.random_range_ratios:
-            said.append(_drawn_range(side.label, sequence, lengths.random_range_ratios))
+            said.append(_drawn_range(side.label, sequence.isl, sequence.osl, lengths.random_range_ratios))
         short = short_output_text(side.label, sequence, side)
         if short:
             said.append(short)

@@ -52,6 +52,7 @@ from site_builder.read.evals import EvalRun, metric_label, task_name
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.sweeps import SweepRow
 from site_builder.read.table import PointTable
+from site_builder.workload import Workload
 
 # A point summary's own fields, as the point table names them (the rest: on_frontier)
 SUMMARY_COLUMNS = tuple(name for name in PointSummary.model_fields if name != "on_frontier")
@@ -181,9 +182,10 @@ KNOT_VALUES = {
 MODES = {False: "agg", True: "disagg"}
 
 
-def side_result(side: ComputedSide, numbers: SideNumbers, rows: PointTable) -> SideResult:
+def side_result(side: ComputedSide, numbers: SideNumbers, rows: PointTable, labelled: bool) -> SideResult:
     """A side on one workload: its frontier, how many points it measured, what configurations
-    and dates its frontier holds, and its words."""
+    and dates its frontier holds, and its words (`labelled`: the workload is a label's, whose
+    runs' lengths vary: their range is listed too)."""
     frontier = knots(rows, numbers.frontier)
     dates = sorted(k.date for k in frontier if k.date)
     distinct = {
@@ -204,38 +206,44 @@ def side_result(side: ComputedSide, numbers: SideNumbers, rows: PointTable) -> S
         dates=(dates[0], dates[-1]) if dates else None,
         frontier=frontier,
         point_count=len(numbers.order),
-        lengths=measured_lengths(rows),
+        lengths=measured_lengths(rows, labelled),
     )
 
 
-def measured_lengths(rows: PointTable) -> MeasuredLengths | None:
+def measured_lengths(rows: PointTable, labelled: bool = False) -> MeasuredLengths | None:
     """The side's measured mean lengths and range ratios on one workload, or None where no
-    point gives either (a plain mean of the points' means: each point is one run)."""
+    point gives either (a plain mean of the points' means: each point is one run); on a
+    labelled workload also the lowest and highest of the points' means."""
     means = {key: rows.column(key).astype(float) for key in ("isl_mean", "osl_mean")}
     ratios = rows.column("random_range_ratio").astype(float)
     given = [m[~np.isnan(m)] for m in means.values()]
     if not any(len(g) for g in given) and np.isnan(ratios).all():
         return None
     isl, osl = (float(g.mean()) if len(g) else None for g in given)
+    isl_range, osl_range = ((float(g.min()), float(g.max())) if labelled and len(g) else None for g in given)
     measured = ~np.isnan(means["isl_mean"]) | ~np.isnan(means["osl_mean"])
     return MeasuredLengths(
         isl_mean=isl,
         osl_mean=osl,
         points=int(measured.sum()),
         random_range_ratios=sorted({float(r) for r in ratios[~np.isnan(ratios)]}),
+        isl_range=isl_range,
+        osl_range=osl_range,
     )
 
 
 def sequence_result(
-    sides: Sequence[ComputedSide], numbers: SequenceNumbers, rows: Sequence[PointTable]
+    sides: Sequence[ComputedSide], workload: Workload, numbers: SequenceNumbers, rows: Sequence[PointTable]
 ) -> SequenceResult:
     band = numbers.band
     display_lo, display_hi = band.display or (None, None)
-    shown = [side_result(side, n, r) for side, n, r in zip(sides, numbers.sides, rows, strict=True)]
+    labelled = bool(workload.label)
+    shown = [side_result(side, n, r, labelled) for side, n, r in zip(sides, numbers.sides, rows, strict=True)]
     return SequenceResult(
-        sequence=sequence_label(numbers.isl, numbers.osl),
-        isl=numbers.isl,
-        osl=numbers.osl,
+        sequence=workload.name,
+        isl=None if labelled else workload.isl,
+        osl=None if labelled else workload.osl,
+        workload=workload.label or None,
         band=Band(
             overlap=band.overlap,
             lo=band.lo,
@@ -311,7 +319,7 @@ def _apart(check: PowerCheck) -> float:
 def power_disagreements(powers: Sequence[WorkloadPower], labels: Sequence[str]) -> list[str]:
     """Every side and workload whose measured power is more than 2× from the catalog's."""
     notes = (
-        power_disagreement(label, sequence_label(w.isl, w.osl), checks)
+        power_disagreement(label, Workload(w.isl, w.osl, w.label).name, checks)
         for w in powers
         for label, checks in zip(labels, w.sides, strict=True)
     )
@@ -481,9 +489,9 @@ def _sla(result: sweep_engine.SlaResult, basis: str) -> SweepSla:
 def sweep_workload(w: sweep_engine.WorkloadSweep, labels: Sequence[str], sweep: PageSweep) -> SweepWorkload:
     basis = sweep.sla.basis if sweep.sla else "measured"
     return SweepWorkload(
-        sequence=sequence_label(w.isl, w.osl),
-        isl=w.isl,
-        osl=w.osl,
+        sequence=Workload(w.isl, w.osl, w.label).name,
+        isl=None if w.label else w.isl,
+        osl=None if w.label else w.osl,
         measured=[bool(side) for side in w.sides],
         gpu_counts=[sorted({m.gpu_count for m in side.values() if m.gpu_count}) for side in w.sides],
         output_throughput=_pairs(w.throughput, labels),
@@ -576,7 +584,7 @@ def sweep_result(sweep: PageSweep | None, labels: Sequence[str]) -> SweepResult 
         if found is not None:
             extremes[attribute] = [
                 SweepExtreme(
-                    sequence=sequence_label(e.isl, e.osl),
+                    sequence=Workload(e.isl, e.osl, e.label).name,
                     concurrency=e.concurrency,
                     ratio=e.ratio,
                     ratio_text=sweep_ratio_text(e.ratio, labels, lower) or "",
@@ -657,10 +665,13 @@ def comparison_result(page: ComputedPage, catalog: HardwareCatalog) -> Compariso
         model=spec.model,
         model_name=page.model_name,
         hardware=list(dict.fromkeys(s.hardware for s in page.sides)),
-        default_sequence=sequence_label(*page.stub.sequence),
+        default_sequence=page.stub.sequence.name,
         cost_tier=page.cost_tier,
         sides=[SideIdentity(label=s.label, filters=s.filters) for s in page.sides],
-        sequences=[sequence_result(page.sides, s, r) for s, r in zip(page.sequences, page.rows, strict=True)],
+        sequences=[
+            sequence_result(page.sides, w, s, r)
+            for w, s, r in zip(page.workloads, page.sequences, page.rows, strict=True)
+        ],
         constants=sorted({s.constants for s in page.sides}, key=lambda c: c.hardware),
         data_sources=data_sources(page.datasets),
         notices=notices(page),

@@ -158,15 +158,31 @@ class Band(Out):
     display_hi: int | None
 
 
+def _without_absent(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+    """A serialised model less these optional fields where they are None (listed only where given)."""
+    for key in keys:
+        if data.get(key, ...) is None:
+            del data[key]
+    return data
+
+
 class MeasuredLengths(Out):
     """What a side's files say of its workload's real lengths: the mean over its points of each
     point's measured mean input and output length (None where no point gives one), and the
-    ratios nominal lengths were drawn with ([ratio × nominal, nominal]; empty where none)."""
+    ratios nominal lengths were drawn with ([ratio × nominal, nominal]; empty where none). On a
+    labelled workload (sharegpt), whose runs' lengths differ, also the lowest and highest of the
+    points' means."""
 
     isl_mean: float | None
     osl_mean: float | None
     points: int  # the side's points on the workload that give a measured mean length
     random_range_ratios: list[float]
+    isl_range: tuple[float, float] | None = None  # labelled workloads only
+    osl_range: tuple[float, float] | None = None
+
+    @model_serializer(mode="wrap")
+    def _ranges_where_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_absent(handler(self), "isl_range", "osl_range")
 
 
 class SideResult(Out):
@@ -194,21 +210,23 @@ class SideResult(Out):
 
     @model_serializer(mode="wrap")
     def _lengths_where_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if data.get("lengths", ...) is None:
-            del data["lengths"]
-        return data
+        return _without_absent(handler(self), "lengths")
 
 
 class SequenceResult(Out):
-    sequence: str
-    isl: int
-    osl: int
+    sequence: str  # '1k/1k', or the `workload:` label
+    isl: int | None  # None on a labelled workload: its runs' lengths vary (the sides' `lengths`)
+    osl: int | None
+    workload: str | None = None  # the `workload:` label (sharegpt), listed only where given
     band: Band
     targets: list[float]
     targets_pinned: bool
     results: list[TargetComparison]
     sides: list[SideResult]
+
+    @model_serializer(mode="wrap")
+    def _label_where_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_absent(handler(self), "workload")
 
 
 class LatencyCell(Out):
@@ -242,9 +260,14 @@ class LatencyTable(Out):
 
 class LatencyWorkload(Out):
     sequence: str
-    isl: int
-    osl: int
+    isl: int | None  # as SequenceResult
+    osl: int | None
+    workload: str | None = None  # listed only where given
     tables: list[LatencyTable]  # a metric neither side measured at any statistic is left out
+
+    @model_serializer(mode="wrap")
+    def _label_where_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_absent(handler(self), "workload")
 
 
 class LatencyResult(Out):
@@ -407,8 +430,8 @@ class SlaLimits(Out):
 
 class SweepWorkload(Out):
     sequence: str
-    isl: int
-    osl: int
+    isl: int | None  # as SequenceResult: None on a labelled workload (its `sequence` is the label)
+    osl: int | None
     measured: list[bool]  # whether each side has any row on this workload
     gpu_counts: list[list[int]]
     output_throughput: list[SweepPair]

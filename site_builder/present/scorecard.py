@@ -15,7 +15,7 @@ from urllib.parse import quote
 from site_builder import metrics
 from site_builder.catalog import HardwareCatalog, ModelInfo, hardware_name, model_name
 from site_builder.engine.compare import is_tie
-from site_builder.formatting import fixed, sequence_label
+from site_builder.formatting import fixed
 from site_builder.metrics import Metric
 from site_builder.plan import PlannedPage
 from site_builder.scorecard import Scorecard, ScoreRow
@@ -87,7 +87,7 @@ def scorecard_views(
     pages = pages_by_row(planned)
     views = []
     for card in cards:
-        sequence = sequence_label(*card.workload)
+        sequence = card.workload.name
         best = {m.key: _best(card, m) for m in metrics.SCORECARD}
         rows = tuple(_row_view(card, row, best, pages, catalog, sequence) for row in card.rows)
         views.append(

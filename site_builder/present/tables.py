@@ -12,7 +12,7 @@ from site_builder import metrics
 from site_builder.catalog import HardwareCatalog, hardware_name
 from site_builder.engine.compare import winner
 from site_builder.engine.power import DISAGREEMENT, PowerCheck, WorkloadPower
-from site_builder.formatting import fixed, sequence_label
+from site_builder.formatting import fixed
 from site_builder.metrics import Metric
 from site_builder.present.narrate import (
     BRACKETING,
@@ -37,6 +37,7 @@ from site_builder.present.schema import (
     PointSummary,
     SequenceResult,
 )
+from site_builder.workload import Workload
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,12 +233,12 @@ def power_tables(powers: Sequence[WorkloadPower], labels: Sequence[str]) -> list
     """The power section's measured-vs-catalog rows: per workload, each side that has any."""
     return [
         {
-            "sequence": sequence_label(w.isl, w.osl),
+            "sequence": Workload(w.isl, w.osl, w.label).name,
             "sides": [
                 {
                     "label": label,
                     "rows": [_power_row(c) for c in checks],
-                    "note": power_disagreement(label, sequence_label(w.isl, w.osl), checks),
+                    "note": power_disagreement(label, Workload(w.isl, w.osl, w.label).name, checks),
                 }
                 for label, checks in zip(labels, w.sides, strict=True)
                 if checks

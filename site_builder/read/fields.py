@@ -377,6 +377,7 @@ def sequence_length(
     measured: Stated | None,
     ctx: RecordContext,
     range_ratio: float | None = None,
+    labelled: bool = False,
 ) -> None:
     """ISL or OSL: the metadata's, checked against the file; else the file's setting; else its mean.
 
@@ -388,7 +389,8 @@ def sequence_length(
     and SGLang's `--random-range-ratio` do) the metadata's value is the nominal length, accepted
     when the mean falls in that range. A value taken from the means is a notice. The mean and
     the range travel with the point (`isl_mean`, `osl_mean`, `random_range_ratio`): a page says
-    where a workload's lengths differ from its nominal label.
+    where a workload's lengths differ from its nominal label. A run whose metadata names its
+    workload (`labelled`: sharegpt) is grouped by that name, so its means need no notice.
     """
     meta_value, meta_name = given
     if measured is not None:
@@ -406,11 +408,13 @@ def sequence_length(
     if measured is not None and measured.value > 0:
         value = round(measured.value)
         draft.set(ours, value, measured.name)
-        ctx.notice(
-            measured.name,
-            f"{ours} {value} derived from the file ({measured.name} = {measured.value:.6g}); "
-            f"give {ours} in the metadata file to state it",
-        )
+        if not labelled:
+            ctx.notice(
+                measured.name,
+                f"{ours} {value} derived from the file ({measured.name} = {measured.value:.6g}); "
+                f"give {ours} in the metadata file to state it, or, for runs over a variable-length "
+                "dataset, `workload: <name>` (e.g. sharegpt) to make them one curve",
+            )
 
 
 def _fits(

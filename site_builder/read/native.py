@@ -54,6 +54,7 @@ IDENTITY_COLUMNS = (
     "gpu_count",
     "isl",
     "osl",
+    "workload",
     "concurrency",
 )
 MEASUREMENT_COLUMNS = (

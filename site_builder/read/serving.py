@@ -24,6 +24,7 @@ from site_builder.read.fields import (
     positive_number,
     sequence_length,
 )
+from site_builder.workload import WorkloadLabel
 
 MIN_COMPLETED_SHARE = 0.95
 
@@ -52,6 +53,7 @@ class RunMetadata(BaseModel):
     # lengths drawn from [ratio × isl/osl, isl/osl] (InferenceX's and SGLang's --random-range-ratio)
     random_range_ratio: float | None = Field(default=None, gt=0, le=1)
     variant: Identifier | None = None  # what sets these runs apart from others of one configuration
+    workload: WorkloadLabel | None = None  # names a variable-length dataset's runs: one curve (sharegpt)
     concurrency: Count | None = None
     date: str | None = None
     run_url: WebAddress | None = None
@@ -176,6 +178,7 @@ def _concurrency(
 def identity(draft: PointDraft, meta: RunMetadata, meta_name: str) -> None:
     draft.set("hardware", meta.hardware, f"{meta_name}: hardware")
     draft.set("variant", meta.variant, f"{meta_name}: variant")
+    draft.set("workload", meta.workload, f"{meta_name}: workload")
     draft.set("precision", meta.precision, f"{meta_name}: precision")
     draft.set("disagg", meta.disagg, f"{meta_name}: disagg")
     draft.set("tp", meta.tp, f"{meta_name}: tp")
@@ -282,6 +285,7 @@ def _sequences(
             measured,
             ctx,
             range_ratio(meta, raw),
+            labelled=meta.workload is not None,
         )
 
 
@@ -325,6 +329,7 @@ def client_run(
             means.get(ours),
             ctx,
             meta.random_range_ratio,
+            labelled=meta.workload is not None,
         )
     return draft
 

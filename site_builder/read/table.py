@@ -47,6 +47,9 @@ LATENCY_COLUMNS = tuple(f"{metric}_{stat}" for metric in LATENCY_METRICS for sta
 POINT_COLUMNS: dict[str, Any] = {
     "isl": "int64",
     "osl": "int64",
+    # a `workload:` label (sharegpt, a trace): every point with one is one workload whatever its
+    # lengths (site_builder.workload); None for fixed-length runs, whose workload is (isl, osl)
+    "workload": TEXT,
     "concurrency": "int64",
     "throughput_per_gpu": NUMBER,
     "throughput_basis": TEXT,  # "total", or "output" where the source gives output tok/s only

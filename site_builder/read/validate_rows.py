@@ -35,6 +35,7 @@ from site_builder.read.fields import (
     parse_bool,
     parse_numbers,
 )
+from site_builder.workload import check_label
 
 Mask = npt.NDArray[np.bool_]
 Floats = npt.NDArray[np.float64]
@@ -558,6 +559,7 @@ def validate(drafts: Drafts) -> Validated:
     bad_latency, rows.failed = rows.failed, np.zeros(rows.size, dtype=bool)
     _required(rows)
     _identifiers(rows)
+    labels = rows.judge("workload", check_label)  # a variable-length dataset's name (workload.py)
     counts = {key: _count(rows, key) for key in ("isl", "osl", "concurrency")}
     for key, numbers in counts.items():
         _not_zero(rows, key, numbers)
@@ -579,6 +581,7 @@ def validate(drafts: Drafts) -> Validated:
     _sound_interactivity(rows, measured)
     columns: dict[str, Any] = {**names, **counts, **topology, **latency, **power, **lengths}
     columns |= {
+        "workload": labels,
         "gpu_count": gpu_count,
         "throughput_per_gpu": throughput,
         "output_throughput_per_gpu": output,
