@@ -373,6 +373,7 @@
           if (select.value) { side[key] = select.value.split("|"); } else { delete side[key]; }
           state.targets = null;
           update(true);
+          document.getElementById(id).focus(); // the redrawn select: a keyboard reader stays on it
           announce("Side " + (n + 1) + " is now " + sideLabel(data, side) + ".");
         });
         var pair = document.createElement("span");
