@@ -16,7 +16,9 @@ from typing import Any
 
 from site_builder.pipeline import load
 from site_builder.plan import PlanFacts
+from site_builder.present.scorecard import explorer_href
 from site_builder.project import Project
+from site_builder.scorecard import Scorecard, ScoreRow
 from tests.test_explore_js import run_explore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,3 +118,37 @@ def test_explorer_links_carry_the_cards_tiers(default_site: Path) -> None:
             assert html.unescape(href).endswith("&t=" + ",".join(tiers)), href
             checked += 1
     assert checked >= 3
+
+
+def _card(basis: str, output_only: bool, datasets: tuple[str, ...]) -> tuple[Scorecard, ScoreRow]:
+    row = ScoreRow("b200", "fp4", "mtp", ("trt",), (False,), (), datasets, output_only)
+    return Scorecard("my model", (1024, 8192), basis, (40.0, 63.0, 90.0), (row,)), row
+
+
+def test_an_explorer_link_reads_as_the_row_whatever_its_names_hold() -> None:
+    card, row = _card("total", False, ("lab, 2026|a:b", "50%&more"))
+    href = explorer_href(card, row)
+    assert href is not None and href.startswith("explore/index.html?")
+    (answer,) = run_explore([{"query": href.split("?", 1)[1]}])
+    assert answer["state"] == {
+        "model": "my model",
+        "seq": "1k/8k",
+        "sides": [
+            {
+                "hardware": ["b200"],
+                "precision": ["fp4"],
+                "spec_method": ["mtp"],
+                "dataset": list(row.datasets),
+            }
+        ],
+        "targets": [40, 63, 90],
+        "metric": None,
+        "basis": None,
+    }
+
+
+def test_no_explorer_link_where_the_explorer_would_read_another_basis() -> None:
+    # the card reads output tok/s because another row gives only that; this row alone would not
+    assert explorer_href(*_card("output", False, ("lab",))) is None
+    assert explorer_href(*_card("output", True, ("lab",))) is not None
+    assert explorer_href(*_card("total", False, ("lab",))) is not None
