@@ -37,6 +37,8 @@ class ScoreRow:
     frameworks: tuple[str, ...]  # the engines its points ran on
     disagg: tuple[bool, ...]  # aggregated (False) and/or disaggregated (True) points
     at: tuple[AtTarget, ...]  # one per tier
+    datasets: tuple[str, ...]  # the datasets it reads (its filter, as a generated page's side)
+    output_only: bool  # some of its own points on this workload give output tok/s only
 
 
 @dataclass(frozen=True)
@@ -80,18 +82,33 @@ def scorecards(
     found: list[Scorecard] = []
     for model, keys in rows_of.items():
         filters = [_filters(facts, model, *key) for key in keys]
-        rows, basis = on_one_basis([table.select(f) for f in filters])
+        selected = [table.select(f) for f in filters]
+        rows, basis = on_one_basis(selected)
         groups = [by_workload(r) for r in rows]
+        own = [by_workload(r) for r in selected]
         constants = [constants_for(catalog, key[0], tier, config.constants) for key in keys]
         workloads = sorted_workloads({w for g in groups for w in g})
         for workload in workloads:
             measured = [
-                (key, g[workload], c)
-                for key, g, c in zip(keys, groups, constants, strict=True)
+                (key, g[workload], c, Pooled(tuple(facts.datasets(model, key[0])), _output_only(o[workload])))
+                for key, g, c, o in zip(keys, groups, constants, own, strict=True)
                 if workload in g
             ]
             found.append(_scorecard(model, workload, basis, measured))
     return found
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """What a row reads besides its key: its datasets, and whether its own points on the
+    workload give output tok/s only (then a view of it alone is on the output basis too)."""
+
+    datasets: tuple[str, ...]
+    output_only: bool
+
+
+def _output_only(rows: PointTable) -> bool:
+    return bool((rows.column("throughput_basis") == "output").any())
 
 
 def _filters(
@@ -111,9 +128,9 @@ def _scorecard(
     model: str,
     workload: Workload,
     basis: str,
-    measured: Sequence[tuple[tuple[str, str, str], PointTable, AppliedConstants]],
+    measured: Sequence[tuple[tuple[str, str, str], PointTable, AppliedConstants, Pooled]],
 ) -> Scorecard:
-    curves = [SideCurves(side_points(rows)) for _, rows, _ in measured]
+    curves = [SideCurves(side_points(rows)) for _, rows, _, _ in measured]
     tiers = scorecard_tiers([c.range for c in curves if c.range is not None])
     rows = tuple(
         ScoreRow(
@@ -123,7 +140,9 @@ def _scorecard(
             frameworks=tuple(sorted({str(f) for f in rows.values("framework") if f})),
             disagg=tuple(sorted({bool(d) for d in rows.values("disagg")})),
             at=tuple(metrics_at(curve, tiers, Constants(**constants.values()))),
+            datasets=pooled.datasets,
+            output_only=pooled.output_only,
         )
-        for (key, rows, constants), curve in zip(measured, curves, strict=True)
+        for (key, rows, constants, pooled), curve in zip(measured, curves, strict=True)
     )
     return Scorecard(model, workload, basis, tuple(tiers), rows)

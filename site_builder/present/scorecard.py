@@ -22,6 +22,7 @@ from site_builder.scorecard import Scorecard, ScoreRow
 
 RowKey = tuple[str, str, str, str]  # model, GPU, precision, speculative method
 MODES = {False: "aggregated", True: "disaggregated"}
+EXPLORER = "explore/index.html"  # the explorer, from the site's root (render/explore.py)
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class MetricText:
 class CellView:
     measured: bool
     texts: tuple[MetricText, ...]  # one per scorecard metric
-    href: str | None  # the page showing this row at this tier, where one does
+    href: str | None  # the page showing this row at this tier, else the explorer's view of it
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,8 @@ def scorecard_views(
     """Every scorecard worded, each cell linked to a published page one of whose sides pools
     exactly that row (its filters are the row's) and which shows that workload, at that
     workload with the scorecard's tiers as its targets (a page whose own targets are fewer
-    keeps its own: the page script takes as many targets as it has)."""
+    keeps its own: the page script takes as many targets as it has); where no page does, to
+    the explorer showing that row alone at the tiers (`explorer_href`)."""
     pages = pages_by_row(planned)
     views = []
     for card in cards:
@@ -153,7 +155,9 @@ def _row_view(
     slug = next((slug for slug, shown in pages.get(key, []) if sequence in shown), None)
     spec = catalog.gpus.get(row.hardware)
     tiers = ",".join(fixed(t, 0) for t in card.tiers)
-    href = f"{slug}/index.html?seq={quote(sequence, safe='/')}&t={tiers}" if slug else None
+    href = (
+        f"{slug}/index.html?seq={quote(sequence, safe='/')}&t={tiers}" if slug else explorer_href(card, row)
+    )
     cells = []
     for n, at in enumerate(row.at):
         texts = tuple(_text(m, at.values.get(m.key), at.measured, best[m.key][n]) for m in metrics.SCORECARD)
@@ -168,6 +172,27 @@ def _row_view(
         modes=tuple(MODES[d] for d in row.disagg),
         cells=tuple(cells),
     )
+
+
+def explorer_href(card: Scorecard, row: ScoreRow) -> str | None:
+    """The explorer's view of a row alone at the scorecard's tiers: one side with the row's
+    filters (GPU, precision, method, datasets), in the URL shape assets/explore.js reads. None
+    where that view would read another throughput basis than the scorecard (the scorecard reads
+    output tok/s for a model some other row gives only that of; a view of this row alone would
+    not), so a link never shows another number than its cell."""
+    if card.basis == "output" and not row.output_only:
+        return None
+    filters = {"hardware": [row.hardware], "precision": [row.precision], "spec_method": [row.spec_method]}
+    if row.datasets:
+        filters["dataset"] = list(row.datasets)
+    side = ",".join(
+        f"{key}:" + "|".join(quote(v, safe="") for v in values) for key, values in filters.items()
+    )
+    query = (
+        f"model={quote(card.model, safe='')}&seq={quote(sequence_label(*card.workload), safe='/')}"
+        f"&side={side}&t={','.join(fixed(t, 0) for t in card.tiers)}"
+    )
+    return f"{EXPLORER}?{query}"
 
 
 @dataclass(frozen=True)

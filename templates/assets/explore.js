@@ -39,19 +39,25 @@
 
   // -- the URL ---------------------------------------------------------------------------------
 
-  function decode(text) { return decodeURIComponent(text.replace(/\+/g, " ")); }
+  /* A query part's text; a malformed escape ("%", "%ZZ") is kept as written rather than thrown. */
+  function decode(text) {
+    var plain = text.replace(/\+/g, " ");
+    try { return decodeURIComponent(plain); } catch (e) { return plain; }
+  }
   function encode(text) { return encodeURIComponent(String(text)); }
 
   /* "hardware:mi355x,precision:fp4|fp8" → {hardware: ["mi355x"], precision: ["fp4", "fp8"]}; a
-     part without a key or value is left out. */
+     part without a key or value, or whose key is no field a side filters on, is left out. A side
+     written wholly encoded (no ":" but "%3A", as a form or urlencode writes it) is read decoded. */
   function parseSide(raw) {
     var filters = {};
-    raw.split(",").forEach(function (part) {
+    var text = raw.indexOf(":") < 0 && /%3A/i.test(raw) ? decode(raw) : raw;
+    text.split(",").forEach(function (part) {
       var colon = part.indexOf(":");
       if (colon <= 0) { return; }
       var key = decode(part.slice(0, colon));
       var values = part.slice(colon + 1).split("|").filter(Boolean).map(decode);
-      if (values.length) { filters[key] = values; }
+      if (values.length && FIELDS.indexOf(key) >= 0) { filters[key] = values; }
     });
     return filters;
   }
@@ -62,17 +68,17 @@
     }).join(",");
   }
 
-  /* The state a query string asks for, unchecked: {model, seq, sides: [filters], targets
-     (numbers, or null), metric, basis}. */
+  /* The state a query string asks for, unchecked against a model: {model, seq, sides: [filters]
+     (at most 8), targets (at most 6 positive numbers, or null), metric, basis}; never throws. */
   function parseQuery(search) {
     var state = { model: null, seq: null, sides: [], targets: null, metric: null, basis: null };
     String(search || "").replace(/^\?/, "").split("&").forEach(function (pair) {
       if (!pair) { return; }
       var eq = pair.indexOf("=");
       var key = decode(eq < 0 ? pair : pair.slice(0, eq)), raw = eq < 0 ? "" : pair.slice(eq + 1);
-      if (key === "side") { state.sides.push(parseSide(raw)); }
+      if (key === "side") { if (state.sides.length < MAX_SIDES) { state.sides.push(parseSide(raw)); } }
       else if (key === "t") {
-        var values = raw.split(",").map(function (v) { return Number(decode(v)); });
+        var values = decode(raw).split(",").slice(0, MAX_TARGETS).map(Number);
         state.targets = values.length && values.every(function (v) { return isFinite(v) && v > 0; }) ? values : null;
       } else if (key === "model" || key === "seq" || key === "metric" || key === "basis") { state[key] = decode(raw); }
     });
@@ -81,9 +87,11 @@
 
   /* The query string of a state, in the shape parseQuery reads (the sequence's "/" kept). */
   function stateQuery(state) {
-    var parts = ["model=" + encode(state.model), "seq=" + encode(state.seq).replace(/%2F/gi, "/")];
+    var parts = [];
+    if (typeof state.model === "string") { parts.push("model=" + encode(state.model)); }
+    if (typeof state.seq === "string") { parts.push("seq=" + encode(state.seq).replace(/%2F/gi, "/")); }
     state.sides.forEach(function (filters) { parts.push("side=" + sideText(filters)); });
-    if (state.targets && state.targets.length) { parts.push("t=" + state.targets.map(String).join(",")); }
+    if (state.targets && state.targets.length) { parts.push("t=" + state.targets.map(encode).join(",")); }
     if (state.metric) { parts.push("metric=" + encode(state.metric)); }
     if (state.basis && state.basis !== "median") { parts.push("basis=" + encode(state.basis)); }
     return parts.join("&");
@@ -365,6 +373,7 @@
           if (select.value) { side[key] = select.value.split("|"); } else { delete side[key]; }
           state.targets = null;
           update(true);
+          document.getElementById(id).focus(); // the redrawn select: a keyboard reader stays on it
           announce("Side " + (n + 1) + " is now " + sideLabel(data, side) + ".");
         });
         var pair = document.createElement("span");
