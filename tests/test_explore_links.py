@@ -19,6 +19,7 @@ from site_builder.plan import PlanFacts
 from site_builder.present.scorecard import explorer_href
 from site_builder.project import Project
 from site_builder.scorecard import Scorecard, ScoreRow
+from site_builder.workload import Workload
 from tests.test_explore_js import run_explore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,7 +123,7 @@ def test_explorer_links_carry_the_cards_tiers(default_site: Path) -> None:
 
 def _card(basis: str, output_only: bool, datasets: tuple[str, ...]) -> tuple[Scorecard, ScoreRow]:
     row = ScoreRow("b200", "fp4", "mtp", ("trt",), (False,), (), datasets, output_only)
-    return Scorecard("my model", (1024, 8192), basis, (40.0, 63.0, 90.0), (row,)), row
+    return Scorecard("my model", Workload(1024, 8192), basis, (40.0, 63.0, 90.0), (row,)), row
 
 
 def test_an_explorer_link_reads_as_the_row_whatever_its_names_hold() -> None:

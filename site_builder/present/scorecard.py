@@ -189,7 +189,7 @@ def explorer_href(card: Scorecard, row: ScoreRow) -> str | None:
         f"{key}:" + "|".join(quote(v, safe="") for v in values) for key, values in filters.items()
     )
     query = (
-        f"model={quote(card.model, safe='')}&seq={quote(sequence_label(*card.workload), safe='/')}"
+        f"model={quote(card.model, safe='')}&seq={quote(card.workload.name, safe='/')}"
         f"&side={side}&t={','.join(fixed(t, 0) for t in card.tiers)}"
     )
     return f"{EXPLORER}?{query}"
