@@ -63,6 +63,7 @@ EXPORTS = sorted(
         "columnSummary",
         "measuredPoints",
         "curveSamples",
+        "decodePoints",
         "deploymentText",
         "evaluate",
         "fixed",

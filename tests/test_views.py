@@ -24,6 +24,7 @@ from site_builder.cli import main
 from site_builder.present.schema import ComparisonResult, SideIdentity
 from site_builder.render.pages import page_data
 from tests.factories import Point, SideInput, constants, point, sequence_and_points
+from tests.test_point_columns import decoded
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECK = ROOT / "tests" / "js" / "view_check.cjs"
@@ -118,15 +119,10 @@ def test_each_sides_points_are_its_rows_column_by_column() -> None:
     view = page["view"]
     side = view["points"]["1k/1k"][0]
     framework = next(f for f in view["fields"] if f["key"] == "framework")
+    fields = {"framework": framework["names"]}
     rows = sorted(
-        zip(
-            side["interactivity"],
-            side["throughput"],
-            side["concurrency"],
-            side["gpus"],
-            [framework["names"][code] for code in side["fields"]["framework"]],
-            strict=True,
-        )
+        (p["interactivity"], p["throughput"], p["concurrency"], p["gpus"], p["fields"]["framework"])
+        for p in decoded(side, fields)
     )
     assert rows == [
         (20.0, 900.0, 64, 16, "sglang"),
@@ -134,23 +130,24 @@ def test_each_sides_points_are_its_rows_column_by_column() -> None:
         (40.0, 500.0, 8, 8, "vllm"),
     ]
     # a deployment a configuration, with its label in the view's list
-    deployment = dict(zip(side["interactivity"], side["deployment"], strict=True))
+    deployment = {p["interactivity"]: p["deployment"] for p in decoded(side, fields)}
     assert deployment[20.0] == deployment[30.0] != deployment[40.0]
     assert view["configurations"][deployment[20.0]].startswith("sglang TP8")
     assert view["configurations"][deployment[40.0]].startswith("vllm TP8")
     # the other side's configurations are numbered apart, though a table numbered them alike
     assert not set(side["deployment"]) & set(view["points"]["1k/1k"][1]["deployment"])
-    assert len(page["view"]["points"]["1k/1k"][1]["interactivity"]) == 2
+    assert len(decoded(page["view"]["points"]["1k/1k"][1], {})) == 2
 
 
-def test_a_percentile_is_offered_where_some_point_was_measured_at_it() -> None:
-    a = [point(20, 900, 64) | {"tpot_p90": 0.06, "framework": "vllm"}, point(40, 500, 8)]
+def test_a_percentile_is_offered_where_each_side_has_a_point_measured_at_it() -> None:
+    a = [point(20, 900, 64) | {"tpot_p90": 0.06, "tpot_p99": 0.09, "framework": "vllm"}, point(40, 500, 8)]
     b = [point(25, 800, 16) | {"tpot_p90": 0.05}, point(45, 400, 4)]
     view = made_page_data(a, b)["view"]
+    # p99: only side A has it, so it could compare nothing
     assert [basis["key"] for basis in view["bases"]] == ["median", "p90"]
     assert [basis["label"] for basis in view["bases"]] == ["median TPOT", "p90 TPOT"]
     side = view["points"]["1k/1k"][0]
-    assert dict(zip(side["interactivity"], side["tpot_p90"], strict=True)) == {20.0: 0.06, 40.0: None}
+    assert {p["interactivity"]: p["tpot_p90"] for p in decoded(side, {})} == {20.0: 0.06, 40.0: None}
     assert "tpot_p99" not in side
 
 
@@ -231,5 +228,5 @@ def test_a_filtered_view_is_the_page_a_stub_with_that_filter_builds(
             assert view["band"] == expected["band"], (name, seq)
             assert view["targets"] == expected["targets"], (name, seq)
         assert sum(sum(view["kept"]) for view in answer.values()) < sum(
-            len(side["interactivity"]) for sides in page["view"]["points"].values() for side in sides
+            len(decoded(side, {})) for sides in page["view"]["points"].values() for side in sides
         )

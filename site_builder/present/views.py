@@ -11,13 +11,12 @@ too), and each TPOT percentile some point was measured at.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from site_builder import metrics
-from site_builder.content import FILTER_COLUMNS
+from site_builder.present.columns import Deployments, field_column, field_values, point_columns
 from site_builder.present.result import ShownPoints
 from site_builder.present.schema import SequenceResult
 
@@ -77,17 +76,8 @@ BASES: dict[str, str] = {"p90": "tpot_p90", "p99": "tpot_p99"}
 BASIS_LABELS = {"median": "median TPOT", "p90": "p90 TPOT", "p99": "p99 TPOT"}
 
 
-def _sort_key(value: Any) -> tuple[int, Any]:
-    """Values in a control's order: not recorded last, numbers by size, text without case."""
-    if value is None:
-        return (2, "")
-    if isinstance(value, bool | int | float):
-        return (0, float(value))
-    return (1, str(value).lower())
-
-
 def _column(shown: ShownPoints, key: str) -> list[Any]:
-    return shown.rows.python_values(FILTER_COLUMNS.get(key, key))
+    return field_column(shown.rows, key)
 
 
 def _offered_fields(shown: Sequence[Sequence[ShownPoints]]) -> list[tuple[ViewField, list[Any]]]:
@@ -100,23 +90,22 @@ def _offered_fields(shown: Sequence[Sequence[ShownPoints]]) -> list[tuple[ViewFi
             for side, points in enumerate(workload):
                 per_side[side].update(_column(points, field.key))
         if any(len(values) > 1 for values in per_side):
-            offered.append((field, sorted(per_side[0] | per_side[1], key=_sort_key)))
+            offered.append((field, field_values(per_side[0] | per_side[1])))
     return offered
 
 
 def _offered_bases(shown: Sequence[Sequence[ShownPoints]]) -> list[str]:
-    """The percentiles some point of the page was measured at."""
-    found = []
-    for basis, column in BASES.items():
-        values = (value for workload in shown for points in workload for value in _column(points, column))
-        if any(value is not None for value in values):
-            found.append(basis)
-    return found
+    """The percentiles at which, on some workload, each side has a point measured: only there
+    can a reader's basis compare the sides."""
 
+    def measured(points: ShownPoints, column: str) -> bool:
+        return any(value is not None for value in _column(points, column))
 
-def _number(value: Any) -> Any:
-    """A value as JSON carries it: None for a number not given (NaN)."""
-    return None if isinstance(value, float) and math.isnan(value) else value
+    return [
+        basis
+        for basis, column in BASES.items()
+        if any(all(measured(points, column) for points in workload) for workload in shown)
+    ]
 
 
 def _side_points(
@@ -124,29 +113,17 @@ def _side_points(
     quantities: Sequence[str],
     fields: Sequence[tuple[ViewField, list[Any]]],
     bases: Sequence[str],
-    deployments: dict[tuple[int, int], int],
+    deployments: Deployments,
     side: int,
 ) -> dict[str, Any]:
-    """One side's points on one workload, in the order the page lists them (the chart data's):
-    interactivity, the curve quantities but concurrency per GPU (concurrency ÷ `gpus`, as the
-    point table derives it), the GPU count, the deployment (an index into the view's
-    configurations, numbered by side and configuration), each offered TPOT percentile in seconds,
-    and each offered field's value as an index into that field's values."""
-    columns = {"interactivity": "interactivity"} | {
-        q: metrics.CURVE_QUANTITIES[q] for q in quantities if q != "users_per_gpu"
-    }
-    columns |= {"gpus": "gpu_count"} | {BASES[b]: BASES[b] for b in bases}
-    found: dict[str, Any] = {
-        name: [_number(v) for v in shown.rows.python_values(column)] for name, column in columns.items()
-    }
-    found["deployment"] = [
-        deployments.setdefault((side, int(c)), len(deployments))
-        for c in shown.rows.column("config_id").tolist()
-    ]
-    found["fields"] = {
-        field.key: [values.index(v) for v in _column(shown, field.key)] for field, values in fields
-    }
-    return found
+    """One side's points on one workload, in the order the page lists them (the chart data's),
+    in the site's point columns (present/columns.py): the median interactivity, the curve
+    quantities but concurrency per GPU (concurrency ÷ `gpus`, as the point table derives it),
+    the GPU count, each offered TPOT percentile in seconds, the deployment (numbered by side and
+    configuration) and each offered field's code."""
+    numbers = {q: metrics.CURVE_QUANTITIES[q] for q in quantities if q != "users_per_gpu"}
+    numbers |= {"gpus": "gpu_count"} | {BASES[b]: BASES[b] for b in bases}
+    return point_columns(shown.rows, numbers, {f.key: values for f, values in fields}, deployments, side)
 
 
 def _field_data(field: ViewField, values: Sequence[Any]) -> dict[str, Any]:
@@ -171,23 +148,18 @@ def view_data(
     if not fields and not bases:
         return None
     quantities = metrics.shown_quantities()
-    deployments: dict[tuple[int, int], int] = {}  # (side, configuration number) → deployment
-    labels: dict[tuple[int, int], str] = {}
-    points: dict[str, list[dict[str, Any]]] = {}
-    for sequence, workload in zip(sequences, shown, strict=True):
-        points[sequence.sequence] = [
+    deployments = Deployments()  # numbered by side and configuration
+    points = {
+        sequence.sequence: [
             _side_points(rows, quantities, fields, bases, deployments, side)
             for side, rows in enumerate(workload)
         ]
-        for side, rows in enumerate(workload):
-            texts = rows.rows.column("configuration").tolist()
-            labels.update(
-                ((side, c), t) for c, t in zip(rows.rows.column("config_id").tolist(), texts, strict=True)
-            )
+        for sequence, workload in zip(sequences, shown, strict=True)
+    }
     return {
         "fields": [_field_data(field, values) for field, values in fields],
         "bases": [{"key": key, "label": BASIS_LABELS[key]} for key in ("median", *bases)] if bases else [],
-        "configurations": [labels[c] for c in sorted(deployments, key=deployments.__getitem__)],
+        "configurations": deployments.labels,
         "pinned": [s.sequence for s in sequences if s.targets_pinned],
         "points": points,
     }

@@ -24,6 +24,7 @@
      labels, the constants' "no … for <GPU>" templates) comes in the page data
      (site_builder/render/pages.py page_data);
    - measuredPoints: the measured points as site_builder/present/charts.py chart_data lists them;
+     decodePoints: measured points in the site's columnar encoding (site_builder/present/columns.py);
      words: the controls', live region's and charts' other words.
 
    Loads as a plain browser script (window.SiteEngine) and under Node (module.exports), with no
@@ -657,9 +658,11 @@
 
   /* Why a metric has no value (result.py constant_reason): `lacking` is the first name it lacks —
      a knot without a GPU count, a target between two deployments, or a constant the GPU lacks,
-     worded from its page.constants template with the side's GPU and cost tier. */
+     worded from its page.constants template with the side's GPU and cost tier (or from the
+     side's own `missing`, the explorer's reason for a side whose GPUs' constants differ). */
   function reason(lacking, result, side, constants) {
     if (lacking === "gpu_count") { return NO_GPU_COUNT; }
+    if (side.missing && side.missing[lacking]) { return side.missing[lacking]; } // the explorer's: a side's own reason
     if (lacking === "deployment" && result.brackets.length === 2) {
       var low = result.brackets[0], high = result.brackets[1];
       var same = low.deployment === high.deployment ? "the same deployment, whose concurrency rises" : "two deployments";
@@ -782,8 +785,23 @@
      columns (site_builder/present/views.py BASES): seconds per output token. */
   var BASIS_COLUMNS = { p90: "tpot_p90", p99: "tpot_p99" };
 
-  /* A side's points on one workload (page data view.points, column by column) that a reader's
-     view keeps: those whose value of each chosen field is the chosen one (`view.filters`: field
+  /* Measured points in the site's columnar encoding (site_builder/present/columns.py: a page's
+     view.points, an explorer data file's points) with each point's interactivity read back: 1 /
+     its median TPOT where `tpot` holds it, else `interactivity` as stored (a column holding no
+     point's is left out). The other columns are
+     the document's own (field codes under `codes`); `tpot` is left out. */
+  function decodePoints(columns) {
+    var decoded = {};
+    Object.keys(columns).forEach(function (name) { if (name !== "tpot") { decoded[name] = columns[name]; } });
+    var tpot = columns.tpot || [], stated = columns.interactivity || [];
+    decoded.interactivity = (columns.tpot || stated).map(function (x, n) {
+      return isNumber(tpot[n]) ? 1 / tpot[n] : stated[n];
+    });
+    return decoded;
+  }
+
+  /* A side's points on one workload (page data view.points, column by column, decodePoints) that a reader's
+     view keeps: those whose code of each chosen field is the chosen one (`view.filters`: field
      key → index into that field's values), with an interactivity on the chosen basis — the
      point's own for "median", else 1 / TPOT at that percentile in seconds (DESIGN.md's
      interactivity, at that percentile), which a point without it lacks. The same columns for the
@@ -793,13 +811,13 @@
      points, and `lacking`: how many points the filters keep that lack the percentile. */
   function viewPoints(points, view, configurations) {
     var column = BASIS_COLUMNS[view.basis] || null;
-    var names = Object.keys(points).filter(function (name) { return name !== "fields"; });
+    var names = Object.keys(points).filter(function (name) { return name !== "codes"; });
     var keys = Object.keys(view.filters);
     var kept = { positions: [], lacking: 0 };
     names.forEach(function (name) { kept[name] = []; });
     points.interactivity.forEach(function (own, n) {
       for (var k = 0; k < keys.length; k += 1) {
-        if (points.fields[keys[k]][n] !== view.filters[keys[k]]) { return; }
+        if (points.codes[keys[k]][n] !== view.filters[keys[k]]) { return; }
       }
       var tpot = column ? points[column][n] : null;
       if (column && !(isNumber(tpot) && tpot > 0)) { kept.lacking += 1; return; }
@@ -883,6 +901,7 @@
     columnSummary: columnSummary,
     measuredPoints: measuredPoints,
     words: words,
+    decodePoints: decodePoints,
     viewPoints: viewPoints,
     viewMeasuredPoints: viewMeasuredPoints,
     viewWords: viewWords

@@ -67,6 +67,9 @@
 
   var VIEW = page.view || null;
   var viewCache = {};
+  if (VIEW) {
+    Object.keys(VIEW.points).forEach(function (seq) { VIEW.points[seq] = VIEW.points[seq].map(E.decodePoints); });
+  }
 
   function allPoints(view) { return view.basis === "median" && Object.keys(view.filters).length === 0; }
 

@@ -11,7 +11,7 @@ const path = require("path");
 const E = require(path.resolve(__dirname, "..", "..", "templates", "assets", "engine.js"));
 
 function sequenceView(page, seq, view) {
-  const kept = page.view.points[seq].map((side) => E.viewPoints(side, view, page.view.configurations));
+  const kept = page.view.points[seq].map((side) => E.viewPoints(E.decodePoints(side), view, page.view.configurations));
   const sides = kept.map((side) => E.sideKnots(side, page.quantities));
   const band = E.bandOf(E.knotRange(sides[0]), E.knotRange(sides[1]));
   return {
