@@ -42,6 +42,16 @@ def built_page_data(html: Path) -> dict[str, Any]:
     return data
 
 
+def built_chart_data(html: Path) -> dict[str, Any]:
+    """A built page's chart data (its chart-data script)."""
+    found = re.search(
+        r'<script type="application/json" id="chart-data">(.*?)</script>', html.read_text(), re.S
+    )
+    assert found is not None, html
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
 def made_page_data(a: Sequence[Point], b: Sequence[Point]) -> dict[str, Any]:
     """The page data of a 1k/1k page of two sides with these points."""
     inputs = [SideInput(label, {}, "", "mi355x", constants(), p) for label, p in (("A", a), ("B", b))]
@@ -219,6 +229,7 @@ def test_a_filtered_view_is_the_page_a_stub_with_that_filter_builds(
     (answers,) = run_views([{"page": page, "views": views}])
     for name, answer in zip(FILTERS, answers, strict=True):
         built = built_page_data(filtered_site / name / "index.html")
+        answer.pop("latency", None)
         for seq, view in answer.items():
             expected = built["sequences"].get(seq)
             if expected is None:  # the filtered stub's sides have no point there
@@ -230,3 +241,71 @@ def test_a_filtered_view_is_the_page_a_stub_with_that_filter_builds(
         assert sum(sum(view["kept"]) for view in answer.values()) < sum(
             len(decoded(side, {})) for sides in page["view"]["points"].values() for side in sides
         )
+
+
+# -- the latency view follows the filters ------------------------------------------------------------
+
+
+def plotly_escaped(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def latency_series(figure: dict[str, Any]) -> dict[tuple[int, str], dict[str, list[Any]]]:
+    """A built latency chart's traces by side and statistic: x, y, text and customdata."""
+    return {
+        (t["meta"]["side"], t["meta"]["statistic"]): {k: t[k] for k in ("x", "y", "text", "customdata")}
+        for t in figure["data"]
+    }
+
+
+def engine_series(answer: list[dict[str, Any]]) -> dict[tuple[int, str], dict[str, list[Any]]]:
+    """The page engine's series of one chart, as the page script draws them (text escaped, a
+    series without a point left out)."""
+    return {
+        (side, stat): line | {"text": [plotly_escaped(t) for t in line["text"]]}
+        for side, lines in enumerate(answer)
+        for stat, line in lines.items()
+        if line["x"]
+    }
+
+
+def test_every_pages_latency_charts_come_back_from_its_points(default_site: Path) -> None:
+    """With no filter, the page engine's latency series (engine.js latencySeries over the view
+    data's points) are the build's latency charts, on every page with a view and a latency view."""
+    cases, figures = [], []
+    for slug, page in _pages_with_views(default_site).items():
+        charts = built_chart_data(default_site / slug / "index.html")["latency"]
+        if charts:
+            cases.append({"page": page, "views": [ALL_POINTS], "latency": [c["view"] for c in charts]})
+            figures.append((slug, charts))
+    assert len(cases) > 50
+    for (slug, charts), (answer,) in zip(figures, run_views(cases), strict=True):
+        for n, (chart, series) in enumerate(zip(charts, answer["latency"], strict=True)):
+            assert engine_series(series) == latency_series(chart), (slug, n)
+
+
+def test_a_filtered_latency_chart_is_the_one_a_stub_with_that_filter_builds(
+    default_site: Path, filtered_site: Path
+) -> None:
+    page = built_page_data(default_site / PAGE / "index.html")
+    fields = {f["key"]: f for f in page["view"]["fields"]}
+    charts = built_chart_data(default_site / PAGE / "index.html")["latency"]
+    views = [
+        {
+            "filters": {key: fields[key]["tokens"].index(token) for key, token in chosen.items()},
+            "basis": "median",
+        }
+        for chosen, _ in FILTERS.values()
+    ]
+    (answers,) = run_views([{"page": page, "views": views, "latency": [c["view"] for c in charts]}])
+    compared = 0
+    for name, answer in zip(FILTERS, answers, strict=True):
+        built = {
+            (c["view"]["sequence"], c["view"]["metric"]): latency_series(c)
+            for c in built_chart_data(filtered_site / name / "index.html")["latency"]
+        }
+        for chart, series in zip(charts, answer["latency"], strict=True):
+            expected = built.get((chart["view"]["sequence"], chart["view"]["metric"]), {})
+            assert engine_series(series) == expected, (name, chart["view"])
+            compared += len(expected)
+    assert compared > 10

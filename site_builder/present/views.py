@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from site_builder import metrics
+from site_builder.compute import LATENCY_VIEW_METRICS, LATENCY_VIEW_STATISTICS
 from site_builder.present.columns import Deployments, field_column, field_values, point_columns
 from site_builder.present.result import ShownPoints
 from site_builder.present.schema import SequenceResult
@@ -74,6 +75,8 @@ NOT_RECORDED = "not recorded"  # a value a point's file does not give
 # each read from a point-table column in seconds. The median is each point's own interactivity.
 BASES: dict[str, str] = {"p90": "tpot_p90", "p99": "tpot_p99"}
 BASIS_LABELS = {"median": "median TPOT", "p90": "p90 TPOT", "p99": "p99 TPOT"}
+# The latency view's columns (seconds), which the page script reads to follow a reader's filters
+LATENCY_COLUMNS = tuple(f"{m}_{s}" for m in LATENCY_VIEW_METRICS for s in LATENCY_VIEW_STATISTICS)
 
 
 def _column(shown: ShownPoints, key: str) -> list[Any]:
@@ -108,22 +111,32 @@ def _offered_bases(shown: Sequence[Sequence[ShownPoints]]) -> list[str]:
     ]
 
 
+def _measured_latencies(shown: Sequence[Sequence[ShownPoints]]) -> list[str]:
+    """The latency view's columns some point of the page gives."""
+    return [
+        column
+        for column in LATENCY_COLUMNS
+        if any(v is not None for workload in shown for points in workload for v in _column(points, column))
+    ]
+
+
 def _side_points(
     shown: ShownPoints,
     quantities: Sequence[str],
     fields: Sequence[tuple[ViewField, list[Any]]],
-    bases: Sequence[str],
+    numbers: Sequence[str],
     deployments: Deployments,
     side: int,
 ) -> dict[str, Any]:
     """One side's points on one workload, in the order the page lists them (the chart data's),
     in the site's point columns (present/columns.py): the median interactivity, the curve
     quantities but concurrency per GPU (concurrency ÷ `gpus`, as the point table derives it),
-    the GPU count, each offered TPOT percentile in seconds, the deployment (numbered by side and
-    configuration) and each offered field's code."""
-    numbers = {q: metrics.CURVE_QUANTITIES[q] for q in quantities if q != "users_per_gpu"}
-    numbers |= {"gpus": "gpu_count"} | {BASES[b]: BASES[b] for b in bases}
-    return point_columns(shown.rows, numbers, {f.key: values for f, values in fields}, deployments, side)
+    the GPU count, each of `numbers` (point-table columns: the offered TPOT percentiles and the
+    latency view's columns, in seconds), the deployment (numbered by side and configuration) and
+    each offered field's code."""
+    columns = {q: metrics.CURVE_QUANTITIES[q] for q in quantities if q != "users_per_gpu"}
+    columns |= {"gpus": "gpu_count"} | {name: name for name in numbers}
+    return point_columns(shown.rows, columns, {f.key: values for f, values in fields}, deployments, side)
 
 
 def _field_data(field: ViewField, values: Sequence[Any]) -> dict[str, Any]:
@@ -137,21 +150,24 @@ def _field_data(field: ViewField, values: Sequence[Any]) -> dict[str, Any]:
 
 
 def view_data(
-    shown: Sequence[Sequence[ShownPoints]], sequences: Sequence[SequenceResult]
+    shown: Sequence[Sequence[ShownPoints]], sequences: Sequence[SequenceResult], latency: bool = False
 ) -> dict[str, Any] | None:
     """What the page script's filters and interactivity basis read (None where a page offers
     neither): the fields offered, with their values and words; the bases offered; every
     deployment's configuration label; the sequences whose targets the author pinned (a view
-    keeps them); per sequence, each side's points (`_side_points`)."""
+    keeps them); per sequence, each side's points (`_side_points`), with the latency view's
+    columns where the page has one (`latency`), so that view follows the filters too."""
     fields = _offered_fields(shown)
     bases = _offered_bases(shown)
     if not fields and not bases:
         return None
     quantities = metrics.shown_quantities()
+    numbers = [BASES[b] for b in bases]
+    numbers += [c for c in _measured_latencies(shown) if latency and c not in numbers]
     deployments = Deployments()  # numbered by side and configuration
     points = {
         sequence.sequence: [
-            _side_points(rows, quantities, fields, bases, deployments, side)
+            _side_points(rows, quantities, fields, numbers, deployments, side)
             for side, rows in enumerate(workload)
         ]
         for sequence, workload in zip(sequences, shown, strict=True)
@@ -163,6 +179,18 @@ def view_data(
         "pinned": [s.sequence for s in sequences if s.targets_pinned],
         "points": points,
     }
+
+
+def without_latency(view: dict[str, Any]) -> dict[str, Any]:
+    """A view without the latency view's columns (but the bases' TPOT percentiles): what a page
+    without a latency view (its embed) reads."""
+    kept = {BASES[b["key"]] for b in view["bases"] if b["key"] in BASES}
+    dropped = set(LATENCY_COLUMNS) - kept
+    points = {
+        sequence: [{name: column for name, column in side.items() if name not in dropped} for side in sides]
+        for sequence, sides in view["points"].items()
+    }
+    return view | {"points": points}
 
 
 def url_token(value: Any) -> str:

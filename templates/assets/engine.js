@@ -25,6 +25,8 @@
      (site_builder/render/pages.py page_data);
    - measuredPoints: the measured points as site_builder/present/charts.py chart_data lists them;
      decodePoints: measured points in the site's columnar encoding (site_builder/present/columns.py);
+   - latencyAt / latencySeries / markerValue: site_builder/engine/latency.py by_concurrency and the
+     latency chart's traces (site_builder/present/charts.py _latency_trace, marker_value);
      words: the controls', live region's and charts' other words.
 
    Loads as a plain browser script (window.SiteEngine) and under Node (module.exports), with no
@@ -844,6 +846,60 @@
     });
   }
 
+  // -- the latency view: latency at each tested concurrency --------------------------------------
+
+  var LATENCY_STATISTICS = ["median", "p90", "p99"]; // site_builder/compute.py LATENCY_VIEW_STATISTICS
+  var MARKER_DIGITS = 6; // site_builder/present/charts.py
+
+  /* A measured value as a chart marker holds it (charts.py marker_value): 6 significant digits. */
+  function markerValue(value) {
+    return isNumber(value) ? Number(value.toPrecision(MARKER_DIGITS)) : value;
+  }
+
+  /* Per tested concurrency, ascending, the point of highest throughput among those that measured
+     any statistic (`values`: a column per statistic, null where not measured), the first on a
+     tie, an unknown throughput below any known (site_builder/engine/latency.py by_concurrency):
+     [{concurrency, point, values}]; a concurrency where no point measured any is left out. */
+  function latencyAt(concurrency, throughput, values) {
+    var best = {};
+    concurrency.forEach(function (level, n) {
+      if (!values.some(function (column) { return isNumber(column[n]); })) { return; }
+      var held = best[level];
+      var above = held === undefined || (isNumber(throughput[n]) &&
+        (!isNumber(throughput[held]) || throughput[n] > throughput[held]));
+      if (above) { best[level] = n; }
+    });
+    return Object.keys(best).map(Number).sort(function (a, b) { return a - b; }).map(function (level) {
+      var n = best[level];
+      return { concurrency: level, point: n, values: values.map(function (column) { return isNumber(column[n]) ? column[n] : null; }) };
+    });
+  }
+
+  /* One side's series of a latency chart from its points (view data columns, or the points a
+     view keeps: viewPoints), as site_builder/present/charts.py _latency_trace draws them: per
+     statistic, at each tested concurrency where it was measured, the concurrency (x), the value
+     in the chart's unit (`scale` to a second; y), the configuration that speaks for it (text)
+     and its throughput (customdata). `metric`: ttft, e2el or tpot. */
+  function latencySeries(points, metric, scale) {
+    var values = LATENCY_STATISTICS.map(function (stat) {
+      return points[metric + "_" + stat] || points.concurrency.map(function () { return null; });
+    });
+    var found = latencyAt(points.concurrency, points.throughput, values);
+    var series = {};
+    LATENCY_STATISTICS.forEach(function (stat, s) {
+      var line = { x: [], y: [], text: [], customdata: [] };
+      found.forEach(function (at) {
+        if (at.values[s] === null) { return; }
+        line.x.push(at.concurrency);
+        line.y.push(markerValue(at.values[s] * scale));
+        line.text.push(points.configuration[at.point]);
+        line.customdata.push(markerValue(points.throughput[at.point]));
+      });
+      series[stat] = line;
+    });
+    return series;
+  }
+
   /* A view's words: its status line, the live region's, the axis and the band's heading. */
   var viewWords = {
     status: function (sequence, sides, lacking, basis) {
@@ -902,6 +958,9 @@
     measuredPoints: measuredPoints,
     words: words,
     decodePoints: decodePoints,
+    latencyAt: latencyAt,
+    latencySeries: latencySeries,
+    markerValue: markerValue,
     viewPoints: viewPoints,
     viewMeasuredPoints: viewMeasuredPoints,
     viewWords: viewWords

@@ -448,32 +448,10 @@
     function targetInputs() {
       targetsBox.textContent = "";
       current.targets.forEach(function (target, col) {
-        var id = "explore-target-" + col;
-        var label = document.createElement("label");
-        label.setAttribute("for", id);
-        label.className = "visually-hidden";
-        label.textContent = "Target " + (col + 1) + " interactivity (tok/s/user)";
-        var input = document.createElement("input");
-        input.type = "number";
-        input.id = id;
-        input.className = "target-input";
-        input.min = "0.1";
-        input.step = "any";
-        input.inputMode = "decimal";
-        input.value = String(target);
-        input.addEventListener("change", function () {
-          var value = Number(input.value);
-          if (!input.value || !isFinite(value) || value <= 0) {
-            input.setAttribute("aria-invalid", "true");
-            announce(E.words.invalidTarget);
-            return;
-          }
-          input.removeAttribute("aria-invalid");
-          retarget(col, value);
-          push();
-        });
-        targetsBox.appendChild(label);
-        targetsBox.appendChild(input);
+        var made = C.targetInput("explore-target-" + col, "Target " + (col + 1) + " interactivity (tok/s/user)", target,
+          function (edited) { retarget(col, edited); push(); }, announce);
+        targetsBox.appendChild(made[0]);
+        targetsBox.appendChild(made[1]);
       });
       document.getElementById("explore-target-add").disabled = current.targets.length >= MAX_TARGETS;
     }

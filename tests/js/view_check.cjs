@@ -2,7 +2,8 @@
 // viewSequence), for tests/test_views.py: reads [{page, views}] (a page's page data and the views
 // to work out: {filters: {key: value index}, basis}) from the JSON file named on the command
 // line, prints per page, per view, per sequence: each side's knots (engine.js sideKnots), the
-// band (bandBounds of bandOf), the default targets and how many points lack the basis.
+// band (bandBounds of bandOf), the default targets and how many points lack the basis; and
+// where a case lists latency charts, their series (latencyView).
 "use strict";
 
 const fs = require("fs");
@@ -23,11 +24,23 @@ function sequenceView(page, seq, view) {
   };
 }
 
+// The latency charts of a view (site.js latencyFigure): per chart asked ({sequence, metric,
+// scale}: a latency figure's `view`), each side's series of the points the filters keep.
+function latencyView(page, charts, view) {
+  const filters = { filters: view.filters, basis: "median" };
+  return charts.map((chart) =>
+    page.view.points[chart.sequence].map((side) =>
+      E.latencySeries(E.viewPoints(E.decodePoints(side), filters, page.view.configurations), chart.metric, chart.scale)
+    )
+  );
+}
+
 const cases = JSON.parse(fs.readFileSync(process.argv[2], "utf-8"));
 const answers = cases.map((c) =>
   c.views.map((view) => {
     const found = {};
     Object.keys(c.page.view.points).forEach((seq) => { found[seq] = sequenceView(c.page, seq, view); });
+    if (c.latency) { found.latency = latencyView(c.page, c.latency, view); }
     return found;
   })
 );
