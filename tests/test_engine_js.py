@@ -66,6 +66,8 @@ EXPORTS = sorted(
         "decodePoints",
         "latencyAt",
         "latencySeries",
+        "latencyRows",
+        "LATENCY_STATISTICS",
         "markerValue",
         "deploymentText",
         "evaluate",

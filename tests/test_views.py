@@ -270,8 +270,9 @@ def engine_series(answer: list[dict[str, Any]]) -> dict[tuple[int, str], dict[st
 
 
 def test_every_pages_latency_charts_come_back_from_its_points(default_site: Path) -> None:
-    """With no filter, the page engine's latency series (engine.js latencySeries over the view
-    data's points) are the build's latency charts, on every page with a view and a latency view."""
+    """With no filter, the page engine's latency series and table rows (engine.js latencySeries,
+    latencyRows over the view data's points) are the build's latency charts and comparison.json's
+    latency tables, on every page with a view and a latency view."""
     cases, figures = [], []
     for slug, page in _pages_with_views(default_site).items():
         charts = built_chart_data(default_site / slug / "index.html")["latency"]
@@ -280,8 +281,24 @@ def test_every_pages_latency_charts_come_back_from_its_points(default_site: Path
             figures.append((slug, charts))
     assert len(cases) > 50
     for (slug, charts), (answer,) in zip(figures, run_views(cases), strict=True):
-        for n, (chart, series) in enumerate(zip(charts, answer["latency"], strict=True)):
-            assert engine_series(series) == latency_series(chart), (slug, n)
+        tables = {
+            (w["sequence"], t["metric"]): t
+            for w in json.loads((default_site / slug / "comparison.json").read_text())["latency"]["workloads"]
+            for t in w["tables"]
+        }
+        for n, (chart, found) in enumerate(zip(charts, answer["latency"], strict=True)):
+            assert engine_series(found["series"]) == latency_series(chart), (slug, n)
+            table = tables[chart["view"]["sequence"], chart["view"]["metric"]]
+            assert found["rows"] == [
+                {
+                    "concurrency": row["concurrency"],
+                    "sides": [
+                        None if cell is None else [cell["values"][stat] for stat in ("median", "p90", "p99")]
+                        for cell in row["sides"]
+                    ],
+                }
+                for row in table["rows"]
+            ], (slug, n)
 
 
 def test_a_filtered_latency_chart_is_the_one_a_stub_with_that_filter_builds(
@@ -304,8 +321,8 @@ def test_a_filtered_latency_chart_is_the_one_a_stub_with_that_filter_builds(
             (c["view"]["sequence"], c["view"]["metric"]): latency_series(c)
             for c in built_chart_data(filtered_site / name / "index.html")["latency"]
         }
-        for chart, series in zip(charts, answer["latency"], strict=True):
+        for chart, found in zip(charts, answer["latency"], strict=True):
             expected = built.get((chart["view"]["sequence"], chart["view"]["metric"]), {})
-            assert engine_series(series) == expected, (name, chart["view"])
+            assert engine_series(found["series"]) == expected, (name, chart["view"])
             compared += len(expected)
     assert compared > 10

@@ -25,8 +25,9 @@
      (site_builder/render/pages.py page_data);
    - measuredPoints: the measured points as site_builder/present/charts.py chart_data lists them;
      decodePoints: measured points in the site's columnar encoding (site_builder/present/columns.py);
-   - latencyAt / latencySeries / markerValue: site_builder/engine/latency.py by_concurrency and the
-     latency chart's traces (site_builder/present/charts.py _latency_trace, marker_value);
+   - latencyAt / latencySeries / markerValue / latencyRows: site_builder/engine/latency.py
+     by_concurrency, the latency chart's traces (site_builder/present/charts.py _latency_trace,
+     marker_value) and a latency table's rows (site_builder/present/latency.py _rows);
      words: the controls', live region's and charts' other words.
 
    Loads as a plain browser script (window.SiteEngine) and under Node (module.exports), with no
@@ -900,6 +901,32 @@
     return series;
   }
 
+  /* A latency table's rows from each side's points (site_builder/present/latency.py _rows): a
+     row per concurrency either side tested, ascending, each side's statistics there (in
+     LATENCY_STATISTICS order, in the table's unit: `scale` to a second; null where not
+     measured), or null where that side did not test it. */
+  function latencyRows(sides, metric, scale) {
+    var found = sides.map(function (points) {
+      var values = LATENCY_STATISTICS.map(function (stat) {
+        return points[metric + "_" + stat] || points.concurrency.map(function () { return null; });
+      });
+      var at = {};
+      latencyAt(points.concurrency, points.throughput, values).forEach(function (a) { at[a.concurrency] = a; });
+      return at;
+    });
+    var levels = [];
+    found.forEach(function (at) { Object.keys(at).forEach(function (level) { if (levels.indexOf(Number(level)) < 0) { levels.push(Number(level)); } }); });
+    levels.sort(function (a, b) { return a - b; });
+    return levels.map(function (level) {
+      return {
+        concurrency: level,
+        sides: found.map(function (at) {
+          return at[level] ? at[level].values.map(function (v) { return v === null ? null : v * scale; }) : null;
+        })
+      };
+    });
+  }
+
   /* A view's words: its status line, the live region's, the axis and the band's heading. */
   var viewWords = {
     status: function (sequence, sides, lacking, basis) {
@@ -960,6 +987,8 @@
     decodePoints: decodePoints,
     latencyAt: latencyAt,
     latencySeries: latencySeries,
+    latencyRows: latencyRows,
+    LATENCY_STATISTICS: LATENCY_STATISTICS,
     markerValue: markerValue,
     viewPoints: viewPoints,
     viewMeasuredPoints: viewMeasuredPoints,

@@ -622,6 +622,58 @@
     return { data: data, layout: layout };
   }
 
+  /* The latency tables (sections/latency-view.html) as the reader's filters show them: each
+     table's rows worked out again from the points the filters keep (engine.js latencyRows, the
+     build's rule), in the table's unit and decimals; the build's rows where there is no filter. */
+  var builtLatencyRows = [];
+
+  function latencyValue(td, value, decimals, absent) {
+    td.className = "num";
+    if (value === null) {
+      var outer = document.createElement("span"), inner = document.createElement("span");
+      outer.className = "not-measured";
+      inner.className = "value";
+      inner.textContent = absent;
+      outer.appendChild(inner);
+      td.appendChild(outer);
+    } else {
+      td.textContent = E.grouped(E.fixed(value, decimals));
+    }
+  }
+
+  function showLatencyTables() {
+    var tables = document.querySelectorAll("table.latency-table[data-metric]");
+    Array.prototype.forEach.call(tables, function (table, n) {
+      var body = table.tBodies[0];
+      if (builtLatencyRows[n] === undefined) { builtLatencyRows[n] = body.innerHTML; }
+      var seq = table.getAttribute("data-sequence"), metric = table.getAttribute("data-metric");
+      var chart = (charts.latency || []).filter(function (fig) {
+        return fig.view && fig.view.sequence === seq && fig.view.metric === metric;
+      })[0];
+      if (!VIEW || !chart || !VIEW.points[seq] || Object.keys(state.view.filters).length === 0) {
+        if (body.innerHTML !== builtLatencyRows[n]) { body.innerHTML = builtLatencyRows[n]; } // the build's own markup
+        return;
+      }
+      var filters = { filters: state.view.filters, basis: "median" };
+      var kept = VIEW.points[seq].map(function (side) { return E.viewPoints(side, filters, VIEW.configurations); });
+      var stats = table.getAttribute("data-statistics").split(",").map(function (stat) { return E.LATENCY_STATISTICS.indexOf(stat); });
+      var decimals = Number(table.getAttribute("data-decimals"));
+      body.textContent = "";
+      E.latencyRows(kept, metric, chart.view.scale).forEach(function (row) {
+        var tr = body.insertRow(), th = document.createElement("th");
+        th.scope = "row";
+        th.className = "num";
+        th.textContent = String(row.concurrency);
+        tr.appendChild(th);
+        row.sides.forEach(function (values) {
+          stats.forEach(function (s) {
+            latencyValue(tr.insertCell(), values ? values[s] : null, decimals, values ? "not measured" : "not tested");
+          });
+        });
+      });
+    });
+  }
+
   function wireLatency() {
     var select = document.getElementById("latency-view");
     if (!select) { return; }
@@ -789,6 +841,7 @@
     syncViewControls();
     render(false);
     drawLatency();
+    showLatencyTables();
     pushState();
   }
 
@@ -851,6 +904,7 @@
     syncViewControls();
     render();
     drawLatency();
+    showLatencyTables();
     announce(E.words.viewShown(state.seq, labelOf(state.metric)));
   });
   /* A theme change (the system's, or a theme switch setting a class or data attribute on <html>)
@@ -885,6 +939,7 @@
   makeInputs();
   wireOwnConstants();
   wireView();
+  showLatencyTables();
   render(sameConstants(state.constants));
   try { window.history.replaceState(state, "", window.location.href); } catch (e) { /* file:// */ }
   document.documentElement.setAttribute("data-ready", "true");

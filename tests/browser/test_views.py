@@ -360,3 +360,34 @@ def test_an_embed_takes_the_pages_filters_and_basis(
     assert page.evaluate("document.getElementById('chart').layout.xaxis.title.text") == (
         "Interactivity from p90 TPOT (tok/s/user)"
     )
+
+
+def _latency_tables(page: Page) -> dict[tuple[str, str, str], list[list[str]]]:
+    """The latency tables' rows as shown, by workload, metric and statistics: each row's texts."""
+    tables: list[dict[str, Any]] = page.evaluate(
+        """Array.from(document.querySelectorAll('table.latency-table')).map(t => ({sequence: t.dataset.sequence,
+            metric: t.dataset.metric, statistics: t.dataset.statistics,
+            rows: Array.from(t.tBodies[0].rows).map(r => Array.from(r.cells).map(c => c.textContent.trim()))}))"""
+    )
+    return {(t["sequence"], t["metric"], t["statistics"]): t["rows"] for t in tables}
+
+
+def test_the_latency_tables_follow_the_filters(page: Page, root_url: str, no_mtp_site: Path) -> None:
+    """With a filter, each latency table shows the rows the page built from a stub with that
+    filter shows (where it shows the same statistics); the reset brings the build's back."""
+    page.goto((no_mtp_site / SLUG / "index.html").as_uri())
+    page.wait_for_selector("html[data-ready=true]", timeout=15000)
+    expected = _latency_tables(page)
+    open_page(page, f"{root_url}{SLUG}/index.html")
+    own = _latency_tables(page)
+    page.select_option("#filter-spec_method", label="none")
+    page.wait_for_function("location.search.indexOf('f=') >= 0")
+    shown = _latency_tables(page)
+    compared = [key for key in shown if key in expected]
+    assert len(compared) >= 3
+    for key in compared:
+        assert shown[key] == expected[key], key
+    assert shown != own
+    page.click("#view-reset")
+    page.wait_for_function("location.search.indexOf('f=') < 0")
+    assert _latency_tables(page) == own

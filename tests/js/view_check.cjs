@@ -25,14 +25,19 @@ function sequenceView(page, seq, view) {
 }
 
 // The latency charts of a view (site.js latencyFigure): per chart asked ({sequence, metric,
-// scale}: a latency figure's `view`), each side's series of the points the filters keep.
+// scale}: a latency figure's `view`), each side's series of the points the filters keep, and the
+// rows of its table (site.js showLatencyTables).
 function latencyView(page, charts, view) {
   const filters = { filters: view.filters, basis: "median" };
-  return charts.map((chart) =>
-    page.view.points[chart.sequence].map((side) =>
-      E.latencySeries(E.viewPoints(E.decodePoints(side), filters, page.view.configurations), chart.metric, chart.scale)
-    )
-  );
+  return charts.map((chart) => {
+    const kept = page.view.points[chart.sequence].map((side) =>
+      E.viewPoints(E.decodePoints(side), filters, page.view.configurations)
+    );
+    return {
+      series: kept.map((side) => E.latencySeries(side, chart.metric, chart.scale)),
+      rows: E.latencyRows(kept, chart.metric, chart.scale),
+    };
+  });
 }
 
 const cases = JSON.parse(fs.readFileSync(process.argv[2], "utf-8"));
