@@ -391,3 +391,22 @@ def test_the_latency_tables_follow_the_filters(page: Page, root_url: str, no_mtp
     page.click("#view-reset")
     page.wait_for_function("location.search.indexOf('f=') < 0")
     assert _latency_tables(page) == own
+
+
+def test_the_basis_switch_shows_only_where_it_can_do_something(page: Page, root_url: str) -> None:
+    """Explorer: shown where the workload's points give a percentile, offering those only; a
+    page: offering a percentile only where each side has a point measured at it."""
+    page.goto(f"{root_url}explore/index.html?model=qwen3.5")  # no point gives p90 or p99 TPOT
+    page.wait_for_selector("html[data-ready=true]", timeout=15000)
+    assert page.locator("#explore-basis").is_hidden()
+    assert page.locator("label[for='explore-basis']").is_hidden()
+    page.goto(f"{root_url}explore/index.html?model=dsr1&seq=1k/1k&basis=p99")
+    page.wait_for_selector("html[data-ready=true]", timeout=15000)
+    assert page.locator("#explore-basis").is_visible()
+    offered = page.eval_on_selector_all("#explore-basis option:not([disabled])", "os => os.map(o => o.value)")
+    assert offered == ["median", "p90", "p99"]
+    assert page.input_value("#explore-basis") == "p99"
+    # B200 vs GB200 FP4: only the p99 TPOT is measured on both sides somewhere
+    open_page(page, f"{root_url}b200-vs-gb200-fp4-dsr1/index.html")
+    options = page.eval_on_selector_all("#basis-select option", "os => os.map(o => o.value)")
+    assert options == ["median", "p99"]
