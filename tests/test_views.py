@@ -24,6 +24,7 @@ from site_builder.cli import main
 from site_builder.present.schema import ComparisonResult, SideIdentity
 from site_builder.render.pages import page_data
 from tests.factories import Point, SideInput, constants, point, sequence_and_points
+from tests.test_point_columns import decoded
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECK = ROOT / "tests" / "js" / "view_check.cjs"
@@ -35,6 +36,16 @@ def built_page_data(html: Path) -> dict[str, Any]:
     """A built page's page data (its page-data script)."""
     found = re.search(
         r'<script type="application/json" id="page-data">(.*?)</script>', html.read_text(), re.S
+    )
+    assert found is not None, html
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def built_chart_data(html: Path) -> dict[str, Any]:
+    """A built page's chart data (its chart-data script)."""
+    found = re.search(
+        r'<script type="application/json" id="chart-data">(.*?)</script>', html.read_text(), re.S
     )
     assert found is not None, html
     data: dict[str, Any] = json.loads(found.group(1))
@@ -118,15 +129,10 @@ def test_each_sides_points_are_its_rows_column_by_column() -> None:
     view = page["view"]
     side = view["points"]["1k/1k"][0]
     framework = next(f for f in view["fields"] if f["key"] == "framework")
+    fields = {"framework": framework["names"]}
     rows = sorted(
-        zip(
-            side["interactivity"],
-            side["throughput"],
-            side["concurrency"],
-            side["gpus"],
-            [framework["names"][code] for code in side["fields"]["framework"]],
-            strict=True,
-        )
+        (p["interactivity"], p["throughput"], p["concurrency"], p["gpus"], p["fields"]["framework"])
+        for p in decoded(side, fields)
     )
     assert rows == [
         (20.0, 900.0, 64, 16, "sglang"),
@@ -134,23 +140,24 @@ def test_each_sides_points_are_its_rows_column_by_column() -> None:
         (40.0, 500.0, 8, 8, "vllm"),
     ]
     # a deployment a configuration, with its label in the view's list
-    deployment = dict(zip(side["interactivity"], side["deployment"], strict=True))
+    deployment = {p["interactivity"]: p["deployment"] for p in decoded(side, fields)}
     assert deployment[20.0] == deployment[30.0] != deployment[40.0]
     assert view["configurations"][deployment[20.0]].startswith("sglang TP8")
     assert view["configurations"][deployment[40.0]].startswith("vllm TP8")
     # the other side's configurations are numbered apart, though a table numbered them alike
     assert not set(side["deployment"]) & set(view["points"]["1k/1k"][1]["deployment"])
-    assert len(page["view"]["points"]["1k/1k"][1]["interactivity"]) == 2
+    assert len(decoded(page["view"]["points"]["1k/1k"][1], {})) == 2
 
 
-def test_a_percentile_is_offered_where_some_point_was_measured_at_it() -> None:
-    a = [point(20, 900, 64) | {"tpot_p90": 0.06, "framework": "vllm"}, point(40, 500, 8)]
+def test_a_percentile_is_offered_where_each_side_has_a_point_measured_at_it() -> None:
+    a = [point(20, 900, 64) | {"tpot_p90": 0.06, "tpot_p99": 0.09, "framework": "vllm"}, point(40, 500, 8)]
     b = [point(25, 800, 16) | {"tpot_p90": 0.05}, point(45, 400, 4)]
     view = made_page_data(a, b)["view"]
+    # p99: only side A has it, so it could compare nothing
     assert [basis["key"] for basis in view["bases"]] == ["median", "p90"]
     assert [basis["label"] for basis in view["bases"]] == ["median TPOT", "p90 TPOT"]
     side = view["points"]["1k/1k"][0]
-    assert dict(zip(side["interactivity"], side["tpot_p90"], strict=True)) == {20.0: 0.06, 40.0: None}
+    assert {p["interactivity"]: p["tpot_p90"] for p in decoded(side, {})} == {20.0: 0.06, 40.0: None}
     assert "tpot_p99" not in side
 
 
@@ -222,6 +229,7 @@ def test_a_filtered_view_is_the_page_a_stub_with_that_filter_builds(
     (answers,) = run_views([{"page": page, "views": views}])
     for name, answer in zip(FILTERS, answers, strict=True):
         built = built_page_data(filtered_site / name / "index.html")
+        answer.pop("latency", None)
         for seq, view in answer.items():
             expected = built["sequences"].get(seq)
             if expected is None:  # the filtered stub's sides have no point there
@@ -231,5 +239,90 @@ def test_a_filtered_view_is_the_page_a_stub_with_that_filter_builds(
             assert view["band"] == expected["band"], (name, seq)
             assert view["targets"] == expected["targets"], (name, seq)
         assert sum(sum(view["kept"]) for view in answer.values()) < sum(
-            len(side["interactivity"]) for sides in page["view"]["points"].values() for side in sides
+            len(decoded(side, {})) for sides in page["view"]["points"].values() for side in sides
         )
+
+
+# -- the latency view follows the filters ------------------------------------------------------------
+
+
+def plotly_escaped(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def latency_series(figure: dict[str, Any]) -> dict[tuple[int, str], dict[str, list[Any]]]:
+    """A built latency chart's traces by side and statistic: x, y, text and customdata."""
+    return {
+        (t["meta"]["side"], t["meta"]["statistic"]): {k: t[k] for k in ("x", "y", "text", "customdata")}
+        for t in figure["data"]
+    }
+
+
+def engine_series(answer: list[dict[str, Any]]) -> dict[tuple[int, str], dict[str, list[Any]]]:
+    """The page engine's series of one chart, as the page script draws them (text escaped, a
+    series without a point left out)."""
+    return {
+        (side, stat): line | {"text": [plotly_escaped(t) for t in line["text"]]}
+        for side, lines in enumerate(answer)
+        for stat, line in lines.items()
+        if line["x"]
+    }
+
+
+def test_every_pages_latency_charts_come_back_from_its_points(default_site: Path) -> None:
+    """With no filter, the page engine's latency series and table rows (engine.js latencySeries,
+    latencyRows over the view data's points) are the build's latency charts and comparison.json's
+    latency tables, on every page with a view and a latency view."""
+    cases, figures = [], []
+    for slug, page in _pages_with_views(default_site).items():
+        charts = built_chart_data(default_site / slug / "index.html")["latency"]
+        if charts:
+            cases.append({"page": page, "views": [ALL_POINTS], "latency": [c["view"] for c in charts]})
+            figures.append((slug, charts))
+    assert len(cases) > 50
+    for (slug, charts), (answer,) in zip(figures, run_views(cases), strict=True):
+        tables = {
+            (w["sequence"], t["metric"]): t
+            for w in json.loads((default_site / slug / "comparison.json").read_text())["latency"]["workloads"]
+            for t in w["tables"]
+        }
+        for n, (chart, found) in enumerate(zip(charts, answer["latency"], strict=True)):
+            assert engine_series(found["series"]) == latency_series(chart), (slug, n)
+            table = tables[chart["view"]["sequence"], chart["view"]["metric"]]
+            assert found["rows"] == [
+                {
+                    "concurrency": row["concurrency"],
+                    "sides": [
+                        None if cell is None else [cell["values"][stat] for stat in ("median", "p90", "p99")]
+                        for cell in row["sides"]
+                    ],
+                }
+                for row in table["rows"]
+            ], (slug, n)
+
+
+def test_a_filtered_latency_chart_is_the_one_a_stub_with_that_filter_builds(
+    default_site: Path, filtered_site: Path
+) -> None:
+    page = built_page_data(default_site / PAGE / "index.html")
+    fields = {f["key"]: f for f in page["view"]["fields"]}
+    charts = built_chart_data(default_site / PAGE / "index.html")["latency"]
+    views = [
+        {
+            "filters": {key: fields[key]["tokens"].index(token) for key, token in chosen.items()},
+            "basis": "median",
+        }
+        for chosen, _ in FILTERS.values()
+    ]
+    (answers,) = run_views([{"page": page, "views": views, "latency": [c["view"] for c in charts]}])
+    compared = 0
+    for name, answer in zip(FILTERS, answers, strict=True):
+        built = {
+            (c["view"]["sequence"], c["view"]["metric"]): latency_series(c)
+            for c in built_chart_data(filtered_site / name / "index.html")["latency"]
+        }
+        for chart, found in zip(charts, answer["latency"], strict=True):
+            expected = built.get((chart["view"]["sequence"], chart["view"]["metric"]), {})
+            assert engine_series(found["series"]) == expected, (name, chart["view"])
+            compared += len(expected)
+    assert compared > 10

@@ -18,6 +18,7 @@ from typing import Any
 from site_builder import metrics
 from site_builder.formatting import fixed, grouped
 from site_builder.metrics import Metric
+from site_builder.present.latency import LATENCY_WORDS
 from site_builder.present.narrate import plural, side_labels
 from site_builder.present.result import ShownPoints
 from site_builder.present.schema import (
@@ -365,11 +366,11 @@ def _latency_trace(table: LatencyTable, side: int, label: str, statistic: str) -
         "%{text}, %{customdata:,.0f} tok/s/GPU<extra></extra>",
         "line": {"dash": style["dash"], "width": 2},
         "marker": {"symbol": style["symbol"], "size": 7},
-        "meta": {"role": "curve", "side": side},
+        "meta": {"role": "curve", "side": side, "statistic": statistic},
     }
 
 
-def _latency_figure(table: LatencyTable, labels: Sequence[str]) -> dict[str, Any]:
+def _latency_figure(table: LatencyTable, labels: Sequence[str], sequence: str) -> dict[str, Any]:
     """One workload's metric: each side's median, p90 and p99 against concurrency (log₂ axis,
     log latency axis: a p99 can be 100× the median), tested points joined, a statistic drawn
     only where measured."""
@@ -394,14 +395,16 @@ def _latency_figure(table: LatencyTable, labels: Sequence[str]) -> dict[str, Any
         "hovermode": "closest",
         "showlegend": True,
     }
-    return {"data": data, "layout": layout}
+    # what the page script recomputes the traces from for a reader's filters (engine.js latencySeries)
+    shown = {"sequence": sequence, "metric": table.metric, "scale": LATENCY_WORDS[table.metric].per_second}
+    return {"data": data, "layout": layout, "view": shown}
 
 
 def latency_figures(comparison: ComparisonResult) -> list[dict[str, Any]]:
     """The latency view's chart per workload and metric, in its tables' order."""
     labels = side_labels(comparison)
     workloads = comparison.latency.workloads if comparison.latency else []
-    return [_latency_figure(table, labels) for w in workloads for table in w.tables]
+    return [_latency_figure(table, labels, w.sequence) for w in workloads for table in w.tables]
 
 
 def chart_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints]]) -> dict[str, Any]:

@@ -11,13 +11,13 @@ too), and each TPOT percentile some point was measured at.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from site_builder import metrics
-from site_builder.content import FILTER_COLUMNS
+from site_builder.compute import LATENCY_VIEW_METRICS, LATENCY_VIEW_STATISTICS
+from site_builder.present.columns import Deployments, field_column, field_values, point_columns
 from site_builder.present.result import ShownPoints
 from site_builder.present.schema import SequenceResult
 
@@ -75,19 +75,12 @@ NOT_RECORDED = "not recorded"  # a value a point's file does not give
 # each read from a point-table column in seconds. The median is each point's own interactivity.
 BASES: dict[str, str] = {"p90": "tpot_p90", "p99": "tpot_p99"}
 BASIS_LABELS = {"median": "median TPOT", "p90": "p90 TPOT", "p99": "p99 TPOT"}
-
-
-def _sort_key(value: Any) -> tuple[int, Any]:
-    """Values in a control's order: not recorded last, numbers by size, text without case."""
-    if value is None:
-        return (2, "")
-    if isinstance(value, bool | int | float):
-        return (0, float(value))
-    return (1, str(value).lower())
+# The latency view's columns (seconds), which the page script reads to follow a reader's filters
+LATENCY_COLUMNS = tuple(f"{m}_{s}" for m in LATENCY_VIEW_METRICS for s in LATENCY_VIEW_STATISTICS)
 
 
 def _column(shown: ShownPoints, key: str) -> list[Any]:
-    return shown.rows.python_values(FILTER_COLUMNS.get(key, key))
+    return field_column(shown.rows, key)
 
 
 def _offered_fields(shown: Sequence[Sequence[ShownPoints]]) -> list[tuple[ViewField, list[Any]]]:
@@ -100,53 +93,50 @@ def _offered_fields(shown: Sequence[Sequence[ShownPoints]]) -> list[tuple[ViewFi
             for side, points in enumerate(workload):
                 per_side[side].update(_column(points, field.key))
         if any(len(values) > 1 for values in per_side):
-            offered.append((field, sorted(per_side[0] | per_side[1], key=_sort_key)))
+            offered.append((field, field_values(per_side[0] | per_side[1])))
     return offered
 
 
 def _offered_bases(shown: Sequence[Sequence[ShownPoints]]) -> list[str]:
-    """The percentiles some point of the page was measured at."""
-    found = []
-    for basis, column in BASES.items():
-        values = (value for workload in shown for points in workload for value in _column(points, column))
-        if any(value is not None for value in values):
-            found.append(basis)
-    return found
+    """The percentiles at which, on some workload, each side has a point measured: only there
+    can a reader's basis compare the sides."""
+
+    def measured(points: ShownPoints, column: str) -> bool:
+        return any(value is not None for value in _column(points, column))
+
+    return [
+        basis
+        for basis, column in BASES.items()
+        if any(all(measured(points, column) for points in workload) for workload in shown)
+    ]
 
 
-def _number(value: Any) -> Any:
-    """A value as JSON carries it: None for a number not given (NaN)."""
-    return None if isinstance(value, float) and math.isnan(value) else value
+def _measured_latencies(shown: Sequence[Sequence[ShownPoints]]) -> list[str]:
+    """The latency view's columns some point of the page gives."""
+    return [
+        column
+        for column in LATENCY_COLUMNS
+        if any(v is not None for workload in shown for points in workload for v in _column(points, column))
+    ]
 
 
 def _side_points(
     shown: ShownPoints,
     quantities: Sequence[str],
     fields: Sequence[tuple[ViewField, list[Any]]],
-    bases: Sequence[str],
-    deployments: dict[tuple[int, int], int],
+    numbers: Sequence[str],
+    deployments: Deployments,
     side: int,
 ) -> dict[str, Any]:
-    """One side's points on one workload, in the order the page lists them (the chart data's):
-    interactivity, the curve quantities but concurrency per GPU (concurrency ÷ `gpus`, as the
-    point table derives it), the GPU count, the deployment (an index into the view's
-    configurations, numbered by side and configuration), each offered TPOT percentile in seconds,
-    and each offered field's value as an index into that field's values."""
-    columns = {"interactivity": "interactivity"} | {
-        q: metrics.CURVE_QUANTITIES[q] for q in quantities if q != "users_per_gpu"
-    }
-    columns |= {"gpus": "gpu_count"} | {BASES[b]: BASES[b] for b in bases}
-    found: dict[str, Any] = {
-        name: [_number(v) for v in shown.rows.python_values(column)] for name, column in columns.items()
-    }
-    found["deployment"] = [
-        deployments.setdefault((side, int(c)), len(deployments))
-        for c in shown.rows.column("config_id").tolist()
-    ]
-    found["fields"] = {
-        field.key: [values.index(v) for v in _column(shown, field.key)] for field, values in fields
-    }
-    return found
+    """One side's points on one workload, in the order the page lists them (the chart data's),
+    in the site's point columns (present/columns.py): the median interactivity, the curve
+    quantities but concurrency per GPU (concurrency ÷ `gpus`, as the point table derives it),
+    the GPU count, each of `numbers` (point-table columns: the offered TPOT percentiles and the
+    latency view's columns, in seconds), the deployment (numbered by side and configuration) and
+    each offered field's code."""
+    columns = {q: metrics.CURVE_QUANTITIES[q] for q in quantities if q != "users_per_gpu"}
+    columns |= {"gpus": "gpu_count"} | {name: name for name in numbers}
+    return point_columns(shown.rows, columns, {f.key: values for f, values in fields}, deployments, side)
 
 
 def _field_data(field: ViewField, values: Sequence[Any]) -> dict[str, Any]:
@@ -160,37 +150,47 @@ def _field_data(field: ViewField, values: Sequence[Any]) -> dict[str, Any]:
 
 
 def view_data(
-    shown: Sequence[Sequence[ShownPoints]], sequences: Sequence[SequenceResult]
+    shown: Sequence[Sequence[ShownPoints]], sequences: Sequence[SequenceResult], latency: bool = False
 ) -> dict[str, Any] | None:
     """What the page script's filters and interactivity basis read (None where a page offers
     neither): the fields offered, with their values and words; the bases offered; every
     deployment's configuration label; the sequences whose targets the author pinned (a view
-    keeps them); per sequence, each side's points (`_side_points`)."""
+    keeps them); per sequence, each side's points (`_side_points`), with the latency view's
+    columns where the page has one (`latency`), so that view follows the filters too."""
     fields = _offered_fields(shown)
     bases = _offered_bases(shown)
     if not fields and not bases:
         return None
     quantities = metrics.shown_quantities()
-    deployments: dict[tuple[int, int], int] = {}  # (side, configuration number) → deployment
-    labels: dict[tuple[int, int], str] = {}
-    points: dict[str, list[dict[str, Any]]] = {}
-    for sequence, workload in zip(sequences, shown, strict=True):
-        points[sequence.sequence] = [
-            _side_points(rows, quantities, fields, bases, deployments, side)
+    numbers = [BASES[b] for b in bases]
+    numbers += [c for c in _measured_latencies(shown) if latency and c not in numbers]
+    deployments = Deployments()  # numbered by side and configuration
+    points = {
+        sequence.sequence: [
+            _side_points(rows, quantities, fields, numbers, deployments, side)
             for side, rows in enumerate(workload)
         ]
-        for side, rows in enumerate(workload):
-            texts = rows.rows.column("configuration").tolist()
-            labels.update(
-                ((side, c), t) for c, t in zip(rows.rows.column("config_id").tolist(), texts, strict=True)
-            )
+        for sequence, workload in zip(sequences, shown, strict=True)
+    }
     return {
         "fields": [_field_data(field, values) for field, values in fields],
         "bases": [{"key": key, "label": BASIS_LABELS[key]} for key in ("median", *bases)] if bases else [],
-        "configurations": [labels[c] for c in sorted(deployments, key=deployments.__getitem__)],
+        "configurations": deployments.labels,
         "pinned": [s.sequence for s in sequences if s.targets_pinned],
         "points": points,
     }
+
+
+def without_latency(view: dict[str, Any]) -> dict[str, Any]:
+    """A view without the latency view's columns (but the bases' TPOT percentiles): what a page
+    without a latency view (its embed) reads."""
+    kept = {BASES[b["key"]] for b in view["bases"] if b["key"] in BASES}
+    dropped = set(LATENCY_COLUMNS) - kept
+    points = {
+        sequence: [{name: column for name, column in side.items() if name not in dropped} for side in sides]
+        for sequence, sides in view["points"].items()
+    }
+    return view | {"points": points}
 
 
 def url_token(value: Any) -> str:

@@ -3,7 +3,7 @@ file per model (explore/data/<model>.js), which the page loads on demand.
 
 A data file is a script that registers its document (`window.siteExplorerData[<model>] =
 <JSON>;`), so the explorer reads it from file:// too, where a browser refuses fetch(); the text
-after the first " = " and before the final ";" is the JSON document (docs/comparison-json.md).
+after `[<model>] = ` and before the final ";" is the JSON document (docs/comparison-json.md).
 """
 
 from __future__ import annotations

@@ -70,7 +70,8 @@ def page_data(comparison: ComparisonResult, shown: Sequence[Sequence[ShownPoints
             for s, points in zip(comparison.sequences, shown, strict=True)
         },
     }
-    view = view_data(shown, comparison.sequences)
+    latency = comparison.latency is not None and any(w.tables for w in comparison.latency.workloads)
+    view = view_data(shown, comparison.sequences, latency)
     return found if view is None else found | {"view": view}
 
 

@@ -36,6 +36,7 @@ from site_builder.present.narrate import Narrative, narrate, run_dates
 from site_builder.present.schema import ComparisonResult
 from site_builder.present.scorecard import ScorecardView, scorecard_filters
 from site_builder.present.tables import accuracy_table, table
+from site_builder.present.views import without_latency
 from site_builder.problems import ProblemLog
 from site_builder.project import Project
 from site_builder.render.environment import build_date, environment, safe_markdown, shown_path
@@ -279,12 +280,15 @@ class SiteRenderer:
         }
 
     def embed_page(self, page: PageSource, chart: Mapping[str, Any]) -> bytes | None:
-        """The chart-only page for iframes (embed/<slug>/): no site chrome, a link back."""
+        """The chart-only page for iframes (embed/<slug>/): no site chrome, a link back; its
+        address takes the page's filters and basis (`f=`, `basis=`), which its script applies."""
+        view = chart["page_data"].get("view")
         context = {
             **self._common("../../"),
             **chart,
-            # a chart without the page's filters: their points stay on the page
-            "page_data": {key: value for key, value in chart["page_data"].items() if key != "view"},
+            # the page's view data too (an embed's address takes the page's f= and basis=), without
+            # the latency view's columns, which an embed does not show
+            "page_data": chart["page_data"] | ({"view": without_latency(view)} if view else {}),
             "c": page.comparison,
             "canonical": self.absolute(f"{page.comparison.slug}/"),
         }

@@ -1,6 +1,6 @@
 /* What every chart of the site shares (the comparison pages' and embeds' script, site.js, and the
    explorer's, explore.js): the theme's colours, Plotly text, the themed layout, the toolbar with
-   its titled PNG export, file names and a logarithmic axis's ticks. DOM and Plotly work only:
+   its titled PNG export, file names, a logarithmic axis's ticks and a target's input. DOM and Plotly work only:
    every number and word comes from SiteEngine (engine.js, loaded first). */
 (function () {
   "use strict";
@@ -95,7 +95,37 @@
     document.head.appendChild(script);
   }
 
+  /* A target's number input and its visually hidden label (the comparison pages' table headers
+     and the explorer's targets alike): `id`, the label's words, the value shown. A valid edit (a
+     positive number) calls `apply(value)`; an invalid one is marked and `say` is told why. */
+  function targetInput(id, words, value, apply, say) {
+    var label = document.createElement("label");
+    label.className = "visually-hidden";
+    label.setAttribute("for", id);
+    label.textContent = words;
+    var input = document.createElement("input");
+    input.type = "number";
+    input.id = id;
+    input.className = "target-input";
+    input.min = "0.1";
+    input.step = "any";
+    input.inputMode = "decimal";
+    input.value = String(value);
+    input.addEventListener("change", function () {
+      var edited = Number(input.value);
+      if (!input.value || !isFinite(edited) || edited <= 0) {
+        input.setAttribute("aria-invalid", "true");
+        say(E.words.invalidTarget);
+        return;
+      }
+      input.removeAttribute("aria-invalid");
+      apply(edited);
+    });
+    return [label, input];
+  }
+
   window.SiteCharts = {
+    targetInput: targetInput,
     readTheme: readTheme,
     plotlyText: plotlyText,
     themedLayout: themedLayout,

@@ -24,6 +24,10 @@
      labels, the constants' "no … for <GPU>" templates) comes in the page data
      (site_builder/render/pages.py page_data);
    - measuredPoints: the measured points as site_builder/present/charts.py chart_data lists them;
+     decodePoints: measured points in the site's columnar encoding (site_builder/present/columns.py);
+   - latencyAt / latencySeries / markerValue / latencyRows: site_builder/engine/latency.py
+     by_concurrency, the latency chart's traces (site_builder/present/charts.py _latency_trace,
+     marker_value) and a latency table's rows (site_builder/present/latency.py _rows);
      words: the controls', live region's and charts' other words.
 
    Loads as a plain browser script (window.SiteEngine) and under Node (module.exports), with no
@@ -657,9 +661,11 @@
 
   /* Why a metric has no value (result.py constant_reason): `lacking` is the first name it lacks —
      a knot without a GPU count, a target between two deployments, or a constant the GPU lacks,
-     worded from its page.constants template with the side's GPU and cost tier. */
+     worded from its page.constants template with the side's GPU and cost tier (or from the
+     side's own `missing`, the explorer's reason for a side whose GPUs' constants differ). */
   function reason(lacking, result, side, constants) {
     if (lacking === "gpu_count") { return NO_GPU_COUNT; }
+    if (side.missing && side.missing[lacking]) { return side.missing[lacking]; } // the explorer's: a side's own reason
     if (lacking === "deployment" && result.brackets.length === 2) {
       var low = result.brackets[0], high = result.brackets[1];
       var same = low.deployment === high.deployment ? "the same deployment, whose concurrency rises" : "two deployments";
@@ -782,8 +788,23 @@
      columns (site_builder/present/views.py BASES): seconds per output token. */
   var BASIS_COLUMNS = { p90: "tpot_p90", p99: "tpot_p99" };
 
-  /* A side's points on one workload (page data view.points, column by column) that a reader's
-     view keeps: those whose value of each chosen field is the chosen one (`view.filters`: field
+  /* Measured points in the site's columnar encoding (site_builder/present/columns.py: a page's
+     view.points, an explorer data file's points) with each point's interactivity read back: 1 /
+     its median TPOT where `tpot` holds it, else `interactivity` as stored (a column holding no
+     point's is left out). The other columns are
+     the document's own (field codes under `codes`); `tpot` is left out. */
+  function decodePoints(columns) {
+    var decoded = {};
+    Object.keys(columns).forEach(function (name) { if (name !== "tpot") { decoded[name] = columns[name]; } });
+    var tpot = columns.tpot || [], stated = columns.interactivity || [];
+    decoded.interactivity = (columns.tpot || stated).map(function (x, n) {
+      return isNumber(tpot[n]) ? 1 / tpot[n] : stated[n];
+    });
+    return decoded;
+  }
+
+  /* A side's points on one workload (page data view.points, column by column, decodePoints) that a reader's
+     view keeps: those whose code of each chosen field is the chosen one (`view.filters`: field
      key → index into that field's values), with an interactivity on the chosen basis — the
      point's own for "median", else 1 / TPOT at that percentile in seconds (DESIGN.md's
      interactivity, at that percentile), which a point without it lacks. The same columns for the
@@ -793,13 +814,13 @@
      points, and `lacking`: how many points the filters keep that lack the percentile. */
   function viewPoints(points, view, configurations) {
     var column = BASIS_COLUMNS[view.basis] || null;
-    var names = Object.keys(points).filter(function (name) { return name !== "fields"; });
+    var names = Object.keys(points).filter(function (name) { return name !== "codes"; });
     var keys = Object.keys(view.filters);
     var kept = { positions: [], lacking: 0 };
     names.forEach(function (name) { kept[name] = []; });
     points.interactivity.forEach(function (own, n) {
       for (var k = 0; k < keys.length; k += 1) {
-        if (points.fields[keys[k]][n] !== view.filters[keys[k]]) { return; }
+        if (points.codes[keys[k]][n] !== view.filters[keys[k]]) { return; }
       }
       var tpot = column ? points[column][n] : null;
       if (column && !(isNumber(tpot) && tpot > 0)) { kept.lacking += 1; return; }
@@ -823,6 +844,86 @@
       var quantities = {};
       names.forEach(function (name) { quantities[name] = name in kept ? kept[name][n] : null; });
       return { x: kept.interactivity[n], quantities: quantities, onFrontier: on[n] === true, position: position };
+    });
+  }
+
+  // -- the latency view: latency at each tested concurrency --------------------------------------
+
+  var LATENCY_STATISTICS = ["median", "p90", "p99"]; // site_builder/compute.py LATENCY_VIEW_STATISTICS
+  var MARKER_DIGITS = 6; // site_builder/present/charts.py
+
+  /* A measured value as a chart marker holds it (charts.py marker_value): 6 significant digits. */
+  function markerValue(value) {
+    return isNumber(value) ? Number(value.toPrecision(MARKER_DIGITS)) : value;
+  }
+
+  /* Per tested concurrency, ascending, the point of highest throughput among those that measured
+     any statistic (`values`: a column per statistic, null where not measured), the first on a
+     tie, an unknown throughput below any known (site_builder/engine/latency.py by_concurrency):
+     [{concurrency, point, values}]; a concurrency where no point measured any is left out. */
+  function latencyAt(concurrency, throughput, values) {
+    var best = {};
+    concurrency.forEach(function (level, n) {
+      if (!values.some(function (column) { return isNumber(column[n]); })) { return; }
+      var held = best[level];
+      var above = held === undefined || (isNumber(throughput[n]) &&
+        (!isNumber(throughput[held]) || throughput[n] > throughput[held]));
+      if (above) { best[level] = n; }
+    });
+    return Object.keys(best).map(Number).sort(function (a, b) { return a - b; }).map(function (level) {
+      var n = best[level];
+      return { concurrency: level, point: n, values: values.map(function (column) { return isNumber(column[n]) ? column[n] : null; }) };
+    });
+  }
+
+  /* One side's series of a latency chart from its points (view data columns, or the points a
+     view keeps: viewPoints), as site_builder/present/charts.py _latency_trace draws them: per
+     statistic, at each tested concurrency where it was measured, the concurrency (x), the value
+     in the chart's unit (`scale` to a second; y), the configuration that speaks for it (text)
+     and its throughput (customdata). `metric`: ttft, e2el or tpot. */
+  function latencySeries(points, metric, scale) {
+    var values = LATENCY_STATISTICS.map(function (stat) {
+      return points[metric + "_" + stat] || points.concurrency.map(function () { return null; });
+    });
+    var found = latencyAt(points.concurrency, points.throughput, values);
+    var series = {};
+    LATENCY_STATISTICS.forEach(function (stat, s) {
+      var line = { x: [], y: [], text: [], customdata: [] };
+      found.forEach(function (at) {
+        if (at.values[s] === null) { return; }
+        line.x.push(at.concurrency);
+        line.y.push(markerValue(at.values[s] * scale));
+        line.text.push(points.configuration[at.point]);
+        line.customdata.push(markerValue(points.throughput[at.point]));
+      });
+      series[stat] = line;
+    });
+    return series;
+  }
+
+  /* A latency table's rows from each side's points (site_builder/present/latency.py _rows): a
+     row per concurrency either side tested, ascending, each side's statistics there (in
+     LATENCY_STATISTICS order, in the table's unit: `scale` to a second; null where not
+     measured), or null where that side did not test it. */
+  function latencyRows(sides, metric, scale) {
+    var found = sides.map(function (points) {
+      var values = LATENCY_STATISTICS.map(function (stat) {
+        return points[metric + "_" + stat] || points.concurrency.map(function () { return null; });
+      });
+      var at = {};
+      latencyAt(points.concurrency, points.throughput, values).forEach(function (a) { at[a.concurrency] = a; });
+      return at;
+    });
+    var levels = [];
+    found.forEach(function (at) { Object.keys(at).forEach(function (level) { if (levels.indexOf(Number(level)) < 0) { levels.push(Number(level)); } }); });
+    levels.sort(function (a, b) { return a - b; });
+    return levels.map(function (level) {
+      return {
+        concurrency: level,
+        sides: found.map(function (at) {
+          return at[level] ? at[level].values.map(function (v) { return v === null ? null : v * scale; }) : null;
+        })
+      };
     });
   }
 
@@ -883,6 +984,12 @@
     columnSummary: columnSummary,
     measuredPoints: measuredPoints,
     words: words,
+    decodePoints: decodePoints,
+    latencyAt: latencyAt,
+    latencySeries: latencySeries,
+    latencyRows: latencyRows,
+    LATENCY_STATISTICS: LATENCY_STATISTICS,
+    markerValue: markerValue,
     viewPoints: viewPoints,
     viewMeasuredPoints: viewMeasuredPoints,
     viewWords: viewWords

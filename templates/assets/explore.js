@@ -101,7 +101,10 @@
 
   /* A point's value of a field, as a filter compares it (site_builder/filters.py accepts: text
      without case, anything else exactly; here both as text). */
-  function fieldText(value) { return typeof value === "string" ? value.toLowerCase() : String(value); }
+  function fieldText(value) {
+    if (value === null) { return null; } // not given: no filter value matches it
+    return typeof value === "string" ? value.toLowerCase() : String(value);
+  }
 
   /* The positions of the model's points on the workload that every filter accepts, in the
      data's (the point table's) order. */
@@ -110,28 +113,37 @@
     var wanted = Object.keys(filters).filter(function (key) { return FIELDS.indexOf(key) >= 0; }).map(function (key) {
       var values = data.fields[key];
       var accepted = filters[key].map(fieldText);
-      return { codes: points[key], ok: values.map(function (v) { return accepted.indexOf(fieldText(v)) >= 0; }) };
+      return { codes: points.codes[key], ok: values.map(function (v) { return accepted.indexOf(fieldText(v)) >= 0; }) };
     });
     for (var i = 0; i < n; i += 1) {
       if (points.sequence[i] !== seq) { continue; }
       var ok = true;
       for (var w = 0; w < wanted.length && ok; w += 1) {
-        var code = wanted[w].codes[i];
-        ok = code !== null && wanted[w].ok[code];
+        ok = wanted[w].ok[wanted[w].codes[i]];
       }
       if (ok) { found.push(i); }
     }
     return found;
   }
 
-  /* A point's interactivity: 1 / median TPOT where the data stores that TPOT, else as stated;
-     on a percentile basis 1 / that percentile's TPOT (null where not measured). */
+  /* A point's interactivity (`points` decoded: engine.js decodePoints): its own on the median
+     basis; on a percentile basis 1 / that percentile's TPOT (null where not measured, or where
+     no point of the model has it: the data leaves the column out). */
   function interactivity(points, i, basis) {
     if (basis === "p90" || basis === "p99") {
-      var t = points["tpot_" + basis][i];
-      return t === null ? null : 1 / t;
+      var t = (points["tpot_" + basis] || [])[i];
+      return typeof t === "number" ? 1 / t : null;
     }
-    return points.tpot[i] !== null ? 1 / points.tpot[i] : points.interactivity[i];
+    return points.interactivity[i];
+  }
+
+  /* The percentiles some of the model's points on the workload were measured at: the bases
+     a view may read interactivity from besides the median. */
+  function basesOn(data, seq) {
+    return (data.bases || []).filter(function (basis) {
+      var column = data.points["tpot_" + basis];
+      return data.points.sequence.some(function (s, i) { return s === seq && typeof column[i] === "number"; });
+    });
   }
 
   /* Whether any of these points gives output tok/s only: then every side reads output tok/s
@@ -143,15 +155,16 @@
   }
 
   /* A side's points as sideKnots reads them, a column each: on the output basis only those with
-     an output throughput, read as their throughput; on a percentile basis only those with it. */
-  function sidePoints(data, positions, output, basis) {
-    var p = data.points, gpuValues = data.fields.gpus;
+     an output throughput, read as their throughput; on a percentile basis only those with it.
+     `points`: the data's points decoded (engine.js decodePoints). */
+  function sidePoints(data, points, positions, output, basis) {
+    var p = points, gpuValues = data.fields.gpus;
     var columns = { interactivity: [], throughput: [], concurrency: [], output_throughput: [], users_per_gpu: [],
       deployment: [], gpus: [], configuration: [], positions: [] };
     positions.forEach(function (i) {
       var x = interactivity(p, i, basis);
       if (x === null || (output && p.output_throughput[i] === null)) { return; }
-      var gpus = p.gpus[i] === null ? null : gpuValues[p.gpus[i]];
+      var gpus = gpuValues[p.codes.gpus[i]];
       columns.interactivity.push(x);
       columns.throughput.push(output ? p.output_throughput[i] : p.throughput[i]);
       columns.concurrency.push(p.concurrency[i]);
@@ -185,20 +198,27 @@
     return words.join(" ") || "all points";
   }
 
-  /* The GPU's constants where a side's points are all one GPU's; none (each metric needing one
-     says so) where it pools several. */
+  /* A side's GPU and constants. A metric reads one value of each constant for a whole side, so
+     a side has a constant only where every GPU its points ran on has the same value of it: one
+     GPU's, or several GPUs' that agree. Where the GPUs pooled differ, the constant is left out
+     and `missing` says why in the cell's note ("cost needs one GPU per side: …"): never a
+     number worked out with another GPU's price or power. */
   function sideGPU(data, positions) {
-    var codes = {};
-    positions.forEach(function (i) { codes[data.points.hardware[i]] = true; });
-    var found = Object.keys(codes);
-    if (found.length === 1) {
-      var key = data.fields.hardware[Number(found[0])];
-      var gpu = data.gpus[key];
-      return { gpu: gpu.name, constants: JSON.parse(JSON.stringify(gpu.constants)) };
-    }
-    var none = {};
-    data.constants.forEach(function (c) { none[c.key] = null; });
-    return { gpu: found.length ? "a side pooling several GPUs" : "no GPU", constants: none };
+    var seen = {};
+    positions.forEach(function (i) { seen[data.fields.hardware[data.points.codes.hardware[i]]] = true; });
+    var gpus = Object.keys(seen).filter(function (key) { return data.gpus[key]; }).map(function (key) { return data.gpus[key]; });
+    var constants = {}, missing = {};
+    data.constants.forEach(function (c) {
+      var values = gpus.map(function (gpu) { return gpu.constants[c.key]; });
+      var one = values.every(function (v) { return v === values[0]; });
+      constants[c.key] = values.length && one ? values[0] : null;
+      if (!one) {
+        missing[c.key] = (c.short || c.key) + " needs one GPU per side: this side pools " +
+          gpus.map(function (gpu) { return gpu.name; }).join(", ") + ", whose values differ";
+      }
+    });
+    var name = gpus.length ? gpus.map(function (gpu) { return gpu.name; }).join(" + ") : "no GPU";
+    return { gpu: name, constants: constants, missing: missing };
   }
 
   /* The band the default targets come from: the sides' measured ranges' intersection
@@ -221,25 +241,31 @@
     data.sequences.forEach(function (s, n) { if (s[0] === state.seq) { seq = n; } });
     var selections = state.sides.map(function (filters) { return selectPoints(data, filters, seq); });
     var output = outputOnly(data, selections);
-    var basis = BASES[state.basis] ? state.basis : "median";
+    var bases = basesOn(data, seq);
+    var basis = bases.indexOf(state.basis) >= 0 ? state.basis : "median";
+    var decoded = E.decodePoints(data.points);
     var sides = state.sides.map(function (filters, n) {
-      var points = sidePoints(data, selections[n], output, basis);
+      var points = sidePoints(data, decoded, selections[n], output, basis);
       var gpu = sideGPU(data, points.positions);
       return {
         label: sideLabel(data, filters), filters: filters, points: points, selected: selections[n].length,
-        knots: E.sideKnots(points, data.quantities), gpu: gpu.gpu, tier: data.cost_tier, constants: gpu.constants
+        knots: E.sideKnots(points, data.quantities), gpu: gpu.gpu, tier: data.cost_tier, constants: gpu.constants,
+        missing: gpu.missing
       };
     });
     var band = viewBand(sides);
     var bounds = E.bandBounds(band);
     var targets = state.targets && state.targets.length ? state.targets.slice(0, MAX_TARGETS) : E.defaultTargets(band);
     var page = {
-      sides: sides.map(function (s) { return { label: s.label, gpu: s.gpu, tier: s.tier, constants: s.constants }; }),
+      sides: sides.map(function (s) {
+        return { label: s.label, gpu: s.gpu, tier: s.tier, constants: s.constants, missing: s.missing };
+      }),
       constants: data.constants, metrics: data.metrics, quantities: data.quantities,
       tie: data.tie, sparse_ratio: data.sparse_ratio, spread_limit: data.spread_limit
     };
     var curves = sides.map(function (s) { return new E.SideCurves(s.knots, data.quantities, s.constants); });
-    return { sides: sides, band: bounds, targets: targets, output: output, basis: basis, page: page, curves: curves };
+    return { sides: sides, band: bounds, targets: targets, output: output, basis: basis, bases: bases, page: page,
+      curves: curves };
   }
 
   /* Every side at one target (engine.js metricsAt). */
@@ -350,7 +376,7 @@
       legend.textContent = "Side " + (n + 1) + ": " + sideLabel(data, filters);
       box.appendChild(legend);
       FIELDS.forEach(function (key) {
-        var values = data.fields[key];
+        var values = data.fields[key].filter(function (v) { return v !== null; }); // not given: not a choice
         if (values.length < 2 && !filters[key]) { return; } // one value narrows nothing
         var id = "side-" + n + "-" + key;
         var label = document.createElement("label");
@@ -410,39 +436,31 @@
       sidesBox.textContent = "";
       state.sides.forEach(function (filters, n) { sidesBox.appendChild(sideEditor(filters, n)); });
       document.getElementById("explore-add").disabled = state.sides.length >= MAX_SIDES;
+      showBases();
+    }
+
+    /* The basis switch, where the workload's points give a percentile (else it could do nothing),
+       with the median and the percentiles they give. */
+    function showBases() {
       var basis = document.getElementById("explore-basis");
-      if (basis) { basis.value = state.basis; }
+      if (!basis) { return; }
+      var offered = ["median"].concat(current.bases);
+      Array.prototype.forEach.call(basis.options, function (o) {
+        o.hidden = o.disabled = offered.indexOf(o.value) < 0;
+      });
+      basis.value = current.basis;
+      basis.hidden = !current.bases.length;
+      var label = document.querySelector("label[for='explore-basis']");
+      if (label) { label.hidden = basis.hidden; }
     }
 
     function targetInputs() {
       targetsBox.textContent = "";
       current.targets.forEach(function (target, col) {
-        var id = "explore-target-" + col;
-        var label = document.createElement("label");
-        label.setAttribute("for", id);
-        label.className = "visually-hidden";
-        label.textContent = "Target " + (col + 1) + " interactivity (tok/s/user)";
-        var input = document.createElement("input");
-        input.type = "number";
-        input.id = id;
-        input.className = "target-input";
-        input.min = "0.1";
-        input.step = "any";
-        input.inputMode = "decimal";
-        input.value = String(target);
-        input.addEventListener("change", function () {
-          var value = Number(input.value);
-          if (!input.value || !isFinite(value) || value <= 0) {
-            input.setAttribute("aria-invalid", "true");
-            announce(E.words.invalidTarget);
-            return;
-          }
-          input.removeAttribute("aria-invalid");
-          retarget(col, value);
-          push();
-        });
-        targetsBox.appendChild(label);
-        targetsBox.appendChild(input);
+        var made = C.targetInput("explore-target-" + col, "Target " + (col + 1) + " interactivity (tok/s/user)", target,
+          function (edited) { retarget(col, edited); push(); }, announce);
+        targetsBox.appendChild(made[0]);
+        targetsBox.appendChild(made[1]);
       });
       document.getElementById("explore-target-add").disabled = current.targets.length >= MAX_TARGETS;
     }
@@ -677,6 +695,7 @@
     function update(pushing) {
       current = view(data, state);
       state.targets = current.targets.slice();
+      state.basis = current.basis;
       columns = current.targets.map(function (t) { return resultsAt(current, t); });
       buildControls();
       targetInputs();

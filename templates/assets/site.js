@@ -67,6 +67,9 @@
 
   var VIEW = page.view || null;
   var viewCache = {};
+  if (VIEW) {
+    Object.keys(VIEW.points).forEach(function (seq) { VIEW.points[seq] = VIEW.points[seq].map(E.decodePoints); });
+  }
 
   function allPoints(view) { return view.basis === "median" && Object.keys(view.filters).length === 0; }
 
@@ -323,33 +326,14 @@
 
   /* A target's input in a table's column header, and its label. */
   function targetInput(panel, col, value) {
-    var id = "target-" + panels.indexOf(panel) + "-" + col;
-    var label = document.createElement("label");
-    label.className = "visually-hidden";
-    label.setAttribute("for", id);
-    label.textContent = E.words.targetLabel(col, panel.getAttribute("data-sequence"));
-    var input = document.createElement("input");
-    input.type = "number";
-    input.id = id;
-    input.className = "target-input";
-    input.min = "0.1";
-    input.step = "any";
-    input.inputMode = "decimal";
-    input.value = value;
-    input.setAttribute("data-col", String(col));
-    input.addEventListener("change", function () {
-      var value = Number(input.value);
-      if (!input.value || !isFinite(value) || value <= 0) {
-        input.setAttribute("aria-invalid", "true");
-        announce(E.words.invalidTarget);
-        return;
-      }
-      input.removeAttribute("aria-invalid");
-      retarget(col, value);
-      pushStateWhenIdle();
-      afterPaint(function () { announce(describeColumn(col)); });
-    });
-    return [label, input];
+    var made = C.targetInput("target-" + panels.indexOf(panel) + "-" + col,
+      E.words.targetLabel(col, panel.getAttribute("data-sequence")), value, function (edited) {
+        retarget(col, edited);
+        pushStateWhenIdle();
+        afterPaint(function () { announce(describeColumn(col)); });
+      }, announce);
+    made[1].setAttribute("data-col", String(col));
+    return made;
   }
 
   function makeInputs() {
@@ -606,7 +590,88 @@
     var el = document.getElementById("latency-chart");
     var i = el ? Number(el.getAttribute("data-view")) : 0;
     if (!window.Plotly || !el || !(charts.latency || [])[i]) { return; }
-    drawFigure(el, charts.latency[i], E.words.chartTitle(charts.title, el.getAttribute("data-title")), "latency-" + (i + 1));
+    drawFigure(el, latencyFigure(charts.latency[i]), E.words.chartTitle(charts.title, el.getAttribute("data-title")),
+      "latency-" + (i + 1));
+  }
+
+  /* A latency chart as the reader's filters show it: each built trace (a side's statistic) with
+     the values of the points the filters keep (engine.js latencySeries: the build's rule), left
+     out where they keep none; the concurrency axis ticked at the concurrencies drawn. The
+     interactivity basis does not narrow it: it reads latency against concurrency. */
+  function latencyFigure(fig) {
+    var shown = fig.view;
+    if (!VIEW || !shown || !VIEW.points[shown.sequence] || Object.keys(state.view.filters).length === 0) { return fig; }
+    var filters = { filters: state.view.filters, basis: "median" };
+    var series = VIEW.points[shown.sequence].map(function (side) {
+      return E.latencySeries(E.viewPoints(side, filters, VIEW.configurations), shown.metric, shown.scale);
+    });
+    var data = fig.data.map(function (trace) {
+      var line = series[trace.meta.side][trace.meta.statistic], copy = JSON.parse(JSON.stringify(trace));
+      copy.x = line.x;
+      copy.y = line.y;
+      copy.text = line.text.map(plotlyText);
+      copy.customdata = line.customdata;
+      return copy;
+    }).filter(function (trace) { return trace.x.length > 0; });
+    var ticks = [];
+    data.forEach(function (trace) { trace.x.forEach(function (x) { if (ticks.indexOf(x) < 0) { ticks.push(x); } }); });
+    ticks.sort(function (a, b) { return a - b; });
+    var layout = JSON.parse(JSON.stringify(fig.layout));
+    layout.xaxis.tickvals = ticks;
+    layout.xaxis.ticktext = ticks.map(String);
+    return { data: data, layout: layout };
+  }
+
+  /* The latency tables (sections/latency-view.html) as the reader's filters show them: each
+     table's rows worked out again from the points the filters keep (engine.js latencyRows, the
+     build's rule), in the table's unit and decimals; the build's rows where there is no filter. */
+  var builtLatencyRows = [];
+
+  function latencyValue(td, value, decimals, absent) {
+    td.className = "num";
+    if (value === null) {
+      var outer = document.createElement("span"), inner = document.createElement("span");
+      outer.className = "not-measured";
+      inner.className = "value";
+      inner.textContent = absent;
+      outer.appendChild(inner);
+      td.appendChild(outer);
+    } else {
+      td.textContent = E.grouped(E.fixed(value, decimals));
+    }
+  }
+
+  function showLatencyTables() {
+    var tables = document.querySelectorAll("table.latency-table[data-metric]");
+    Array.prototype.forEach.call(tables, function (table, n) {
+      var body = table.tBodies[0];
+      if (builtLatencyRows[n] === undefined) { builtLatencyRows[n] = body.innerHTML; }
+      var seq = table.getAttribute("data-sequence"), metric = table.getAttribute("data-metric");
+      var chart = (charts.latency || []).filter(function (fig) {
+        return fig.view && fig.view.sequence === seq && fig.view.metric === metric;
+      })[0];
+      if (!VIEW || !chart || !VIEW.points[seq] || Object.keys(state.view.filters).length === 0) {
+        if (body.innerHTML !== builtLatencyRows[n]) { body.innerHTML = builtLatencyRows[n]; } // the build's own markup
+        return;
+      }
+      var filters = { filters: state.view.filters, basis: "median" };
+      var kept = VIEW.points[seq].map(function (side) { return E.viewPoints(side, filters, VIEW.configurations); });
+      var stats = table.getAttribute("data-statistics").split(",").map(function (stat) { return E.LATENCY_STATISTICS.indexOf(stat); });
+      var decimals = Number(table.getAttribute("data-decimals"));
+      body.textContent = "";
+      E.latencyRows(kept, metric, chart.view.scale).forEach(function (row) {
+        var tr = body.insertRow(), th = document.createElement("th");
+        th.scope = "row";
+        th.className = "num";
+        th.textContent = String(row.concurrency);
+        tr.appendChild(th);
+        row.sides.forEach(function (values) {
+          stats.forEach(function (s) {
+            latencyValue(tr.insertCell(), values ? values[s] : null, decimals, values ? "not measured" : "not tested");
+          });
+        });
+      });
+    });
   }
 
   function wireLatency() {
@@ -775,6 +840,8 @@
     drawnView = null;
     syncViewControls();
     render(false);
+    drawLatency();
+    showLatencyTables();
     pushState();
   }
 
@@ -836,6 +903,8 @@
     applyOwnState();
     syncViewControls();
     render();
+    drawLatency();
+    showLatencyTables();
     announce(E.words.viewShown(state.seq, labelOf(state.metric)));
   });
   /* A theme change (the system's, or a theme switch setting a class or data attribute on <html>)
@@ -870,6 +939,7 @@
   makeInputs();
   wireOwnConstants();
   wireView();
+  showLatencyTables();
   render(sameConstants(state.constants));
   try { window.history.replaceState(state, "", window.location.href); } catch (e) { /* file:// */ }
   document.documentElement.setAttribute("data-ready", "true");

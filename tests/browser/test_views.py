@@ -64,8 +64,8 @@ def _throughput(value: float) -> str:
 
 
 @pytest.fixture(scope="module")
-def no_mtp_page(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """comparison.json of the page built from its stub with `spec_method: none` added, over the
+def no_mtp_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of the page built from its stub with `spec_method: none` added, over the
     repository's data."""
     project = tmp_path_factory.mktemp("no-mtp")
     shutil.copytree(ROOT / "data", project / "data")
@@ -76,7 +76,13 @@ def no_mtp_page(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         stub.replace("sequence:", "spec_method: none\nsequence:", 1)
     )
     assert main(["build", "--root", str(project), "-q", "--no-cache"]) == 0
-    document: dict[str, Any] = json.loads((project / "site" / SLUG / "comparison.json").read_text())
+    return project / "site"
+
+
+@pytest.fixture(scope="module")
+def no_mtp_page(no_mtp_site: Path) -> dict[str, Any]:
+    """comparison.json of the page built from its stub with `spec_method: none` added."""
+    document: dict[str, Any] = json.loads((no_mtp_site / SLUG / "comparison.json").read_text())
     return document
 
 
@@ -262,3 +268,145 @@ def test_axe_finds_nothing_with_the_filters_shown(themed: Page, root_url: str) -
     viewport = themed.viewport_size
     assert viewport is not None
     assert themed.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+
+
+# -- the latency view and the embed follow the filters ------------------------------------------------
+
+
+def _latency_traces(page: Page) -> dict[tuple[int, str], dict[str, list[Any]]]:
+    """The latency chart's traces as drawn, by side and statistic."""
+    traces: list[dict[str, Any]] = page.evaluate(
+        """Array.from(document.getElementById('latency-chart').data).map(t => ({side: t.meta.side,
+            statistic: t.meta.statistic, x: Array.from(t.x), y: Array.from(t.y), text: Array.from(t.text),
+            customdata: Array.from(t.customdata)}))"""
+    )
+    return {(t["side"], t["statistic"]): {k: t[k] for k in ("x", "y", "text", "customdata")} for t in traces}
+
+
+def _built_latency(site: Path) -> dict[tuple[str, str], dict[tuple[int, str], dict[str, list[Any]]]]:
+    """A built page's latency charts by workload and metric: its traces by side and statistic."""
+    html = (site / SLUG / "index.html").read_text()
+    start = html.index('id="chart-data">') + len('id="chart-data">')
+    charts = json.loads(html[start : html.index("</script>", start)])
+    return {
+        (c["view"]["sequence"], c["view"]["metric"]): {
+            (t["meta"]["side"], t["meta"]["statistic"]): {k: t[k] for k in ("x", "y", "text", "customdata")}
+            for t in c["data"]
+        }
+        for c in charts["latency"]
+    }
+
+
+def _latency_shown(page: Page) -> tuple[str, str]:
+    """The latency chart's workload and metric, as its switch names them ("1k/1k · TTFT")."""
+    view: dict[str, str] = page.evaluate(
+        "charts => charts.latency[Number(document.getElementById('latency-chart').dataset.view)].view",
+        page.evaluate("JSON.parse(document.getElementById('chart-data').textContent)"),
+    )
+    return view["sequence"], view["metric"]
+
+
+def test_the_latency_chart_follows_the_filters(page: Page, root_url: str, no_mtp_site: Path) -> None:
+    """With a filter, each latency chart is the one the page built from a stub with that filter
+    draws; without one, the page's own."""
+    expected = _built_latency(no_mtp_site)
+    open_page(page, f"{root_url}{SLUG}/index.html")
+    own = _latency_traces(page)
+    page.select_option("#filter-spec_method", label="none")
+    page.wait_for_function("location.search.indexOf('f=') >= 0")
+    page.wait_for_function("document.getElementById('latency-chart').data.every(t => t.x.length > 0)")
+    filtered = _latency_traces(page)
+    assert filtered == expected[_latency_shown(page)]
+    assert filtered != own
+    # every workload and metric the switch offers
+    options = page.eval_on_selector_all("#latency-view option", "os => os.map(o => o.value)")
+    for value in options:
+        page.select_option("#latency-view", value)
+        assert _latency_traces(page) == expected.get(_latency_shown(page), {}), value
+    # an address with the filter opens with it; the reset brings the page's own chart back
+    open_page(page, f"{root_url}{SLUG}/index.html?f=spec_method:none")
+    assert _latency_traces(page) == expected[_latency_shown(page)]
+    page.click("#view-reset")
+    page.wait_for_function("location.search.indexOf('f=') < 0")
+    assert _latency_traces(page) == own
+
+
+def _main_chart(page: Page) -> list[dict[str, Any]]:
+    """The interactivity chart's traces as drawn: role, side, x and y."""
+    traces: list[dict[str, Any]] = page.evaluate(
+        """Array.from(document.getElementById('chart').data).map(t => ({role: t.meta.role, side: t.meta.side,
+            x: Array.from(t.x), y: Array.from(t.y)}))"""
+    )
+    return traces
+
+
+def test_an_embed_takes_the_pages_filters_and_basis(
+    page: Page, root_url: str, no_mtp_page: dict[str, Any]
+) -> None:
+    query = "?seq=1k/1k&f=spec_method:none"
+    open_page(page, f"{root_url}embed/{SLUG}/index.html?seq=1k/1k")
+    own = _main_chart(page)
+    open_page(page, f"{root_url}embed/{SLUG}/index.html{query}")
+    embedded = _main_chart(page)
+    assert embedded != own
+    sequence = next(s for s in no_mtp_page["sequences"] if s["sequence"] == "1k/1k")
+    assert page.get_attribute("#chart", "data-marks") == ",".join(
+        f"{r['interactivity']:g}" for r in sequence["results"]
+    )
+    open_page(page, f"{root_url}{SLUG}/index.html{query}")
+    assert _main_chart(page) == embedded  # the page with the same filter draws the same chart
+    # the basis too
+    open_page(page, f"{root_url}embed/{SLUG}/index.html?seq=1k/1k&basis=p90")
+    assert page.evaluate("document.getElementById('chart').layout.xaxis.title.text") == (
+        "Interactivity from p90 TPOT (tok/s/user)"
+    )
+
+
+def _latency_tables(page: Page) -> dict[tuple[str, str, str], list[list[str]]]:
+    """The latency tables' rows as shown, by workload, metric and statistics: each row's texts."""
+    tables: list[dict[str, Any]] = page.evaluate(
+        """Array.from(document.querySelectorAll('table.latency-table')).map(t => ({sequence: t.dataset.sequence,
+            metric: t.dataset.metric, statistics: t.dataset.statistics,
+            rows: Array.from(t.tBodies[0].rows).map(r => Array.from(r.cells).map(c => c.textContent.trim()))}))"""
+    )
+    return {(t["sequence"], t["metric"], t["statistics"]): t["rows"] for t in tables}
+
+
+def test_the_latency_tables_follow_the_filters(page: Page, root_url: str, no_mtp_site: Path) -> None:
+    """With a filter, each latency table shows the rows the page built from a stub with that
+    filter shows (where it shows the same statistics); the reset brings the build's back."""
+    page.goto((no_mtp_site / SLUG / "index.html").as_uri())
+    page.wait_for_selector("html[data-ready=true]", timeout=15000)
+    expected = _latency_tables(page)
+    open_page(page, f"{root_url}{SLUG}/index.html")
+    own = _latency_tables(page)
+    page.select_option("#filter-spec_method", label="none")
+    page.wait_for_function("location.search.indexOf('f=') >= 0")
+    shown = _latency_tables(page)
+    compared = [key for key in shown if key in expected]
+    assert len(compared) >= 3
+    for key in compared:
+        assert shown[key] == expected[key], key
+    assert shown != own
+    page.click("#view-reset")
+    page.wait_for_function("location.search.indexOf('f=') < 0")
+    assert _latency_tables(page) == own
+
+
+def test_the_basis_switch_shows_only_where_it_can_do_something(page: Page, root_url: str) -> None:
+    """Explorer: shown where the workload's points give a percentile, offering those only; a
+    page: offering a percentile only where each side has a point measured at it."""
+    page.goto(f"{root_url}explore/index.html?model=qwen3.5")  # no point gives p90 or p99 TPOT
+    page.wait_for_selector("html[data-ready=true]", timeout=15000)
+    assert page.locator("#explore-basis").is_hidden()
+    assert page.locator("label[for='explore-basis']").is_hidden()
+    page.goto(f"{root_url}explore/index.html?model=dsr1&seq=1k/1k&basis=p99")
+    page.wait_for_selector("html[data-ready=true]", timeout=15000)
+    assert page.locator("#explore-basis").is_visible()
+    offered = page.eval_on_selector_all("#explore-basis option:not([disabled])", "os => os.map(o => o.value)")
+    assert offered == ["median", "p90", "p99"]
+    assert page.input_value("#explore-basis") == "p99"
+    # B200 vs GB200 FP4: only the p99 TPOT is measured on both sides somewhere
+    open_page(page, f"{root_url}b200-vs-gb200-fp4-dsr1/index.html")
+    options = page.eval_on_selector_all("#basis-select option", "os => os.map(o => o.value)")
+    assert options == ["median", "p99"]
