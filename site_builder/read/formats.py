@@ -267,8 +267,8 @@ FORMATS: tuple[InputFormat, ...] = (
         requires=("model", "isl", "gpu_count"),
         metadata_hint=(
             "; a submission's systems/<system>.json gives the GPUs as accelerators_per_node × "
-            "number_of_nodes, and the summary records no input lengths, so isl is the dataset's "
-            "mean prompt length as its benchmark documents it"
+            "number_of_nodes, and the summary records no input lengths, so isl is the input bound "
+            "its benchmark defines (llama2-70b: max_seq_len 1024)"
         ),
         text_files=(mlperf.SUMMARY_FILE,),
         parse_text=mlperf.parse_summary,
