@@ -55,7 +55,49 @@ def test_mlperf_server_summary_equals_a_hand_computation() -> None:
         "fp8",
         8,
     )
-    assert point["client"] == "MLPerf Inference LoadGen (Server)"
+    assert point["client"] == "MLPerf Inference LoadGen (Server, TTFT ≤ 2,000 ms, TPOT ≤ 200 ms)"
+
+
+MLPERF_INTERACTIVE = CLIENTS / "mlperf-interactive"
+
+
+def test_mlperf_interactive_summary_equals_a_hand_computation() -> None:
+    """MLPerf Inference v5.1, AMD 8 × MI300X, llama2-70b-99 Interactive: LoadGen writes it as a
+    Server run ("Scenario : Server") held to the Interactive bounds (TTFT 450 ms, TPOT 40 ms)."""
+    (point,), log = _load(MLPERF_INTERACTIVE)
+    assert [str(p) for p in log.errors] == [] and log.warnings == []
+    # "Completed tokens per second: 8840.42" on 8 GPUs, output tokens only
+    assert point["throughput_per_gpu"] == pytest.approx(8840.42 / 8, rel=1e-12)
+    assert point["output_throughput_per_gpu"] == pytest.approx(8840.42 / 8, rel=1e-12)
+    assert point["throughput_basis"] == "output"
+    # "50.00 percentile time to output token (ns)   : 31888318"
+    assert point["interactivity"] == pytest.approx(1e9 / 31888318, rel=1e-12)
+    # 29.41 samples/s × mean latency 9716742157 ns (Little's law) = 285.77
+    assert point["concurrency"] == round(29.41 * 9.716742157) == 286
+    assert point["osl"] == round(8840.42 / 29.41) == 301
+    assert point["osl_mean"] == pytest.approx(8840.42 / 29.41, rel=1e-12)
+    assert point["isl"] == 1024  # the benchmark's input bound, from the metadata
+    assert point["ttft_median"] == pytest.approx(0.198602240, rel=1e-12)
+    assert point["ttft_p99"] == pytest.approx(0.435976100, rel=1e-12)
+    assert point["tpot_mean"] == pytest.approx(0.032102490, rel=1e-12)
+    assert point["tpot_p99"] == pytest.approx(0.039507635, rel=1e-12)
+    assert point["e2el_mean"] == pytest.approx(9.716742157, rel=1e-12)
+    assert point["e2el_p99_9"] == pytest.approx(33.399939469, rel=1e-12)
+    assert (point["model"], point["hardware"], point["precision"], point["gpu_count"]) == (
+        "llama2-70b",
+        "mi300x",
+        "fp8",
+        8,
+    )
+    # the summary's ttft_latency 450000000 ns and tpot_latency 40000000 ns
+    assert point["client"] == "MLPerf Inference LoadGen (Server, TTFT ≤ 450 ms, TPOT ≤ 40 ms)"
+    # each said once: the mean OSL, the measured mean concurrency, the system description skipped
+    fields = sorted(p.field for p in log.notices)
+    assert fields == [
+        "Completed tokens per second ÷ Completed samples per second",
+        "Scenario",
+        "accelerators_per_node",
+    ]
 
 
 def test_mlperf_files_without_a_point_are_each_listed_with_their_reason(

@@ -80,6 +80,7 @@ class InputFormat:
     expand: Callable[[Mapping[str, Any]], Records] | None = None  # a document holding many records
     client: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # client and version
     date: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # run date, if not `date`
+    run_url: Callable[[Mapping[str, Any]], Any] = lambda record: None  # the run's address, if not `run_url`
     companions: tuple[Companion, ...] = ()
     # an agentic or trace-replay run: what marks it (read/workloads.py, the one rule for them)
     unfixed: Callable[[Mapping[str, Any]], workloads.Unfixed | None] = lambda record: None
@@ -129,6 +130,15 @@ FORMATS: tuple[InputFormat, ...] = (
         detect=lambda keys: {"tput_per_gpu", "hw"} <= keys,
         read=lambda record, ctx, source: inferencex.agg_row(record, ctx, source.file_name),
         unfixed=workloads.inferencex,
+    ),
+    InputFormat(
+        name="inferencex-csv",
+        title="a row of the InferenceX dashboard's CSV export",
+        detect=inferencex.csv_detect,
+        read=lambda record, ctx, source: inferencex.csv_row(record, ctx),
+        date=lambda record: record.get("Date") if isinstance(record.get("Date"), str) else None,
+        run_url=lambda record: record.get("Run URL"),
+        client=lambda record: "InferenceX dashboard CSV export",
     ),
     InputFormat(
         name="sglang",
@@ -267,8 +277,8 @@ FORMATS: tuple[InputFormat, ...] = (
         requires=("model", "isl", "gpu_count"),
         metadata_hint=(
             "; a submission's systems/<system>.json gives the GPUs as accelerators_per_node × "
-            "number_of_nodes, and the summary records no input lengths, so isl is the dataset's "
-            "mean prompt length as its benchmark documents it"
+            "number_of_nodes, and the summary records no input lengths, so isl is the input bound "
+            "its benchmark defines (llama2-70b: max_seq_len 1024)"
         ),
         text_files=(mlperf.SUMMARY_FILE,),
         parse_text=mlperf.parse_summary,

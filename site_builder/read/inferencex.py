@@ -1,4 +1,5 @@
-"""InferenceX rows: dashboard API rows, `agg_*.json` aggregates and `agg_bmk.json` arrays."""
+"""InferenceX rows: dashboard API rows, `agg_*.json` aggregates, `agg_bmk.json` arrays and the
+dashboard's CSV export."""
 
 from __future__ import annotations
 
@@ -183,3 +184,109 @@ def agg_row(row: Mapping[str, Any], ctx: RecordContext, file_name: str) -> Point
     if row.get("power_valid") in (1, True, "1") and row.get("power_metric_schema_version") == 2:
         draft.take(row, POWER_FIELDS)
     return draft
+
+
+# The dashboard's CSV export (its "Export CSV" button: InferenceX-app `lib/csv-export-helpers.ts`):
+# one row a point, title-case columns, per-chip throughput, latency in seconds. Exports made
+# before mid-2026 (the same file at commit c410b1f5) name the throughput and GPU counts per GPU
+# and head the latency columns "(ms)", but write the same seconds (the API's `median_tpot` …).
+CSV_KEYS = {"Hardware Key", "Concurrency"}
+_CSV_VARIANTS = {  # the throughput column that tells them apart -> (latency unit, GPUs word)
+    "Throughput/Chip (tok/s)": ("(s)", "Chip"),
+    "Throughput/GPU (tok/s)": ("(ms)", "GPU"),
+}
+# the Model column holds the dashboard's display name (InferenceX-app `constants/src/models.ts`)
+_DASHBOARD_MODELS = {
+    "DeepSeek-R1-0528": "dsr1",
+    "gpt-oss-120b": "gptoss120b",
+    "Llama-3.3-70B-Instruct-FP8": "llama70b",
+    "Qwen-3.5-397B-A17B": "qwen3.5",
+    "Kimi-K2.5": "kimik2.5",
+    "MiniMax-M2.5": "minimaxm2.5",
+    "GLM-5": "glm5",
+}
+_CSV_FIELDS = {
+    "hardware": "Hardware",
+    "framework": "Framework",
+    "precision": "Precision",
+    "isl": "ISL",
+    "osl": "OSL",
+    "concurrency": "Concurrency",
+    "spec_method": "Spec Decoding",
+    "tp": "TP",
+    "ep": "EP",
+    "dp_attention": "DP Attention",
+}
+# our latency metric -> the export's name; statistic -> its word
+_CSV_LATENCIES = {"ttft": "TTFT", "tpot": "TPOT", "itl": "ITL", "e2el": "E2E Latency"}
+_CSV_STATS = {"mean": "Mean", "median": "Median", "p99": "P99", "std": "Std"}
+
+
+def csv_detect(keys: set[str]) -> bool:
+    """A row of the dashboard's export, of either generation."""
+    return keys >= CSV_KEYS and any(column in keys for column in _CSV_VARIANTS)
+
+
+def csv_row(row: Mapping[str, Any], ctx: RecordContext) -> PointDraft:
+    """A row of the dashboard's CSV export. The two columns after Date are whatever the chart
+    showed on its axes (derived by the dashboard, not measured) and are not read: the page
+    computes its own metrics from the measured ones."""
+    throughput = next(column for column in _CSV_VARIANTS if column in row)
+    unit, word = _CSV_VARIANTS[throughput]
+    draft = PointDraft()
+    name = row.get("Model")
+    model = _DASHBOARD_MODELS.get(name) if isinstance(name, str) else None
+    draft.set("model", model or normalise_model(name, None), "Model")
+    draft.take(row, _CSV_FIELDS)
+    draft.take(
+        row,
+        {
+            "throughput_per_gpu": throughput,
+            "output_throughput_per_gpu": f"Output Throughput/{word} (tok/s)",
+            "input_throughput_per_gpu": f"Input Throughput/{word} (tok/s)",
+        },
+    )
+    _csv_topology(draft, row, word, ctx)
+    for metric, metric_word in _CSV_LATENCIES.items():
+        for stat, prefix in _CSV_STATS.items():
+            column = f"{prefix} {metric_word} {unit}"
+            if row.get(column) is None:
+                continue
+            try:
+                seconds = sane_number(parse_number(row[column]), nonnegative=True)
+                draft.add_latency(metric, stat, seconds, column)
+            except ValueError as exc:
+                ctx.warning(column, f"ignored: {exc}")
+    draft.set("median_tpot_s", draft.values.get("tpot_median"), f"Median TPOT {unit}")
+    return draft
+
+
+def _csv_topology(draft: PointDraft, row: Mapping[str, Any], word: str, ctx: RecordContext) -> None:
+    """The GPU count: the export's Physical Chips (newer exports), else a disaggregated row's
+    prefill and decode chips, else a single-node row's TP (the export has no PP or PCP column)."""
+    disagg = _flag(row, "Disaggregated", ctx)
+    multinode = _flag(row, "Is Multinode", ctx)
+    draft.set("disagg", disagg, "Disaggregated")
+    draft.set("multinode", multinode, "Is Multinode")
+    prefill, decode = f"Num Prefill {word}s", f"Num Decode {word}s"
+    if disagg or multinode:
+        try:
+            prefill_gpus, decode_gpus = int(parse_number(row[prefill])), int(parse_number(row[decode]))
+        except (KeyError, ValueError):
+            if multinode:
+                ctx.error(
+                    prefill, "missing or not a number: multinode rows need the prefill and decode counts"
+                )
+            else:  # as an early disaggregated API row
+                ctx.notice(
+                    prefill, "disaggregated row without GPU counts: its per-GPU figures are used as published"
+                )
+            return
+        draft.set("prefill_gpus", prefill_gpus, prefill)
+        draft.set("decode_gpus", decode_gpus, decode)
+        draft.set("gpu_count", prefill_gpus + decode_gpus, prefill)
+        draft.set("output_gpu_count", decode_gpus or prefill_gpus, decode)
+    if row.get("Physical Chips") is not None:
+        draft.set("gpu_count", row["Physical Chips"], "Physical Chips")
+    elif not (disagg or multinode):
+        draft.set("gpu_count", row.get("TP"), "TP")

@@ -339,49 +339,80 @@ class _FileLoader:
         return [(f"record {i}", row) for i, row in enumerate(points, 1)]
 
     def _csv(self, text: str) -> None:
-        """A native CSV, read by pandas as text (every cell validated like a JSON value)."""
+        """A CSV, read by pandas as text (every cell validated like a JSON value): native points,
+        sweep rows, scores, or the rows of a format that writes CSV (InferenceX's export)."""
+        comments, text = _comment_lines(text)
+        if comments:
+            self._said_comments(text_lines=comments)
+        header_line = f"line {comments + 1}"
         try:
             header = next(csv.reader(io.StringIO(text)), [])
         except csv.Error as exc:
-            self.log.add(self.display, "line 1", "", f"not a well-formed CSV: {exc}")
+            self.log.add(self.display, header_line, "", f"not a well-formed CSV: {exc}")
             return
         scores = evals.looks_native_eval(set(header))
         records = scores or looks_sweep(set(header))  # evaluation scores or sweep rows, not points
-        if not records and not native.looks_native_columns(header):
+        written = _row_format(header) if not records else None
+        if not records and written is None and not native.looks_native_columns(header):
             self.log.add(
                 self.display,
-                "line 1",
+                header_line,
                 "",
                 f"unknown format: a CSV needs the native columns ({', '.join(native.REQUIRED_COLUMNS)}); "
                 f"found {_few_columns(header)}",
             )
             return
+        frame = self._csv_frame(text, header, header_line)
+        if frame is None:
+            return
+        if not records and written is None:
+            self._native_csv(frame)
+            return
+        cells = map(_cells, frame.to_dict("records"))
+        first = comments + 2  # the line of the first row: after the comments and the header
+        rows = [(f"line {n}", row) for n, row in enumerate(cells, first) if row]  # a row of empty cells: none
+        if written is not None:
+            self._records(rows)
+        elif scores:
+            self._evaluations(evals.BY_NAME["native-evals"], rows)
+        else:
+            self._sweeps(rows)
+
+    def _csv_frame(self, text: str, header: list[str], header_line: str) -> pd.DataFrame | None:
+        """The CSV's cells, unless a column is named twice or a row is longer than the header."""
         for column, name in enumerate(header, 1):
             first = header.index(name) + 1
             if first != column:
                 self.log.add(
                     self.display,
-                    "line 1",
+                    header_line,
                     name,
                     f"column appears twice (columns {first} and {column}): keep one, "
                     "so no value is silently dropped",
                 )
-                return
+                return None
         try:
-            frame = _read_csv(text)
+            return _read_csv(text)
         except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
             reason = "a row has more cells than the header" if isinstance(exc, Warning) else str(exc).strip()
             self.log.add(self.display, "", "", f"not a well-formed CSV: {reason}")
+            return None
+
+    def _said_comments(self, text_lines: int) -> None:
+        """Comment lines above a CSV's header (InferenceX's export opens with its licence) are
+        not data; where no `_dataset.yaml` attributes the file, a licence there would not reach
+        the page, so say where to give it."""
+        if self.dataset is not None or metadata.first_present(f / DATASET_FILE for f in self._folders_up()):
             return
-        if not records:
-            self._native_csv(frame)
-            return
-        cells = map(_cells, frame.to_dict("records"))
-        rows = [(f"line {n}", row) for n, row in enumerate(cells, 2) if row]  # a row of empty cells: none
-        if scores:
-            self._evaluations(evals.BY_NAME["native-evals"], rows)
-            return
-        self._sweeps(rows)
+        self.log.add(
+            self.display,
+            f"lines 1–{text_lines}" if text_lines > 1 else "line 1",
+            "",
+            "comment lines above the header skipped: where they state a licence or an attribution "
+            f"the data requires, give it in a {DATASET_FILE} beside the file (licence:, source:), "
+            "so the pages credit it",
+            Severity.NOTICE,
+        )
 
     def _native_csv(self, frame: pd.DataFrame) -> None:
         """A CSV of native points: every cell as text, an empty one ""."""
@@ -629,7 +660,7 @@ class _FileLoader:
             "date": getattr(meta, "date", None) or date_from_stamp(date),
             **{key: getattr(meta, key, None) or _text(row.get(key)) for key in ("run_url", "image", "note")},
         }
-        found["run_url"] = self._run_url(found["run_url"], record)
+        found["run_url"] = self._run_url(found["run_url"] or _text(kind.run_url(row)), record)
         if meta is not None and metadata.FROM_FILE_NAME in self._metadata_said:
             found["note"] = "; ".join(filter(None, (found["note"], f"metadata: {self._metadata_said}")))
         return found
@@ -878,6 +909,19 @@ def _read_csv(text: str) -> pd.DataFrame:
             index_col=False,
             engine="c",
         )
+
+
+def _comment_lines(text: str) -> tuple[int, str]:
+    """How many `#` lines open a CSV (before its header), and the text after them."""
+    lines = text.split("\n")
+    count = next((n for n, line in enumerate(lines) if not line.startswith("#")), len(lines))
+    return count, "\n".join(lines[count:])
+
+
+def _row_format(header: list[str]) -> InputFormat | None:
+    """The format, other than the native one, whose rows a CSV with this header holds."""
+    found = formats.detect(dict.fromkeys(header))
+    return found if found is not None and found is not formats.NATIVE and found.read is not None else None
 
 
 def _cells(row: Mapping[Any, Any]) -> dict[str, str]:

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from site_builder.files import MAX_NUMBER_CHARS
+from site_builder.formatting import fixed
 from site_builder.read.fields import PointDraft, RecordContext, Stated, positive_number
 from site_builder.read.serving import RunMetadata, client_run, measured_concurrency
 
@@ -40,6 +41,8 @@ _LATENCIES = {
     "tpot": ("Mean Time to Output Token (ns)", "percentile time to output token (ns)"),
     "e2el": ("Mean latency (ns)", "percentile latency (ns)"),
 }
+# the latency bounds of the run's test parameters, as LoadGen names them
+_BOUNDS = {"TTFT": "ttft_latency (ns)", "TPOT": "tpot_latency (ns)"}
 _PERCENTILES = {"median": "50.00", "p90": "90.00", "p99": "99.00", "p99.9": "99.90"}
 _POINT_SCENARIOS = ("Server", "Interactive")
 
@@ -145,7 +148,15 @@ def _throughput(
 
 
 def client(raw: Mapping[str, Any]) -> str:
+    """The scenario, and the latency bounds the run was held to: LoadGen writes an Interactive
+    run as a Server run with tighter bounds (llama2-70b: TTFT 450 ms and TPOT 40 ms instead of
+    2,000 and 200), so the bounds are what tells the two apart in the summary."""
     scenario = raw.get("Scenario")
-    return (
-        f"MLPerf Inference LoadGen ({scenario})" if isinstance(scenario, str) else "MLPerf Inference LoadGen"
-    )
+    if not isinstance(scenario, str):
+        return "MLPerf Inference LoadGen"
+    bounds = [
+        f"{name} ≤ {fixed(seconds * 1000, 0, thousands=True)} ms"
+        for name, key in _BOUNDS.items()
+        if (seconds := _seconds(raw, key)) is not None
+    ]
+    return f"MLPerf Inference LoadGen ({', '.join([scenario, *bounds])})"
