@@ -264,6 +264,64 @@ def test_genai_perf_companions_are_skipped_and_alone_refused(tmp_path: Path) -> 
     assert "put profile_export_genai_perf.json beside it" in error.reason
 
 
+def _config_file_layout(tmp_path: Path, stimulus: dict[str, Any]) -> Path:
+    """The real run as GenAI-Perf writes it since it took a config file (2025): the same
+    measurements, its settings nested as its config is (GenAI-Perf's config_perf_analyzer.py and
+    config_input.py, BSD-3-Clause: `model_names`, `perf_analyzer.stimulus`,
+    `input.synthetic_tokens.mean`, `input.output_tokens.mean`, `input.prompt_source`) and the
+    per-request output rate named `output_token_throughput_per_user` (its llm_metrics.py)."""
+    record = json.loads(GENAI_RUN.read_text())
+    flat = record.pop("input_config")
+    record["output_token_throughput_per_user"] = record.pop("output_token_throughput_per_request")
+    record["input_config"] = {
+        "model_names": flat["model"],
+        "subcommand": "profile",
+        "perf_analyzer": {"path": "perf_analyzer", "stimulus": stimulus},
+        "input": {
+            "synthetic_tokens": {"mean": flat["synthetic_input_tokens_mean"], "stddev": 20},
+            "output_tokens": {"mean": flat["output_tokens_mean"], "deterministic": False, "stddev": 0},
+            "prompt_source": "synthetic",
+        },
+    }
+    shutil.copy(GENAI_PERF / "_meta.yaml", tmp_path / "_meta.yaml")
+    (tmp_path / "profile_export_genai_perf.json").write_text(json.dumps(record))
+    return tmp_path
+
+
+def test_genai_perf_config_file_layout_reads_as_the_same_run(tmp_path: Path) -> None:
+    """A config-file-era export is GenAI-Perf's, not taken for AIPerf's (whose run accounting it
+    lacks), and gives the point the flat layout gives: its settings read where they lie (the flat
+    names are absent from it)."""
+    (flat,), _ = _load(GENAI_PERF)
+    (nested,), log = _load(_config_file_layout(tmp_path, {"concurrency": 100}))
+    assert [str(p) for p in log.errors] == []
+    assert nested["client"] == "GenAI-Perf"
+    for column in (
+        "throughput_per_gpu",
+        "output_throughput_per_gpu",
+        "interactivity",
+        "concurrency",
+        "isl",
+        "osl",
+    ):
+        assert nested[column] == flat[column], column
+    assert nested["concurrency"] == 100 and (nested["isl"], nested["osl"]) == (200, 500)
+
+
+def test_genai_perf_config_file_layout_request_rate_run_gets_its_measured_mean_concurrency(
+    tmp_path: Path,
+) -> None:
+    (point,), log = _load(_config_file_layout(tmp_path, {"request_rate": 10}))
+    assert point["concurrency"] == round(17.222547659562533 * 5.767434807386666) == 99
+    assert any("measured mean" in p.reason for p in log.notices)
+
+
+def test_an_aiperf_export_is_never_taken_for_genai_perfs() -> None:
+    for export in CLIENTS.glob("aiperf*/**/profile_export_aiperf.json"):
+        found = formats.detect(json.loads(export.read_text()))
+        assert found is not None and found.name == "aiperf", export
+
+
 AIPERF_11 = CLIENTS / "aiperf-legacy" / "schema-1.1" / "profile_export_aiperf.json"
 
 

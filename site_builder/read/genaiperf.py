@@ -8,6 +8,14 @@ tokens − 1): our TPOT. It writes no total token throughput: its output tok/s i
 tokens of the measured requests ÷ the run's duration, and the input and output length means are
 over the same requests, so total tok/s = output tok/s × (mean input + mean output) ÷ mean output,
 exactly. No date and no version are recorded.
+
+Two layouts of `input_config` exist. Up to early 2025 the command line's arguments lie flat
+(`model`, `concurrency`, `synthetic_input_tokens_mean` …) and the per-request output rate is
+`output_token_throughput_per_request`. Since GenAI-Perf took a config file (2025), they are
+nested as its config is (`model_names`, `perf_analyzer.stimulus.concurrency` or `request_rate`,
+`input.synthetic_tokens.mean`, `input.output_tokens.mean`, `input.prompt_source`) and the rate
+is `output_token_throughput_per_user`, as AIPerf names it: such a file is told from AIPerf's by
+the run accounting every AIPerf export carries and GenAI-Perf's lacks.
 """
 
 from __future__ import annotations
@@ -21,25 +29,68 @@ from site_builder.read.serving import RunMetadata, client_run, measured_concurre
 
 # our latency metric -> GenAI-Perf's metric (its inter_token_latency is our TPOT)
 _LATENCIES = {"ttft": "time_to_first_token", "tpot": "inter_token_latency", "e2el": "request_latency"}
-_SETTINGS = {"isl": "synthetic_input_tokens_mean", "osl": "output_tokens_mean"}
+# where a run's settings lie in each layout of `input_config`: flat (the command line's), or nested
+# as the config file's (config_perf_analyzer.py, config_input.py in GenAI-Perf's source)
+_FLAT = {
+    "model": "model",
+    "concurrency": "concurrency",
+    "request_rate": "request_rate",
+    "isl": "synthetic_input_tokens_mean",
+    "osl": "output_tokens_mean",
+    "prompt_source": "prompt_source",
+}
+_NESTED = {
+    "model": "model_names",
+    "concurrency": "perf_analyzer.stimulus.concurrency",
+    "request_rate": "perf_analyzer.stimulus.request_rate",
+    "isl": "input.synthetic_tokens.mean",
+    "osl": "input.output_tokens.mean",
+    "prompt_source": "input.prompt_source",
+}
+# what every AIPerf export records of its run and GenAI-Perf's never does
+_AIPERF_ONLY = {
+    "benchmark_duration",
+    "start_time",
+    "end_time",
+    "was_cancelled",
+    "aiperf_version",
+    "schema_version",
+}
 _MEANS = {"isl": "input_sequence_length", "osl": "output_sequence_length"}
 LONGER_THAN_ASKED = 0.05  # a mean output this much above the requested length is said
 
 
 def detect(keys: set[str]) -> bool:
-    """A GenAI-Perf export: its arguments, and the per-request output rate AIPerf calls per_user."""
-    return {"input_config", "output_token_throughput_per_request"} <= keys
+    """A GenAI-Perf export: its arguments and its per-request output rate, named per_request
+    (flat layout) or, as AIPerf names it, per_user (config-file layout, without AIPerf's run
+    accounting)."""
+    if "input_config" not in keys:
+        return False
+    return "output_token_throughput_per_request" in keys or (
+        "output_token_throughput_per_user" in keys and not keys & _AIPERF_ONLY
+    )
+
+
+def _setting(raw: Mapping[str, Any], name: str) -> tuple[Any, str]:
+    """A run setting (`_FLAT` names) and where the file holds it, in the file's layout."""
+    config = as_mapping(raw.get("input_config"))
+    path = (_NESTED if isinstance(config.get("perf_analyzer"), Mapping) else _FLAT)[name]
+    value: Any = config
+    for step in path.split("."):
+        value = as_mapping(value).get(step)
+    return value, f"input_config.{path}"
 
 
 def _lengths(raw: Mapping[str, Any]) -> tuple[dict[str, Stated], dict[str, Stated]]:
     """What the run asked for (synthetic prompts only) and the measured means."""
-    config = as_mapping(raw.get("input_config"))
     stated: dict[str, Stated] = {}
-    for ours, setting in _SETTINGS.items():
-        value = positive_number(config.get(setting))
-        synthetic = ours == "osl" or config.get("prompt_source") in (None, "synthetic")
+    source, _ = _setting(raw, "prompt_source")
+    for ours in ("isl", "osl"):
+        given, where = _setting(raw, ours)
+        value = positive_number(given)
+        synthetic = ours == "osl" or source in (None, "synthetic")
         if value is not None and synthetic:
-            stated[ours] = Stated(value, f"input_config.{setting}")
+            stated[ours] = Stated(value, where)
     means = {
         ours: Stated(value, f"{metric}.avg")
         for ours, metric in _MEANS.items()
@@ -65,15 +116,16 @@ def _output_beyond_request(
 
 
 def _concurrency(draft: PointDraft, raw: Mapping[str, Any], meta: RunMetadata, ctx: RecordContext) -> bool:
-    """`input_config.concurrency`; a request-rate run's is measured (the rule for every format)."""
-    given = as_mapping(raw.get("input_config")).get("concurrency")
+    """The concurrency the run was set to; a request-rate run's is measured (the rule for every
+    format)."""
+    given, where = _setting(raw, "concurrency")
     if given is not None or meta.concurrency is not None:
-        draft.set("concurrency", given if given is not None else meta.concurrency, "input_config.concurrency")
+        draft.set("concurrency", given if given is not None else meta.concurrency, where)
         return True
     rate, latency = stat(raw, "request_throughput"), seconds(raw, "request_latency", "avg", ctx)
     return measured_concurrency(
         draft,
-        "input_config.request_rate",
+        _setting(raw, "request_rate")[1],
         Stated(rate, "request_throughput.avg") if rate else None,
         Stated(latency, "request_latency.avg") if latency else None,
         ctx,
@@ -102,9 +154,9 @@ def result(
 ) -> PointDraft | None:
     """One `profile_export_genai_perf.json`."""
     stated, means = _lengths(raw)
-    models = as_mapping(raw.get("input_config")).get("model")
+    models, where = _setting(raw, "model")
     model = models[0] if isinstance(models, list) and models else models
-    draft = client_run(meta, meta_name, ("input_config.model", model), stated, means, ctx)
+    draft = client_run(meta, meta_name, (where, model), stated, means, ctx)
     if not _concurrency(draft, raw, meta, ctx):
         return None
     _output_beyond_request(stated, means, ctx)
