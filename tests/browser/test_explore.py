@@ -62,3 +62,39 @@ def test_the_explorer_works_from_file(page: Page, built_site: Path) -> None:
     page.goto(built_site.as_uri() + "/" + query)
     page.wait_for_selector("html[data-ready=true]", timeout=15000)
     assert _check_values(page, sequence) >= 12
+
+
+DIAMONDS = """() => {
+  const chart = document.getElementById('chart');
+  const traces = chart.data.filter(t => t.meta.role === 'targets');
+  const groups = [...chart.querySelectorAll('.scatterlayer .trace')].slice(-traces.length);
+  return traces.map((t, i) => ({
+    x: [...t.x], y: [...t.y],
+    drawn: [...groups[i].querySelectorAll('.point')].map(p => p.getAttribute('transform')),
+  }));
+}"""
+
+
+def test_a_target_edit_moves_each_sides_diamond_to_its_table_value(
+    page: Page, root_url: str, built_site: Path
+) -> None:
+    query, sequence = _query(built_site)
+    page.goto(root_url + query)
+    page.wait_for_selector("html[data-charts=drawn]", timeout=30000)
+    before = page.evaluate(DIAMONDS)
+    band: dict[str, Any] = sequence["band"]  # type: ignore[assignment]
+    target = round((band["display_lo"] + band["display_hi"]) / 2) + 1  # inside both frontiers
+    page.fill("#explore-target-0", str(target))
+    page.keyboard.press("Tab")
+    page.wait_for_function(
+        f"document.getElementById('chart').getAttribute('data-marks').startsWith('{target},')"
+    )
+    after = page.evaluate(DIAMONDS)
+    for side, (old, new) in enumerate(zip(before, after, strict=True)):
+        shown = page.eval_on_selector(
+            f'table[data-target-index="0"] tr[data-metric="throughput"] td:nth-of-type({side + 1})',
+            "e => e.getAttribute('data-value')",
+        )
+        assert new["x"][0] == target and new["y"][0] == float(shown), side
+        assert len(new["drawn"]) == len(new["x"])  # one diamond drawn a value
+        assert new["drawn"][0] != old["drawn"][0], side  # and moved on the chart
