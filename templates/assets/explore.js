@@ -666,9 +666,10 @@
     function moveTargets() {
       if (!window.Plotly || drawnView === null) { return; }
       var traces = targetTraces(), first = chartEl.data.length - traces.length;
-      window.Plotly.restyle(chartEl, {
-        x: traces.map(function (t) { return t.x; }), y: traces.map(function (t) { return t.y; })
-      }, traces.map(function (t, i) { return first + i; }));
+      window.Plotly.animate(chartEl, {
+        data: traces.map(function (t) { return { x: t.x, y: t.y }; }),
+        traces: traces.map(function (t, i) { return first + i; })
+      }, { transition: { duration: 0 }, frame: { duration: 0, redraw: false }, mode: "immediate" });
       chartEl.setAttribute("data-marks", current.targets.join(","));
     }
 
