@@ -149,6 +149,15 @@ def as_mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def at_path(record: Mapping[str, Any], dotted: str) -> Any:
+    """The value at a dotted path of a client's record ('input_config.input.fixed_schedule'),
+    None where a step is missing."""
+    value: Any = record
+    for step in dotted.split("."):
+        value = as_mapping(value).get(step)
+    return value
+
+
 def optional_number(value: Any) -> float | None:
     """A figure a file may lack or garble, for statistics that are only shown: None then."""
     try:

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from site_builder.read.aiperf import add_latencies, median_tpot, seconds, stat
-from site_builder.read.fields import PointDraft, RecordContext, Stated, as_mapping, positive_number
+from site_builder.read.fields import PointDraft, RecordContext, Stated, as_mapping, at_path, positive_number
 from site_builder.read.serving import RunMetadata, client_run, measured_concurrency, per_gpu
 
 # our latency metric -> GenAI-Perf's metric (its inter_token_latency is our TPOT)
@@ -75,10 +75,7 @@ def _setting(raw: Mapping[str, Any], name: str) -> tuple[Any, str]:
     """A run setting (`_FLAT` names) and where the file holds it, in the file's layout."""
     config = as_mapping(raw.get("input_config"))
     path = (_NESTED if isinstance(config.get("perf_analyzer"), Mapping) else _FLAT)[name]
-    value: Any = config
-    for step in path.split("."):
-        value = as_mapping(value).get(step)
-    return value, f"input_config.{path}"
+    return at_path(config, path), f"input_config.{path}"
 
 
 def _lengths(raw: Mapping[str, Any]) -> tuple[dict[str, Stated], dict[str, Stated]]:

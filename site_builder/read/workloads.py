@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from site_builder.files import excerpt
-from site_builder.read.fields import as_mapping
+from site_builder.read.fields import as_mapping, at_path
 
 
 @dataclass(frozen=True)
@@ -62,13 +62,5 @@ def aiperf(raw: Mapping[str, Any]) -> Unfixed | None:
     )
     for name, marked in checks:
         if marked:
-            return Unfixed(name, _value(raw, name))
+            return Unfixed(name, at_path(raw, name))
     return None
-
-
-def _value(raw: Mapping[str, Any], dotted: str) -> Any:
-    """The value at a dotted path of a record (None where a step is missing)."""
-    value: Any = raw
-    for step in dotted.split("."):
-        value = as_mapping(value).get(step)
-    return value
