@@ -20,6 +20,10 @@ from typing import Any
 from site_builder.content import FILTER_COLUMNS
 from site_builder.read.table import PointTable
 
+# The interactivity bases: 1 / TPOT at a percentile (DESIGN.md's definition, at that percentile),
+# each read from a point-table column in seconds. The median is each point's own interactivity.
+BASES: dict[str, str] = {"p90": "tpot_p90", "p99": "tpot_p99"}
+
 
 def _sort_key(value: Any) -> tuple[int, Any]:
     """Numbers by size, text without case, not given last."""

@@ -18,7 +18,7 @@ from site_builder import metrics
 from site_builder.catalog import CONSTANTS, CostTier, HardwareCatalog, ModelInfo, constants_for, model_name
 from site_builder.content import SiteConfig
 from site_builder.engine.compare import SPARSE_RATIO, SPREAD_LIMIT, TIE_TOLERANCE
-from site_builder.present.columns import Deployments, field_column, field_values, point_columns
+from site_builder.present.columns import BASES, Deployments, field_column, field_values, point_columns
 from site_builder.read.table import PointTable
 from site_builder.workload import Workload, labelled, sorted_workloads
 
@@ -36,8 +36,6 @@ FIELDS = (
     "ep",
     "gpus",
 )
-# The latencies whose percentiles give an interactivity of their own (1 / TPOT at that percentile)
-PERCENTILES = ("p90", "p99")
 
 
 def _sequences(rows: PointTable) -> tuple[list[list[Any]], list[int]]:
@@ -78,8 +76,8 @@ def model_data(
     tier = config.cost_tier or catalog.default_cost_tier
     fields = {key: field_values(field_column(rows, key)) for key in FIELDS}
     sequences, sequence = _sequences(rows)
-    bases = [p for p in PERCENTILES if any(v is not None for v in rows.python_values(f"tpot_{p}"))]
-    numbers = {f"tpot_{p}": f"tpot_{p}" for p in bases} | {
+    bases = [p for p, column in BASES.items() if any(v is not None for v in rows.python_values(column))]
+    numbers = {BASES[p]: BASES[p] for p in bases} | {
         "throughput": "throughput_per_gpu",
         "output_throughput": "output_throughput_per_gpu",
         "concurrency": "concurrency",

@@ -17,7 +17,7 @@ from typing import Any
 
 from site_builder import metrics
 from site_builder.compute import LATENCY_VIEW_METRICS, LATENCY_VIEW_STATISTICS
-from site_builder.present.columns import Deployments, field_column, field_values, point_columns
+from site_builder.present.columns import BASES, Deployments, field_column, field_values, point_columns
 from site_builder.present.result import ShownPoints
 from site_builder.present.schema import SequenceResult
 
@@ -71,9 +71,6 @@ VIEW_FIELDS: tuple[ViewField, ...] = (
 )
 NOT_RECORDED = "not recorded"  # a value a point's file does not give
 
-# The interactivity bases: 1 / TPOT at a percentile (DESIGN.md's definition, at that percentile),
-# each read from a point-table column in seconds. The median is each point's own interactivity.
-BASES: dict[str, str] = {"p90": "tpot_p90", "p99": "tpot_p99"}
 BASIS_LABELS = {"median": "median TPOT", "p90": "p90 TPOT", "p99": "p99 TPOT"}
 # The latency view's columns (seconds), which the page script reads to follow a reader's filters
 LATENCY_COLUMNS = tuple(f"{m}_{s}" for m in LATENCY_VIEW_METRICS for s in LATENCY_VIEW_STATISTICS)
