@@ -79,6 +79,8 @@ class LoadResult:
     sample_logs: list[evals.SampleLog] = field(default_factory=list)
     # each metadata file read once, for every result file it applies to (None: not readable)
     metadata_files: dict[Path, Mapping[str, Any] | None] = field(default_factory=dict)
+    # each `_dataset.yaml` read once, for every result file it attributes (None: not readable)
+    dataset_files: dict[Path, DatasetInfo | None] = field(default_factory=dict)
     grouped: metadata.Grouped = field(default_factory=metadata.Grouped)  # said once per folder and cause
 
     def finish(self) -> None:
@@ -169,6 +171,8 @@ class _FileLoader:
         self.confined = root if confined else None  # the folder reads must stay inside
         self.log = _FileLog()
         self.dataset: DatasetInfo | None = None
+        self._dataset_file = ""  # the `_dataset.yaml` that attributes the file, as the user knows it
+        self._accepted: DatasetInfo | None = None  # the file's dataset, once accepted
         self._metadata_loaded = False
         self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
         self._metadata_said = ""  # where each metadata field came from, for the provenance
@@ -465,6 +469,10 @@ class _FileLoader:
         rows = _rows_with_a_cell(columns, holds)
         if len(rows) < len(columns["model"]):
             columns = {name: values[rows] for name, values in columns.items()}
+        if dataset.workload is not None:  # the data set's label, where a row names none
+            labels = columns.get("workload", np.full(len(rows), None, dtype=object)).copy()
+            labels[~holds(labels)] = dataset.workload
+            columns = {**columns, "workload": labels}
         drafts, unknown = native.columns(columns, holds)
         for record, name, reason in unknown:
             self.log.slot = record
@@ -554,6 +562,7 @@ class _FileLoader:
             self.log.slot = slot
             found = self._draft_of(label, row, kind)
             if found is not None:
+                self._dataset_workload(found[0], found[1], dataset)
                 drafts.append(found[0])
                 slots.append(slot)
                 labels.append(label)
@@ -599,6 +608,12 @@ class _FileLoader:
             return None
         return self._draft(kind, kind.read, row, ctx)
 
+    def _dataset_workload(self, draft: PointDraft, kind: InputFormat, dataset: DatasetInfo) -> None:
+        """The data set's `workload:` for a record that names none of its own (a format that
+        needs metadata has it there already, as the farthest layer: _dataset_layer)."""
+        if dataset.workload is not None and not kind.needs_metadata and "workload" not in draft.values:
+            draft.set("workload", dataset.workload, f"{self._dataset_file or 'dataset'}: workload")
+
     def _accepted_dataset(self, *, advice: bool = True) -> DatasetInfo | None:
         """The file's dataset, unless another file attributes the same id differently (logged;
         `advice`: naming the other attribution and what to do)."""
@@ -607,6 +622,7 @@ class _FileLoader:
             return None
         known = self.result.datasets.setdefault(dataset.id, dataset)
         if known == dataset:
+            self._accepted = dataset
             return dataset
         reason = f"dataset '{dataset.id}' is already attributed differently by another file"
         if advice:
@@ -721,9 +737,9 @@ class _FileLoader:
             if mapping is None:
                 return None  # its problem is logged once, naming the metadata file
             layers.append((_display(path, self.root), mapping))
-        stem = self.path.name.rsplit(".", 1)[0]
-        merged = metadata.Merged.of(layers, stem)
         nearest = layers[-1][0] if layers else None
+        stem = self.path.name.rsplit(".", 1)[0]
+        merged = metadata.Merged.of(self._dataset_layer() + layers, stem)
         meta = self._validated_metadata(merged, title, nearest, _unmet(merged.values, requires), hint)
         named = merged.from_file_name()
         if meta is not None and named:
@@ -737,6 +753,14 @@ class _FileLoader:
             self._metadata_cache = (meta, nearest or f"{metadata.FROM_FILE_NAME} {self.path.name}")
             self._metadata_said = merged.said()
         return self._metadata_cache
+
+    def _dataset_layer(self) -> list[tuple[str, Mapping[str, Any]]]:
+        """The data set's `workload:` as the farthest metadata layer: every `_meta.yaml` wins
+        over it, and a record's own dataset over both (docs/data-format.md)."""
+        dataset = self._accepted
+        if dataset is None or dataset.workload is None:
+            return []
+        return [(self._dataset_file or f"{self.display}: dataset", {"workload": dataset.workload})]
 
     def _metadata_file(self, path: Path) -> Mapping[str, Any] | None:
         """One metadata file's fields, read once for every result file it applies to (its
@@ -829,7 +853,10 @@ class _FileLoader:
         """The `_dataset.yaml` nearest the file, else a data set named after the file's path."""
         found = metadata.first_present(folder / DATASET_FILE for folder in self._folders_up())
         if found is not None:
-            dataset = self._read_model(found, DatasetInfo)
+            if found not in self.result.dataset_files:  # read once: its problems said once
+                self.result.dataset_files[found] = self._read_model(found, DatasetInfo)
+            dataset = self.result.dataset_files[found]
+            self._dataset_file = _display(found, self.root)
             if dataset is not None:
                 self._warn_if_not_the_example(found, dataset)
             return dataset

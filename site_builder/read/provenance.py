@@ -11,6 +11,7 @@ import re
 from pydantic import BaseModel, ConfigDict, Field
 
 from site_builder.files import Prose, Title, WebAddress
+from site_builder.workload import WorkloadLabel
 
 
 class Frozen(BaseModel):
@@ -47,6 +48,11 @@ class DatasetInfo(BaseModel):
         default=None,
         description="the files of an invented example (build-site init writes it with its example): any "
         "other file this attribution covers is warned about, since its page would call it invented",
+    )
+    workload: WorkloadLabel | None = Field(
+        default=None,
+        description="the variable-length dataset or trace every run of the data set used (sharegpt): the "
+        "label of each point that names none of its own (a record's, then a metadata file's, win)",
     )
 
     @property
