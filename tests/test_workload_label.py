@@ -115,17 +115,20 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return project / "site"
 
 
-def test_without_a_label_each_sharegpt_run_is_a_workload_of_its_own(tmp_path: Path) -> None:
-    """Today's behaviour, kept: the ShareGPT runs' lengths are their means, so they differ, and
-    the notice names `workload:` as the way to group them."""
+def test_without_a_metadata_label_the_runs_are_labelled_by_their_own_dataset(tmp_path: Path) -> None:
+    """SGLang records each run's `dataset_name`: without a label in the metadata, the ShareGPT
+    runs are the workload `sharegpt` all the same (one notice per folder says where it came
+    from), and no "derived from the file" notice asks for a label."""
     project = _project(tmp_path, label=None)
     log = ProblemLog()
     points = load_results(project / "data" / "results", log).table.records()
     sharegpt = [p for p in points if "sharegpt" in p["source_file"]]
-    assert len(sharegpt) == 3 and {p["workload"] for p in sharegpt} == {None}
-    assert len({(p["isl"], p["osl"]) for p in sharegpt}) == 3
-    derived = [n for n in log.notices if "derived from the file" in n.reason]
-    assert derived and all("`workload: <name>`" in n.reason for n in derived)
+    assert len(sharegpt) == 3 and {p["workload"] for p in sharegpt} == {"sharegpt"}
+    assert {p["workload"] for p in points if "random" in p["source_file"]} == {None}
+    said = [n for n in log.notices if n.field == "dataset_name"]
+    assert [n.file for n in said] == [f"results/{d}/sharegpt/{FILES[d]}" for d in sorted(FILES)]
+    assert all("workload sharegpt from the records' own dataset_name" in n.reason for n in said)
+    assert not [n for n in log.notices if "derived from the file" in n.reason]
 
 
 def test_labelled_runs_are_one_curve_whose_knots_are_the_raw_files(built: Path) -> None:

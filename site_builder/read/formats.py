@@ -84,6 +84,9 @@ class InputFormat:
     companions: tuple[Companion, ...] = ()
     # an agentic or trace-replay run: what marks it (read/workloads.py, the one rule for them)
     unfixed: Callable[[Mapping[str, Any]], workloads.Unfixed | None] = lambda record: None
+    # the dataset a record says it ran on (read/workloads.py), where its format records one: it
+    # wins over a metadata file's `workload:`, so one file may mix fixed and variable lengths
+    dataset: Callable[[Mapping[str, Any]], workloads.RecordDataset | None] = lambda record: None
     # metadata fields it needs beyond RunMetadata's own (`gpu_count`: any way of giving the GPUs),
     # asked for once per folder with `metadata_hint` (where to find them)
     requires: tuple[str, ...] = ()
@@ -147,6 +150,7 @@ FORMATS: tuple[InputFormat, ...] = (
         read=partial(_with_metadata, serving.sglang_result),
         needs_metadata=True,
         client=_sglang_client,
+        dataset=workloads.sglang,
     ),
     InputFormat(
         name="vllm",

@@ -44,7 +44,7 @@ from site_builder.problems import (
     field_path,
     suggest,
 )
-from site_builder.read import evals, formats, metadata, native, serving, telemetry
+from site_builder.read import evals, formats, metadata, native, serving, telemetry, workloads
 from site_builder.read.evals import EvalRun
 from site_builder.read.fields import PointDraft, RecordContext, as_mapping, date_from_stamp, objects
 from site_builder.read.formats import InputFormat, Reader, Source
@@ -173,6 +173,8 @@ class _FileLoader:
         self.dataset: DatasetInfo | None = None
         self._dataset_file = ""  # the `_dataset.yaml` that attributes the file, as the user knows it
         self._accepted: DatasetInfo | None = None  # the file's dataset, once accepted
+        self._workload_origin = ""  # the metadata file that gave `workload:`
+        self._workloads_said: set[str] = set()  # why a record's own dataset set its workload
         self._metadata_loaded = False
         self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
         self._metadata_said = ""  # where each metadata field came from, for the provenance
@@ -653,7 +655,8 @@ class _FileLoader:
             loaded = self._metadata(kind.title, kind.requires, kind.metadata_hint)
             if loaded is None:
                 return None
-            source = Source(self.path.name, loaded[0], loaded[1])
+            meta = self._record_workload(kind.dataset(row), loaded[0], ctx)
+            source = Source(self.path.name, meta, loaded[1])
         draft = read(row, ctx, source)  # None: the reader kept nothing and said why
         if draft is None:
             return None
@@ -752,7 +755,40 @@ class _FileLoader:
         if meta is not None:
             self._metadata_cache = (meta, nearest or f"{metadata.FROM_FILE_NAME} {self.path.name}")
             self._metadata_said = merged.said()
+            self._workload_origin = merged.origins.get("workload", "")
         return self._metadata_cache
+
+    def _record_workload(
+        self, said: workloads.RecordDataset | None, meta: serving.RunMetadata, ctx: RecordContext
+    ) -> serving.RunMetadata:
+        """The metadata a record is read with, its workload the one the record's own dataset
+        makes, where its format records one: a file may mix fixed-length runs (random) and runs
+        over a variable-length dataset (sharegpt). Where the metadata's `workload:` says
+        otherwise the record wins, with one warning a file; a label it gives, one notice a folder."""
+        if said is None or said.label == meta.workload:
+            return meta
+        if meta.workload is None:
+            reason = (
+                f"workload {said.label} from the records' own {said.field} (runs over one "
+                "variable-length dataset are one curve, named by it)"
+            )
+            self._say_workload("", said.field, reason, Severity.NOTICE)
+        else:
+            kind = f"the variable-length dataset {said.label}" if said.label else "a fixed-length dataset"
+            wins = f"labelled {said.label}" if said.label else "read as fixed-length, by its ISL/OSL"
+            reason = (
+                f"{said.field} {excerpt(said.value)} is {kind}, but {self._workload_origin} gives workload: "
+                f"{meta.workload}: the record's own dataset wins ({wins}); remove workload: from "
+                f"{self._workload_origin} (these records name their dataset themselves)"
+            )
+            self._say_workload(ctx.record, said.field, reason, Severity.WARNING)
+        return meta.model_copy(update={"workload": said.label})
+
+    def _say_workload(self, record: str, field_name: str, reason: str, severity: Severity) -> None:
+        """Said once a file (a notice: once a folder, load's end names the files)."""
+        if reason not in self._workloads_said:
+            self._workloads_said.add(reason)
+            self.log.add(self.display, record, field_name, reason, severity)
 
     def _dataset_layer(self) -> list[tuple[str, Mapping[str, Any]]]:
         """The data set's `workload:` as the farthest metadata layer: every `_meta.yaml` wins

@@ -16,6 +16,7 @@ from typing import Any
 
 from site_builder.files import excerpt
 from site_builder.read.fields import as_mapping, at_path
+from site_builder.workload import LABEL_PATTERN
 
 
 @dataclass(frozen=True)
@@ -64,3 +65,26 @@ def aiperf(raw: Mapping[str, Any]) -> Unfixed | None:
         if marked:
             return Unfixed(name, at_path(raw, name))
     return None
+
+
+@dataclass(frozen=True)
+class RecordDataset:
+    """The dataset a record says it ran on: the field as its file names it, the value, and the
+    workload label that makes it (None: a fixed-length dataset, whose workload is its ISL/OSL)."""
+
+    field: str
+    value: str
+    label: str | None
+
+
+def sglang(raw: Mapping[str, Any]) -> RecordDataset | None:
+    """SGLang bench_serving writes `dataset_name` on every line: `random` and `random-ids` draw
+    fixed lengths (its own file naming treats every `random*` alike); any other (sharegpt,
+    burstgpt, mmmu, generated-shared-prefix …) is a dataset of its own lengths, labelled by its
+    name. A value that is no label (or no text) says nothing."""
+    name = raw.get("dataset_name")
+    if not isinstance(name, str):
+        return None
+    if name.startswith("random"):
+        return RecordDataset("dataset_name", name, None)
+    return RecordDataset("dataset_name", name, name) if LABEL_PATTERN.fullmatch(name) else None
