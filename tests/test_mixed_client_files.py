@@ -43,7 +43,7 @@ def _expected(name: str) -> list[tuple[str, str | None, int, int]]:
     """(record, workload, isl, osl) of each line of a fixture file, from its own fields: a
     random line keeps random_input_len/random_output_len, a ShareGPT line is labelled and its
     lengths are the means (token totals ÷ completed requests), rounded."""
-    found = []
+    found: list[tuple[str, str | None, int, int]] = []
     for n, line in enumerate((RUNS / name).read_text().splitlines(), 1):
         raw: dict[str, Any] = json.loads(line)
         if raw["dataset_name"] == "random":
