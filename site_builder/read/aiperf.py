@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from site_builder.read import telemetry
 from site_builder.read.fields import (
     PointDraft,
     RecordContext,
@@ -224,9 +225,25 @@ def result(
             "total_token_throughput", "missing: neither it nor total_isl, total_osl and benchmark_duration"
         )
     per_gpu(draft, throughput, meta.gpus(), ctx, meta_name)
+    _measured_power(draft, as_mapping(raw.get("telemetry_data")), meta.gpus()[0], ctx)
     add_latencies(draft, raw, _LATENCIES, ctx)
     median_tpot(draft, "AIPerf", ctx)
     return draft
+
+
+def _measured_power(
+    draft: PointDraft, telemetry_data: Mapping[str, Any], gpus: int | None, ctx: RecordContext
+) -> None:
+    """The run's mean power per GPU from the GPU telemetry AIPerf exported with it (DCGM,
+    pynvml or amdsmi: read.telemetry.aiperf_power picks the run's GPUs); a warning where it has
+    telemetry that gives none."""
+    if not gpus:
+        return  # per_gpu has said the GPU count is missing
+    found = telemetry.aiperf_power(telemetry_data, gpus)
+    if isinstance(found, telemetry.RunPower):
+        draft.set("avg_power_w", found.watts_per_gpu, f"telemetry_data: {found.column} of {found.gpus} GPUs")
+    elif found is not None:
+        ctx.warning("telemetry_data", f"no measured power for this run: {found}")
 
 
 def add_latencies(

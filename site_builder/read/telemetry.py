@@ -7,6 +7,10 @@ benchmark (model loading and idle time included). Its result JSON records the be
 each GPU's samples are averaged, then the GPUs (watts per GPU, the unit of the point table's
 `avg_watts_per_gpu`). nvidia-smi writes its local time without a zone; it is read as UTC, the
 clock of the CI runners that write these files.
+
+AIPerf writes its own GPU telemetry into its result (`telemetry_data`: each GPU's statistics over
+the run, from DCGM, pynvml or amdsmi); `aiperf_power` takes the run's GPUs from it (the declared
+count; the busiest where the host reports more and they stand clearly apart from idle ones).
 """
 
 from __future__ import annotations
@@ -96,3 +100,98 @@ def window_power(text: str, window: tuple[float, float]) -> RunPower | str:
         return "no power sample inside the run's window (timestamps read as UTC)"
     means = [sum(v) / len(v) for v in by_gpu.values()]
     return RunPower(sum(means) / len(means), len(means), sum(map(len, by_gpu.values())), column)
+
+
+# AIPerf's telemetry (`telemetry_data` of profile_export_aiperf.json: DCGM, pynvml or amdsmi),
+# each GPU's statistics over the profiling run: its power (W) and how busy it was (%)
+AIPERF_POWER = ("nvidia_power_usage", "amd_power")
+AIPERF_BUSY = ("nvidia_gpu_utilization", "amd_gfx_activity")
+IDLE_BUSY_PERCENT = 5.0  # a GPU at most this busy on average served none of the run
+
+
+@dataclass(frozen=True)
+class GpuSummary:
+    """One GPU of AIPerf's telemetry: where it was read, its mean power and utilization."""
+
+    name: str  # "<endpoint> <gpu key>"
+    watts: float | None
+    busy: float | None
+    power_metric: str
+    samples: int  # the power block's `count`: samples over the run (0 where not recorded)
+
+
+def _avg(metrics: Mapping[str, Any], names: tuple[str, ...], unit: str) -> tuple[float | None, str]:
+    """The first of these metric blocks' `avg` (in `unit`, where the block names one), and its name."""
+    for name in names:
+        block = metrics.get(name)
+        if not isinstance(block, Mapping):
+            continue
+        value = _epoch(block.get("avg"))
+        if value is not None and value >= 0 and block.get("unit", unit) == unit:
+            return value, name
+    return None, names[0]
+
+
+def as_block(metrics: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    block = metrics.get(name)
+    return block if isinstance(block, Mapping) else {}
+
+
+def aiperf_gpus(telemetry: Mapping[str, Any]) -> list[GpuSummary]:
+    """Every GPU AIPerf's telemetry lists, once (a GPU two endpoints both report, by its UUID)."""
+    found: dict[str, GpuSummary] = {}
+    endpoints = telemetry.get("endpoints")
+    for endpoint, block in (endpoints if isinstance(endpoints, Mapping) else {}).items():
+        gpus = block.get("gpus") if isinstance(block, Mapping) else None
+        for key, gpu in (gpus if isinstance(gpus, Mapping) else {}).items():
+            if not isinstance(gpu, Mapping):
+                continue
+            metrics = as_block(gpu, "metrics")
+            watts, power_metric = _avg(metrics, AIPERF_POWER, "W")
+            busy, _ = _avg(metrics, AIPERF_BUSY, "%")
+            count = _epoch(as_block(metrics, power_metric).get("count")) or 0
+            identity = str(gpu.get("gpu_uuid") or f"{endpoint} {key}")
+            summary = GpuSummary(f"{endpoint} {key}", watts, busy, power_metric, int(count))
+            found.setdefault(identity, summary)
+    return list(found.values())
+
+
+def aiperf_power(telemetry: Mapping[str, Any], gpus: int) -> RunPower | str | None:
+    """The mean power per GPU of the run's `gpus` GPUs in AIPerf's telemetry, or why there is
+    none (None: the file holds no GPU telemetry). DCGM reports every GPU of a host, idle ones
+    too, so where it lists more GPUs than the run declares, the `gpus` busiest are the run's,
+    but only where they are clearly apart from the rest: every other GPU idle (at most
+    IDLE_BUSY_PERCENT utilization on average) and every one kept busier than that."""
+    listed = aiperf_gpus(telemetry)
+    if not listed:
+        return None
+    measured = [gpu for gpu in listed if gpu.watts is not None]
+    if len(measured) < gpus:
+        return f"it has the power of {len(measured)} GPUs, fewer than the run's {gpus}"
+    kept = measured
+    if len(measured) > gpus:
+        found = _busiest(measured, gpus)
+        if isinstance(found, str):
+            return found
+        kept = found
+    watts = [gpu.watts for gpu in kept if gpu.watts is not None]
+    samples = sum(gpu.samples for gpu in kept)
+    return RunPower(sum(watts) / len(watts), len(watts), samples, f"{kept[0].power_metric}.avg")
+
+
+def _busiest(measured: list[GpuSummary], gpus: int) -> list[GpuSummary] | str:
+    """The `gpus` busiest GPUs, where they are clearly apart from the others; else why not."""
+    more = f"it lists {len(measured)} GPUs, more than the run's {gpus}"
+    if any(gpu.busy is None for gpu in measured):
+        return f"{more}, and not how busy each was ({' or '.join(AIPERF_BUSY)}) to tell which served it"
+    ranked = sorted(measured, key=lambda gpu: -(gpu.busy or 0.0))
+    kept, rest = ranked[:gpus], ranked[gpus:]
+    least = min(gpu.busy or 0.0 for gpu in kept)
+    most_idle = max(gpu.busy or 0.0 for gpu in rest)
+    if least <= IDLE_BUSY_PERCENT or most_idle > IDLE_BUSY_PERCENT:
+        return (
+            f"{more}, and its {gpus} busiest (down to {least:.3g} % utilization) are not clearly apart "
+            f"from the others (up to {most_idle:.3g} %; an idle GPU is at most {IDLE_BUSY_PERCENT:g} %): "
+            "which served the run is not known, so none is counted"
+        )
+    return kept
