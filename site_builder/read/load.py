@@ -586,7 +586,7 @@ class _FileLoader:
             )
             return None
         unfixed = kind.unfixed(row)
-        skipped = unfixed.notice() if unfixed is not None else kind.skip(row)
+        skipped = unfixed.notice() if unfixed is not None else kind.skip(row) or kind.skip_file(self.path)
         if skipped:
             ctx.notice(*skipped)
             return None
@@ -641,7 +641,7 @@ class _FileLoader:
         draft = read(row, ctx, source)  # None: the reader kept nothing and said why
         if draft is None:
             return None
-        self._measured_power(draft, row, ctx)
+        self._measured_power(draft, row, ctx, kind)
         return draft, kind
 
     def _origin(
@@ -667,23 +667,33 @@ class _FileLoader:
 
     # -- side files ----------------------------------------------------------------------------
 
-    def _measured_power(self, draft: PointDraft, row: Mapping[str, Any], ctx: RecordContext) -> None:
-        """A run's mean power per GPU from the telemetry file beside it (read.telemetry), where
-        the record gives none of its own; why not, where the file is there but gives none."""
-        path = self.path.with_name(telemetry.TELEMETRY_FILE)
-        if "avg_power_w" in draft.values or not path.is_file():
-            return
-        window = telemetry.run_window(row)
-        if window is None:
-            why = f"the result records no {' and '.join(telemetry.WINDOW)} to take its samples from"
-            self._power_notice(ctx, path.name, why)
-            return
-        text = read_text(path, _display(path, self.root), self.log, self.confined)
-        found = None if text is None else telemetry.window_power(text, window)
-        if isinstance(found, telemetry.RunPower):
-            draft.set("avg_power_w", found.watts_per_gpu, f"{path.name} {found.column}")
-        elif found is not None:
-            self._power_notice(ctx, path.name, found)
+    def _measured_power(
+        self, draft: PointDraft, row: Mapping[str, Any], ctx: RecordContext, kind: InputFormat
+    ) -> None:
+        """A run's mean power per GPU from a power log beside it (read.telemetry.POWER_LOGS),
+        where the record gives none of its own; why not, where the log is there but gives none."""
+        for log in telemetry.POWER_LOGS:
+            path = self.path.with_name(log.file)
+            if "avg_power_w" in draft.values or (log.formats and kind.name not in log.formats):
+                continue
+            if not path.is_file():
+                continue
+            window = log.window(row, self._beside)
+            if isinstance(window, str):
+                self._power_notice(ctx, path.name, window)
+                continue
+            text = read_text(path, _display(path, self.root), self.log, self.confined)
+            gpus = draft.values.get("gpu_count")
+            found = None if text is None else log.power(text, window, gpus if isinstance(gpus, int) else None)
+            if isinstance(found, telemetry.RunPower):
+                draft.set("avg_power_w", found.watts_per_gpu, f"{path.name} {found.column}")
+            elif found is not None:
+                self._power_notice(ctx, path.name, found)
+
+    def _beside(self, name: str) -> str | None:
+        """The text of the file of this name beside the result (None: there is none)."""
+        path = self.path.with_name(name)
+        return read_text(path, _display(path, self.root), self.log, self.confined) if path.is_file() else None
 
     def _run_url(self, url: str | None, record: str) -> str | None:
         """A record's run_url where it keeps the address rule (files.check_web_address), else None:
