@@ -123,3 +123,40 @@ def test_any_text_gives_a_power_or_a_reason(text: str, gpus: int | None) -> None
     """Whatever spl.txt holds, the reader answers with a power or why not, never a traceback."""
     found = system_power(text, (_STAMP - 3600 * 24, _STAMP + 3600 * 24), gpus)
     assert isinstance(found, str) or found.watts_per_gpu > 0
+
+
+STUB = """---
+kind: custom
+title: "Llama 2 70B: MI300X vs H200 MaxQ (MLPerf)"
+model: llama2-70b
+sequence: openorca
+sides:
+  - {label: MI300X, hardware: mi300x}
+  - {label: H200 MaxQ, hardware: h200}
+sections: [power]
+---
+"""
+
+
+def test_two_submissions_labelled_one_workload_share_a_page_with_the_measured_power(tmp_path: Path) -> None:
+    """AMD's v4.1 Server run and NVIDIA's power run, each folder's metadata naming the benchmark's
+    dataset: one workload for both (their mean output lengths, 293 and 291, differ), and the
+    power section shows the H200's measured 785 W per GPU against the catalog's all-in 1,730 W."""
+    results = tmp_path / "data" / "results"
+    _submission(results / "nvidia")
+    shutil.copytree(FIXTURE.parent / "mlperf", results / "amd")
+    for meta in results.glob("*/results/*/_meta.yaml"):
+        meta.write_text(meta.read_text() + "workload: openorca\n")
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "mlperf.md").write_text(STUB)
+    assert main(["build", "--root", str(tmp_path), "-q"]) == 0
+    html = (tmp_path / "site" / "mlperf" / "index.html").read_text()
+    section = html[html.index('id="measured-power-heading"') :]
+    row = section[
+        section.rindex("<tr", 0, section.index(">785</td>")) : section.index(
+            "</tr>", section.index(">785</td>")
+        )
+    ]
+    assert 'class="num">3150</th>' in row  # LoadGen: 79.36 samples/s × 39.696 s mean latency
+    assert f">{round(23113.14 / 8 * 1e6 / 1730):,}</td>" in row  # catalog: H200 all-in 1,730 W
+    assert "2.20×" in row and "disagree by more than 2×" in section
