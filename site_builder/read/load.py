@@ -1054,7 +1054,8 @@ def _load_under(folder: Path, root: Path, result: LoadResult, exclude: Sequence[
         if excluded(path.relative_to(root).as_posix(), exclude):  # none: nothing excluded
             continue
         if path.suffix not in RESULT_SUFFIXES and not _read_by_name(path.name):  # listed, never passed over
-            result.log.add(_display(path, root), "", "", _not_read(path), Severity.NOTICE)
+            folder_shown = _display(path.parent, root) + "/"  # said once per folder, naming its files
+            result.grouped.add(folder_shown, "", "", _not_read(path), Severity.NOTICE, _display(path, root))
             continue
         _FileLoader(path, root, _display(path, root), result).load()
 
