@@ -456,8 +456,8 @@ def _power(rows: _Rows) -> dict[str, Floats]:
 
 def _lengths(rows: _Rows) -> dict[str, Floats]:
     """The measured mean lengths (> 0) and the range ratio nominal lengths were drawn from
-    (0 < ratio ≤ 1: lengths from [ratio × nominal, nominal])."""
-    ratio = _number(rows, "random_range_ratio", positive=True)
+    (0 ≤ ratio ≤ 1: lengths from [ratio × nominal, nominal], at least 1 token)."""
+    ratio = _number(rows, "random_range_ratio", positive=False)
     too_wide = ratio > 1
     if too_wide.any():
         rows.refuse_all(
