@@ -80,6 +80,9 @@ class InputFormat:
     skip: Callable[[Mapping[str, Any]], tuple[str, str] | None] = lambda record: None  # (field, why) left out
     # a run its client writes where the layout, not the record, says it is no result (field, why)
     skip_file: Callable[[PurePath], tuple[str, str] | None] = lambda path: None
+    # the model a file's place in its client's layout names, and that folder (MLPerf's benchmark
+    # folder): a metadata file above that folder may not give its runs another model
+    model_folder: Callable[[PurePath], tuple[str, PurePath] | None] = lambda path: None
     expand: Callable[[Mapping[str, Any]], Records] | None = None  # a document holding many records
     client: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # client and version
     date: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # run date, if not `date`
@@ -277,6 +280,7 @@ FORMATS: tuple[InputFormat, ...] = (
         needs_metadata=True,
         skip=mlperf.skip,
         skip_file=mlperf.skip_file,
+        model_folder=mlperf.benchmark_folder,
         client=mlperf.client,
         requires=("model", "isl", "gpu_count"),
         metadata_hint=(

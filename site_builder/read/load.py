@@ -17,7 +17,7 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, TypeVar
 
 import numpy as np
@@ -634,7 +634,7 @@ class _FileLoader:
         and the format."""
         source = Source(self.path.name)
         if kind.needs_metadata:
-            loaded = self._metadata(kind.title, kind.requires, kind.metadata_hint)
+            loaded = self._metadata(kind.title, kind.requires, kind.metadata_hint, kind.model_folder)
             if loaded is None:
                 return None
             source = Source(self.path.name, loaded[0], loaded[1])
@@ -717,7 +717,11 @@ class _FileLoader:
             ctx.notice("avg_power_w", f"{telemetry_file} beside it is not attached: {why}")
 
     def _metadata(
-        self, title: str, requires: Sequence[str] = (), hint: str = ""
+        self,
+        title: str,
+        requires: Sequence[str] = (),
+        hint: str = "",
+        model_folder: Callable[[PurePath], tuple[str, PurePath] | None] = lambda path: None,
     ) -> tuple[serving.RunMetadata, str] | None:
         """The metadata of a result of a format that needs it (`title` names the format): the
         metadata files from the results root down to the file, merged field by field (the nearest
@@ -735,6 +739,8 @@ class _FileLoader:
         merged = metadata.Merged.of(layers, stem)
         nearest = layers[-1][0] if layers else None
         meta = self._validated_metadata(merged, title, nearest, _unmet(merged.values, requires), hint)
+        if meta is not None and not self._model_fits_its_folder(meta, merged, model_folder(self.path)):
+            return None
         named = merged.from_file_name()
         if meta is not None and named:
             folder = _display(self.path.parent, self.root) + "/"
@@ -747,6 +753,27 @@ class _FileLoader:
             self._metadata_cache = (meta, nearest or f"{metadata.FROM_FILE_NAME} {self.path.name}")
             self._metadata_said = merged.said()
         return self._metadata_cache
+
+    def _model_fits_its_folder(
+        self, meta: serving.RunMetadata, merged: metadata.Merged, layout: tuple[str, PurePath] | None
+    ) -> bool:
+        """False (an error once per folder) where a metadata file above the folder a run's layout
+        names its model by (MLPerf's benchmark folder) gives it another model: such a file labels
+        every benchmark of a submission alike. One inside that folder is the user's own key."""
+        if layout is None or meta.model is None or meta.model.lower() == layout[0].lower():
+            return True
+        name, folder = layout
+        inside = _display(Path(folder), self.root) + "/"
+        origin = merged.origins.get("model", "")
+        if origin.startswith(inside):
+            return True
+        reason = (
+            f"model: {meta.model} from {origin} would label a run of the {name} benchmark (folder "
+            f"{folder.name}): a metadata file above a submission's benchmark folders gives every "
+            f"benchmark below it that model; give this one its model in {inside}_meta.yaml"
+        )
+        self.result.grouped.add(inside, "", "model", reason, Severity.ERROR, self.display)
+        return False
 
     def _metadata_file(self, path: Path) -> Mapping[str, Any] | None:
         """One metadata file's fields, read once for every result file it applies to (its

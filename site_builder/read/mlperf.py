@@ -96,6 +96,20 @@ def skip_file(path: PurePath) -> tuple[str, str] | None:
     return None
 
 
+_SCENARIOS = ("Server", "Interactive", "Offline", "SingleStream", "MultiStream")
+_ACCURACY_TARGET = re.compile(r"-99(\.9)?$")
+
+
+def benchmark_folder(path: PurePath) -> tuple[str, PurePath] | None:
+    """The benchmark a summary's place in a results tree names (results/<system>/<benchmark>/
+    <scenario>/performance/run_1/), without its accuracy target (llama2-70b-99 -> llama2-70b),
+    and its folder; None outside that layout."""
+    for folder in list(path.parents)[:4]:
+        if folder.name in _SCENARIOS and folder.parent.name:
+            return _ACCURACY_TARGET.sub("", folder.parent.name), folder.parent
+    return None
+
+
 def _seconds(raw: Mapping[str, Any], key: str) -> float | None:
     """A latency LoadGen writes in nanoseconds, in seconds; None where absent or not a positive
     number. (Nanoseconds exceed the numeric rule's bound, which holds the seconds instead.)"""
