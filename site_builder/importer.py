@@ -30,7 +30,8 @@ class ImportRefused(Exception):
 
 
 # a point's fields as a native record names them, in the record's order (ours -> the point's);
-# the interactivity only where it was not derived from TPOT, latency in milliseconds
+# the interactivity only where it was stated (from TPOT or output tok/s ÷ concurrency, the loader
+# derives it again and says how), the basis only where it is not the default, latency in ms
 _RECORD_FIELDS: dict[str, str] = {
     **{key: key for key in (*CONFIG_TEXT, "disagg", "multinode", "tp", "ep", "pp", "dp_attention")},
     **{f"{role}_{key}": f"{role}_{key}" for role in ROLES for key in (*WORKER_GROUP_KEYS, "dp_attention")},
@@ -69,8 +70,10 @@ def native_record(point: Mapping[str, Any]) -> dict[str, Any]:
     """A point (a row of the point table) as one native record: identity, measurements in the
     native units, provenance; a field the point lacks is left out."""
     record = {ours: point[theirs] for ours, theirs in _RECORD_FIELDS.items()}
-    if point["interactivity_source"] != "tpot":
+    if point["interactivity_source"] == "stated":
         record["interactivity"] = point["interactivity"]
+    if point["throughput_basis"] == "output":
+        record["throughput_basis"] = "output"
     for ours, theirs in _LATENCY_MS.items():
         seconds = point[theirs]
         if seconds is not None:

@@ -384,3 +384,32 @@ def test_a_missing_gpu_count_is_one_error_per_folder(tmp_path: Path) -> None:
     assert error.file == f"{tmp_path.name}/"  # the folder, listing the files it applies to
     assert "giving gpu_count (or tp, or prefill_gpus and decode_gpus)" in error.reason
     assert "add gpu_count: …" in error.reason and f"({len(runs)} files:" in error.reason
+
+
+def _system_with_two_benchmarks(folder: Path) -> Path:
+    """AMD's v4.1 system folder as a submission holding a second benchmark (its Server run
+    copied under llama3.1-8b-99, as a system that ran several benchmarks has them)."""
+    system = folder / "8xMI300X_2xEPYC-9374F"
+    shutil.copytree(MLPERF / "results" / "8xMI300X_2xEPYC-9374F", system)
+    shutil.copytree(system / "llama2-70b-99" / "Server", system / "llama3.1-8b-99" / "Server")
+    return system
+
+
+def test_a_model_given_above_a_systems_benchmark_folders_labels_none_of_the_others(tmp_path: Path) -> None:
+    """The system folder's _meta.yaml names llama2-70b: the llama3.1-8b runs are refused once,
+    naming the folder to put their own model in, never read as llama2-70b points."""
+    system = _system_with_two_benchmarks(tmp_path)
+    points, log = _load(tmp_path)
+    assert [p["model"] for p in points] == ["llama2-70b"]
+    (error,) = log.errors
+    assert error.field == "model" and "/llama3.1-8b-99/" in error.file
+    assert f"{system.name}/llama3.1-8b-99/_meta.yaml" in error.reason
+
+
+def test_each_benchmark_folder_may_name_its_model(tmp_path: Path) -> None:
+    """A _meta.yaml inside a benchmark folder gives its runs their model, whatever the key."""
+    system = _system_with_two_benchmarks(tmp_path)
+    (system / "llama3.1-8b-99" / "_meta.yaml").write_text("model: l31-8b\n")
+    points, log = _load(tmp_path)
+    assert [str(p) for p in log.errors] == []
+    assert sorted(p["model"] for p in points) == ["l31-8b", "llama2-70b"]

@@ -560,10 +560,16 @@ def _tokens(value: float) -> str:
     return grouped(fixed(value, 0))
 
 
+def _lowest(ratio: float, length: int) -> float:
+    """The shortest length a range ratio draws: ratio × nominal, at least one token."""
+    return max(1.0, ratio * length)
+
+
 def _drawn_range(label: str, isl: int, osl: int, ratios: Sequence[float]) -> str:
     """'B200 FP4's lengths were drawn from 768–1,024 input and 768–1,024 output tokens'."""
     ranges = [
-        f"{_tokens(r * isl)}–{_tokens(isl)} input and {_tokens(r * osl)}–{_tokens(osl)} output tokens"
+        f"{_tokens(_lowest(r, isl))}–{_tokens(isl)} input and "
+        f"{_tokens(_lowest(r, osl))}–{_tokens(osl)} output tokens"
         for r in ratios
     ]
     return f"{label}'s lengths were drawn from " + " or ".join(ranges)
@@ -576,7 +582,7 @@ def _short_outputs(sequence: SequenceResult, side: SideResult) -> float | None:
     lengths = side.lengths
     if lengths is None or lengths.osl_mean is None or sequence.osl is None:  # None: labelled, no nominal
         return None
-    lowest = sequence.osl * min([1.0, *lengths.random_range_ratios])
+    lowest = _lowest(min([1.0, *lengths.random_range_ratios]), sequence.osl)
     if lengths.osl_mean >= lowest * (1 - SEQUENCE_TOLERANCE):
         return None
     return 1 - lengths.osl_mean / sequence.osl

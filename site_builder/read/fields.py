@@ -442,13 +442,14 @@ def _fits(
     reference = stated or measured
     if reference is None or reference.value <= 0:
         return True
-    lowest = nominal * (range_ratio if stated is None and range_ratio else 1.0)
+    drawn = stated is None and range_ratio is not None  # from [ratio × nominal, nominal]
+    lowest = max(1.0, nominal * range_ratio) if drawn and range_ratio is not None else float(nominal)
     if lowest * (1 - SEQUENCE_TOLERANCE) <= reference.value <= nominal * (1 + SEQUENCE_TOLERANCE):
         return True
     off = (reference.value - nominal) / nominal
     side = "below" if off < 0 else "above"
     said = f"{reference.name} = {reference.value:.6g}, {abs(off):.0%} {side} the nominal {nominal}"
-    if range_ratio and stated is None:
+    if drawn:
         said += f", outside {round(lowest)}–{nominal}, the range of random_range_ratio {range_ratio:g}"
     if stated is None and ours == "osl" and off < 0:
         ctx.warning(
@@ -458,7 +459,7 @@ def _fits(
         )
         return True
     hint = ""
-    if stated is None and off < 0 and not range_ratio:
+    if stated is None and off < 0 and range_ratio is None:
         hint = (
             "; if the client drew lengths from a range (--random-range-ratio), give random_range_ratio "
             "in the metadata file"

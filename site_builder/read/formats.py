@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import partial
+from pathlib import PurePath
 from typing import Any
 
 from site_builder.read import (
@@ -77,6 +78,11 @@ class InputFormat:
     read: Reader | None  # None: recognised, not supported yet
     needs_metadata: bool = False
     skip: Callable[[Mapping[str, Any]], tuple[str, str] | None] = lambda record: None  # (field, why) left out
+    # a run its client writes where the layout, not the record, says it is no result (field, why)
+    skip_file: Callable[[PurePath], tuple[str, str] | None] = lambda path: None
+    # the model a file's place in its client's layout names, and that folder (MLPerf's benchmark
+    # folder): a metadata file above that folder may not give its runs another model
+    model_folder: Callable[[PurePath], tuple[str, PurePath] | None] = lambda path: None
     expand: Callable[[Mapping[str, Any]], Records] | None = None  # a document holding many records
     client: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # client and version
     date: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # run date, if not `date`
@@ -277,6 +283,8 @@ FORMATS: tuple[InputFormat, ...] = (
         read=partial(_with_metadata, mlperf.result),
         needs_metadata=True,
         skip=mlperf.skip,
+        skip_file=mlperf.skip_file,
+        model_folder=mlperf.benchmark_folder,
         client=mlperf.client,
         requires=("model", "isl", "gpu_count"),
         metadata_hint=(
@@ -291,6 +299,22 @@ FORMATS: tuple[InputFormat, ...] = (
             Companion("mlperf_log_accuracy.json", "MLPerf LoadGen's accuracy log (the responses)"),
             Companion("mlperf_log_trace.json", "MLPerf LoadGen's trace"),
             Companion("accuracy.txt", "the MLPerf accuracy script's scores"),
+            Companion(
+                "spl.txt",
+                "MLPerf power's analyser samples (read as the measured power of the summary beside it)",
+                mlperf.SUMMARY_FILE,
+            ),
+        ),
+    ),
+    InputFormat(
+        name="mlperf-power-session",
+        title="an MLPerf power session record",
+        detect=lambda keys: {"session_name", "phases", "sources", "uuid"} <= keys,
+        read=None,
+        skip=lambda record: (
+            "session_name",
+            "skipped: an MLPerf power session record (power/client.json or server.json), not a "
+            "result; the run's power is read from the spl.txt beside its mlperf_log_summary.txt",
         ),
     ),
     InputFormat(

@@ -17,7 +17,7 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, TypeVar
 
 import numpy as np
@@ -597,7 +597,7 @@ class _FileLoader:
             )
             return None
         unfixed = kind.unfixed(row)
-        skipped = unfixed.notice() if unfixed is not None else kind.skip(row)
+        skipped = unfixed.notice() if unfixed is not None else kind.skip(row) or kind.skip_file(self.path)
         if skipped:
             ctx.notice(*skipped)
             return None
@@ -652,7 +652,7 @@ class _FileLoader:
         and the format."""
         source = Source(self.path.name)
         if kind.needs_metadata:
-            loaded = self._metadata(kind.title, kind.requires, kind.metadata_hint)
+            loaded = self._metadata(kind.title, kind.requires, kind.metadata_hint, kind.model_folder)
             if loaded is None:
                 return None
             meta = self._record_workload(kind.dataset(row), loaded[0], ctx)
@@ -660,7 +660,7 @@ class _FileLoader:
         draft = read(row, ctx, source)  # None: the reader kept nothing and said why
         if draft is None:
             return None
-        self._measured_power(draft, row, ctx)
+        self._measured_power(draft, row, ctx, kind)
         return draft, kind
 
     def _origin(
@@ -686,23 +686,33 @@ class _FileLoader:
 
     # -- side files ----------------------------------------------------------------------------
 
-    def _measured_power(self, draft: PointDraft, row: Mapping[str, Any], ctx: RecordContext) -> None:
-        """A run's mean power per GPU from the telemetry file beside it (read.telemetry), where
-        the record gives none of its own; why not, where the file is there but gives none."""
-        path = self.path.with_name(telemetry.TELEMETRY_FILE)
-        if "avg_power_w" in draft.values or not path.is_file():
-            return
-        window = telemetry.run_window(row)
-        if window is None:
-            why = f"the result records no {' and '.join(telemetry.WINDOW)} to take its samples from"
-            self._power_notice(ctx, path.name, why)
-            return
-        text = read_text(path, _display(path, self.root), self.log, self.confined)
-        found = None if text is None else telemetry.window_power(text, window)
-        if isinstance(found, telemetry.RunPower):
-            draft.set("avg_power_w", found.watts_per_gpu, f"{path.name} {found.column}")
-        elif found is not None:
-            self._power_notice(ctx, path.name, found)
+    def _measured_power(
+        self, draft: PointDraft, row: Mapping[str, Any], ctx: RecordContext, kind: InputFormat
+    ) -> None:
+        """A run's mean power per GPU from a power log beside it (read.telemetry.POWER_LOGS),
+        where the record gives none of its own; why not, where the log is there but gives none."""
+        for log in telemetry.POWER_LOGS:
+            path = self.path.with_name(log.file)
+            if "avg_power_w" in draft.values or (log.formats and kind.name not in log.formats):
+                continue
+            if not path.is_file():
+                continue
+            window = log.window(row, self._beside)
+            if isinstance(window, str):
+                self._power_notice(ctx, path.name, window)
+                continue
+            text = read_text(path, _display(path, self.root), self.log, self.confined)
+            gpus = draft.values.get("gpu_count")
+            found = None if text is None else log.power(text, window, gpus if isinstance(gpus, int) else None)
+            if isinstance(found, telemetry.RunPower):
+                draft.set("avg_power_w", found.watts_per_gpu, f"{path.name} {found.column}")
+            elif found is not None:
+                self._power_notice(ctx, path.name, found)
+
+    def _beside(self, name: str) -> str | None:
+        """The text of the file of this name beside the result (None: there is none)."""
+        path = self.path.with_name(name)
+        return read_text(path, _display(path, self.root), self.log, self.confined) if path.is_file() else None
 
     def _run_url(self, url: str | None, record: str) -> str | None:
         """A record's run_url where it keeps the address rule (files.check_web_address), else None:
@@ -726,7 +736,11 @@ class _FileLoader:
             ctx.notice("avg_power_w", f"{telemetry_file} beside it is not attached: {why}")
 
     def _metadata(
-        self, title: str, requires: Sequence[str] = (), hint: str = ""
+        self,
+        title: str,
+        requires: Sequence[str] = (),
+        hint: str = "",
+        model_folder: Callable[[PurePath], tuple[str, PurePath] | None] = lambda path: None,
     ) -> tuple[serving.RunMetadata, str] | None:
         """The metadata of a result of a format that needs it (`title` names the format): the
         metadata files from the results root down to the file, merged field by field (the nearest
@@ -744,6 +758,8 @@ class _FileLoader:
         stem = self.path.name.rsplit(".", 1)[0]
         merged = metadata.Merged.of(self._dataset_layer() + layers, stem)
         meta = self._validated_metadata(merged, title, nearest, _unmet(merged.values, requires), hint)
+        if meta is not None and not self._model_fits_its_folder(meta, merged, model_folder(self.path)):
+            return None
         named = merged.from_file_name()
         if meta is not None and named:
             folder = _display(self.path.parent, self.root) + "/"
@@ -797,6 +813,27 @@ class _FileLoader:
         if dataset is None or dataset.workload is None:
             return []
         return [(self._dataset_file or f"{self.display}: dataset", {"workload": dataset.workload})]
+
+    def _model_fits_its_folder(
+        self, meta: serving.RunMetadata, merged: metadata.Merged, layout: tuple[str, PurePath] | None
+    ) -> bool:
+        """False (an error once per folder) where a metadata file above the folder a run's layout
+        names its model by (MLPerf's benchmark folder) gives it another model: such a file labels
+        every benchmark of a submission alike. One inside that folder is the user's own key."""
+        if layout is None or meta.model is None or meta.model.lower() == layout[0].lower():
+            return True
+        name, folder = layout
+        inside = _display(Path(folder), self.root) + "/"
+        origin = merged.origins.get("model", "")
+        if origin.startswith(inside):
+            return True
+        reason = (
+            f"model: {meta.model} from {origin} would label a run of the {name} benchmark (folder "
+            f"{folder.name}): a metadata file above a submission's benchmark folders gives every "
+            f"benchmark below it that model; give this one its model in {inside}_meta.yaml"
+        )
+        self.result.grouped.add(inside, "", "model", reason, Severity.ERROR, self.display)
+        return False
 
     def _metadata_file(self, path: Path) -> Mapping[str, Any] | None:
         """One metadata file's fields, read once for every result file it applies to (its
@@ -1107,7 +1144,8 @@ def _load_under(folder: Path, root: Path, result: LoadResult, exclude: Sequence[
         if excluded(path.relative_to(root).as_posix(), exclude):  # none: nothing excluded
             continue
         if path.suffix not in RESULT_SUFFIXES and not _read_by_name(path.name):  # listed, never passed over
-            result.log.add(_display(path, root), "", "", _not_read(path), Severity.NOTICE)
+            folder_shown = _display(path.parent, root) + "/"  # said once per folder, naming its files
+            result.grouped.add(folder_shown, "", "", _not_read(path), Severity.NOTICE, _display(path, root))
             continue
         _FileLoader(path, root, _display(path, root), result).load()
 

@@ -14,6 +14,9 @@ What a summary gives and what it does not:
 - Latencies are in nanoseconds; LoadGen's "time to output token" is its per-sample TPOT.
 - An Offline run sends every query at once and records no per-token latency: no interactivity,
   so it is skipped, said once per folder; so are accuracy runs and non-LLM benchmarks.
+- A power run (MLPerf Power) also writes the analyser's samples, `spl.txt`, beside the summary:
+  read as the run's measured power (read/telemetry.py). Its `performance/ranging/` run is the
+  analyser's range-finding pass of the same test, so it is skipped, said once per folder.
 - GPU count, hardware, precision, model and engine come from the metadata file (a submission's
   `systems/<system>.json` gives the GPUs as accelerators_per_node × number_of_nodes).
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from pathlib import PurePath
 from typing import Any
 
 from site_builder.files import MAX_NUMBER_CHARS
@@ -78,6 +82,31 @@ def skip(raw: Mapping[str, Any]) -> tuple[str, str] | None:
             f"skipped: an MLPerf {scenario} run without {TOKENS} (not an LLM benchmark's Server or "
             "Interactive run), so it gives no point"
         )
+    return None
+
+
+def skip_file(path: PurePath) -> tuple[str, str] | None:
+    """An MLPerf power submission's ranging pass (`performance/ranging/`, the submission rules'
+    folder): the analyser's range-finding run of the same test, not its result (`run_1`)."""
+    if path.parent.name == "ranging":
+        return "Scenario", (
+            "skipped: the ranging run of an MLPerf power submission (the analyser's range-finding "
+            "pass); the result is the run_1 beside it"
+        )
+    return None
+
+
+_SCENARIOS = ("Server", "Interactive", "Offline", "SingleStream", "MultiStream")
+_ACCURACY_TARGET = re.compile(r"-99(\.9)?$")
+
+
+def benchmark_folder(path: PurePath) -> tuple[str, PurePath] | None:
+    """The benchmark a summary's place in a results tree names (results/<system>/<benchmark>/
+    <scenario>/performance/run_1/), without its accuracy target (llama2-70b-99 -> llama2-70b),
+    and its folder; None outside that layout."""
+    for folder in list(path.parents)[:4]:
+        if folder.name in _SCENARIOS and folder.parent.name:
+            return _ACCURACY_TARGET.sub("", folder.parent.name), folder.parent
     return None
 
 

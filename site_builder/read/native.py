@@ -59,6 +59,7 @@ IDENTITY_COLUMNS = (
 )
 MEASUREMENT_COLUMNS = (
     "throughput_per_gpu",
+    "throughput_basis",
     "output_throughput_per_gpu",
     "input_throughput_per_gpu",
     "interactivity",

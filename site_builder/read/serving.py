@@ -51,7 +51,7 @@ class RunMetadata(BaseModel):
     isl: Count | None = None
     osl: Count | None = None
     # lengths drawn from [ratio × isl/osl, isl/osl] (InferenceX's and SGLang's --random-range-ratio)
-    random_range_ratio: float | None = Field(default=None, gt=0, le=1)
+    random_range_ratio: float | None = Field(default=None, ge=0, le=1)
     variant: Identifier | None = None  # what sets these runs apart from others of one configuration
     workload: WorkloadLabel | None = None  # names a variable-length dataset's runs: one curve (sharegpt)
     concurrency: Count | None = None
@@ -284,18 +284,22 @@ def _sequences(
             Stated(stated.value, setting) if stated else None,
             measured,
             ctx,
-            range_ratio(meta, raw),
+            range_ratio(meta, raw if nominal else {}),  # a dataset of its own lengths draws none
             labelled=meta.workload is not None,
         )
 
 
 def range_ratio(meta: RunMetadata, raw: Mapping[str, Any]) -> float | None:
     """The range lengths were drawn from: the metadata's random_range_ratio, else the client's
-    own (SGLang records `random_range_ratio`, drawing from [ratio × length, length])."""
+    own (SGLang records `random_range_ratio`, drawing from [max(1, ratio × length), length]; its
+    long-time default 0.0 draws from 1 to the length)."""
     if meta.random_range_ratio is not None:
         return meta.random_range_ratio
-    recorded = positive_number(raw.get("random_range_ratio"))
-    return recorded if recorded is not None and recorded <= 1 else None
+    try:
+        recorded = parse_number(raw.get("random_range_ratio"))
+    except ValueError:
+        return None
+    return recorded if 0 <= recorded <= 1 else None
 
 
 def _positive(raw: Mapping[str, Any], key: str) -> Stated | None:
@@ -352,6 +356,41 @@ def vllm_result(
     return draft
 
 
+_SGLANG_LAYOUT = {"tp": "tp_size", "ep": "ep_size", "pp": "pp_size", "gpu_count": "dp_size"}
+
+
+def _sglang_layout(info: Mapping[str, Any], meta: RunMetadata, ctx: RecordContext) -> RunMetadata:
+    """The metadata with what the server recorded of its layout where the metadata file gives
+    none: TP, EP, PP, DP attention, and the GPU count where it runs data-parallel replicas.
+    `--dp-size N` without DP attention starts N replicas of the TP × PP group, so N × TP × PP
+    GPUs serve the run; with DP attention the N groups share the TP GPUs."""
+    update: dict[str, Any] = {}
+    if meta.tp is None and info.get("tp_size") is not None:
+        update = {"tp": info["tp_size"], "ep": info.get("ep_size"), "pp": info.get("pp_size") or meta.pp}
+        if meta.dp_attention is None and "enable_dp_attention" in info:
+            update["dp_attention"] = info["enable_dp_attention"]
+    replicas, tp, pp = info.get("dp_size"), update.get("tp", meta.tp), update.get("pp", meta.pp)
+    dp_attention = update.get("dp_attention", meta.dp_attention)
+    replicated = meta.gpu_count is None and not dp_attention  # dp_size counts replicas
+    if (
+        replicated
+        and isinstance(replicas, int)
+        and isinstance(tp, int)
+        and isinstance(pp, int)
+        and replicas > 1
+    ):
+        update["gpu_count"] = replicas * tp * pp
+    if not update:
+        return meta
+    try:  # validated like the metadata file itself, never copied in unchecked
+        return RunMetadata.model_validate({**meta.model_dump(exclude_unset=True), **update})
+    except ValidationError as exc:
+        for err in exc.errors():
+            theirs = _SGLANG_LAYOUT.get(str(err["loc"][0]), "enable_dp_attention")
+            ctx.error(f"server_info.{theirs}", err["msg"])
+    return meta
+
+
 def sglang_result(
     raw: Mapping[str, Any], meta: RunMetadata, meta_name: str, ctx: RecordContext
 ) -> PointDraft | None:
@@ -362,16 +401,7 @@ def sglang_result(
     draft.set("framework", meta.framework or "sglang", f"{meta_name}: framework")
     algorithm = info.get("speculative_algorithm")
     draft.set("spec_method", meta.spec_method or algorithm, "server_info.speculative_algorithm")
-    if meta.tp is None and info.get("tp_size") is not None:
-        update = {"tp": info["tp_size"], "ep": info.get("ep_size")}
-        if meta.dp_attention is None and "enable_dp_attention" in info:
-            update["dp_attention"] = info["enable_dp_attention"]
-        try:  # validated like the metadata file itself, never copied in unchecked
-            meta = RunMetadata.model_validate({**meta.model_dump(exclude_unset=True), **update})
-        except ValidationError as exc:
-            for err in exc.errors():
-                theirs = {"tp": "tp_size", "ep": "ep_size"}.get(str(err["loc"][0]), "enable_dp_attention")
-                ctx.error(f"server_info.{theirs}", err["msg"])
+    meta = _sglang_layout(info, meta, ctx)
     identity(draft, meta, meta_name)
     dataset = raw.get("dataset_name")
     _sequences(draft, raw, meta, meta_name, ctx, nominal=dataset in (None, "random"))

@@ -1,4 +1,7 @@
-"""GPU telemetry written beside a run: the mean measured power per GPU over the run's window.
+"""Power logs written beside a run: the mean measured power per GPU over the run's window.
+
+Two clients write one beside a result (`POWER_LOGS`, the registry the loader reads them by);
+AIPerf keeps its own inside the result.
 
 The InferenceX runner samples `nvidia-smi --query-gpu=timestamp,index,power.draw,... --format=csv
 -l 1` into `gpu_metrics.csv` in the run's folder, from before the server starts until after the
@@ -11,13 +14,23 @@ clock of the CI runners that write these files.
 AIPerf writes its own GPU telemetry into its result (`telemetry_data`: each GPU's statistics over
 the run, from DCGM, pynvml or amdsmi); `aiperf_power` takes the run's GPUs from it (the declared
 count; the busiest where the host reports more and they stand clearly apart from idle ones).
+
+An MLPerf power run (`mlcommons/power-dev`'s PTDaemon client) writes `spl.txt` beside the run's
+LoadGen summary: one line a second, `Time,MM-DD-YYYY HH:MM:SS.SSS,Watts,W,…` (the analyser's
+total over its channels first, then each channel's), measured at the wall for the whole system.
+LoadGen's detailed log beside it records the measured window (`power_begin`, `power_end`, in the
+same clock and format); the mean total inside it, divided by the run's GPUs, is the all-in power
+per GPU (host, fans and network share included), which MLPerf's own summariser averages the
+same way.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+import math
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -195,3 +208,84 @@ def _busiest(measured: list[GpuSummary], gpus: int) -> list[GpuSummary] | str:
             "which served the run is not known, so none is counted"
         )
     return kept
+
+
+# -- MLPerf power: PTDaemon's spl.txt inside LoadGen's power_begin/power_end ------------------
+
+SPL_FILE = "spl.txt"
+DETAIL_FILE = "mlperf_log_detail.txt"
+_SPL_TIME = "%m-%d-%Y %H:%M:%S.%f"
+_MLLOG_STAMP = re.compile(r'"key": "(power_begin|power_end)", "value": "([^"]+)"')
+
+
+def _spl_seconds(stamp: str) -> float | None:
+    """PTDaemon's and LoadGen's `MM-DD-YYYY HH:MM:SS.SSS`, in seconds on one (zone-less) clock."""
+    try:
+        return datetime.strptime(stamp.strip(), _SPL_TIME).replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
+
+
+def power_window(detail: str | None) -> tuple[float, float] | str:
+    """The measured window LoadGen's detailed log records for a power run, or why there is none."""
+    if detail is None:
+        return f"no {DETAIL_FILE} beside it to take the run's power_begin and power_end from"
+    stamps = dict(_MLLOG_STAMP.findall(detail))
+    begin, end = (_spl_seconds(stamps.get(key, "")) for key in ("power_begin", "power_end"))
+    if begin is None or end is None or not begin < end:
+        return f"{DETAIL_FILE} records no sound power_begin and power_end (not a power run)"
+    return begin, end
+
+
+def _spl_sample(line: str, window: tuple[float, float]) -> float | None:
+    """The total watts of one spl.txt line inside the window (None: outside it, or not a sample)."""
+    fields = line.split(",")
+    if len(fields) < 4 or fields[0] != "Time" or fields[2] != "Watts":
+        return None
+    when = _spl_seconds(fields[1])
+    if when is None or not window[0] <= when <= window[1]:
+        return None
+    try:
+        watts = float(fields[3])
+    except ValueError:
+        return None
+    return watts if math.isfinite(watts) and 0 < watts < 1e7 else None
+
+
+def system_power(text: str, window: tuple[float, float], gpus: int | None) -> RunPower | str:
+    """The mean wall power of the whole system inside the window, shared among its GPUs."""
+    if not gpus:
+        return "the run has no GPU count to share the system's power among"
+    samples = [w for line in text.splitlines() if (w := _spl_sample(line, window)) is not None]
+    if not samples:
+        return "no 'Time,…,Watts,…' sample inside the run's power_begin–power_end window"
+    mean = sum(samples) / len(samples)
+    return RunPower(mean / gpus, gpus, len(samples), f"Watts (the whole system at the wall ÷ {gpus} GPUs)")
+
+
+# -- the registry ------------------------------------------------------------------------------
+
+Beside = Callable[[str], str | None]  # the text of a file of this name beside the result, if any
+Window = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class PowerLog:
+    """A file written beside a result that gives its run's measured power: its name, the formats
+    whose results it belongs to (empty: any), the run's window, and the power inside it."""
+
+    file: str
+    formats: tuple[str, ...]
+    window: Callable[[Mapping[str, Any], Beside], Window | str]
+    power: Callable[[str, Window, int | None], RunPower | str]
+
+
+def _result_window(record: Mapping[str, Any], beside: Beside) -> Window | str:
+    found = run_window(record)
+    return found or f"the result records no {' and '.join(WINDOW)} to take its samples from"
+
+
+POWER_LOGS: tuple[PowerLog, ...] = (
+    PowerLog(TELEMETRY_FILE, (), _result_window, lambda text, window, gpus: window_power(text, window)),
+    PowerLog(SPL_FILE, ("mlperf",), lambda record, beside: power_window(beside(DETAIL_FILE)), system_power),
+)

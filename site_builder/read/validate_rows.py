@@ -456,8 +456,8 @@ def _power(rows: _Rows) -> dict[str, Floats]:
 
 def _lengths(rows: _Rows) -> dict[str, Floats]:
     """The measured mean lengths (> 0) and the range ratio nominal lengths were drawn from
-    (0 < ratio ≤ 1: lengths from [ratio × nominal, nominal])."""
-    ratio = _number(rows, "random_range_ratio", positive=True)
+    (0 ≤ ratio ≤ 1: lengths from [ratio × nominal, nominal], at least 1 token)."""
+    ratio = _number(rows, "random_range_ratio", positive=False)
     too_wide = ratio > 1
     if too_wide.any():
         rows.refuse_all(
@@ -588,11 +588,22 @@ def validate(drafts: Drafts) -> Validated:
         "input_throughput_per_gpu": input_tput,
         "interactivity": measured.value,
         "interactivity_source": measured.source,
-        # "output" where a reader has only output tok/s (MLPerf); None: the default, "total"
-        "throughput_basis": rows.drafts.values.get("throughput_basis", rows.no_values),
+        # "output" where the source has only output tok/s (MLPerf, or a native file saying so)
+        "throughput_basis": rows.judge("throughput_basis", _basis),
     }
     given = {key: values for key, values in columns.items() if not _nothing(rows, values)}
     return Validated(np.flatnonzero(~rows.failed & ~bad_latency), given, rows.problems)
+
+
+THROUGHPUT_BASES = ("total", "output")
+
+
+def _basis(value: Any) -> str:
+    """What a point's throughput_per_gpu counts: total tokens (the default) or output tokens
+    only, as a source that records no input tokens gives it (MLPerf)."""
+    if value not in THROUGHPUT_BASES:
+        raise ValueError(f"must be one of {', '.join(THROUGHPUT_BASES)}, got {excerpt(value)}")
+    return str(value)
 
 
 def _nothing(rows: _Rows, values: Any) -> bool:
