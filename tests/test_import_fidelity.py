@@ -19,7 +19,8 @@ from site_builder.problems import ProblemLog
 from site_builder.read.load import load_results
 
 CLIENTS = Path(__file__).parent / "fixtures" / "clients"
-FOLDERS = sorted(p.name for p in CLIENTS.iterdir() if p.is_dir())
+# every client's output folder (aiperf-telemetry holds a fragment other tests put into a run)
+FOLDERS = sorted(p.name for p in CLIENTS.iterdir() if p.is_dir() and p.name != "aiperf-telemetry")
 # what names the file a point was read from, not the point
 PROVENANCE = {"dataset", "source_file", "record", "client", "date", "run_url", "image", "note", "config_id"}
 
@@ -47,8 +48,7 @@ def test_an_imported_folder_loads_as_the_same_points(name: str, tmp_path: Path) 
         for meta in folder.glob("_meta.yaml"):
             shutil.move(meta, next(folder.glob("results/*")) / "_meta.yaml")
     before = _points(folder)
-    if not before:
-        pytest.skip(f"{name} gives no point on its own")
+    assert before, f"{name} gives no point"
     out = tmp_path / "imported.json"
     argv = ["import", str(folder), "-o", str(out), "--id", "x", "--title", "X", "--source", "s"]
     assert main(argv) == 0
