@@ -177,6 +177,12 @@ def parser() -> Parser:
         help="precisions, speculative methods (B may be none) or GPUs",
     )
     n.add_argument("--precision", help="precision shared by both sides (spec-decoding, hardware)")
+    n.add_argument(
+        "--by",
+        metavar="FIELD",
+        help="custom pages: the configuration field the two sides differ in (default: framework), "
+        "e.g. variant, dataset, tp, gpus",
+    )
     n.add_argument("--sequence", default="1k/1k", help="the sequence the page opens on (default: 1k/1k)")
     n.add_argument("--name", help="file name without .md (default: the slug)")
     n.add_argument("--root", type=Path, default=Path("."), help="project folder (default: .)")
@@ -358,7 +364,9 @@ def _new(args: argparse.Namespace) -> int:
     from site_builder.scaffold import stub_text, write_stub
 
     _require_project(args.root, Project.under(args.root))
-    slug, text = stub_text(args.kind, args.model, args.sides, args.gpu, args.precision, args.sequence)
+    slug, text = stub_text(
+        args.kind, args.model, args.sides, args.gpu, args.precision, args.sequence, args.by
+    )
     path = write_stub(args.root / "content", slug, text, args.name)
     print(f"Wrote {path}: edit it, then run build-site (or build-site serve)")
     return 0

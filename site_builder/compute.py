@@ -145,13 +145,26 @@ def explain_empty(table: PointTable, filters: Mapping[str, FilterValue]) -> tupl
     for key, wanted in filters.items():
         narrowed = table.select({key: wanted})
         if not len(narrowed):
-            values = sorted({str(value) for value in table.values(key)})
+            values = sorted({str(value) for value in table.values(key) if value is not None})
             scope = describe(applied) or "all data"
             hint = suggest(str(wanted), values) if isinstance(wanted, str) else ""
-            available = ", ".join(values) or "none"
+            available = ", ".join(values) or f"none (no point there gives a {key})"
+            hint += _held_elsewhere(table, key, wanted)
             return key, f"no points with {key}={wanted} among {scope}; available: {available}{hint}"
         table, applied[key] = narrowed, wanted
     return "", "no points match"
+
+
+def _held_elsewhere(table: PointTable, key: str, wanted: FilterValue) -> str:
+    """'; max-num-seqs-4 is a variant in the data: filter with variant: max-num-seqs-4' where the
+    value a filter asks for is another configuration field's (a stub that put it under the wrong
+    key, as `build-site new custom` once wrote every side under framework)."""
+    if not isinstance(wanted, str):
+        return ""
+    for other in FILTER_KEYS:
+        if other != key and len(table.select({other: wanted})):
+            return f"; {wanted} is a {other} in the data: filter with {other}: {wanted}"
+    return ""
 
 
 def _where(stub: Stub) -> str:

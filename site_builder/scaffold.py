@@ -47,14 +47,22 @@ def stub_text(
     hardware: str | None = None,
     precision: str | None = None,
     sequence: str = "1k/1k",
+    by: str | None = None,
 ) -> tuple[str, str]:
-    """(slug, file text) of a new stub comparing `sides` of the given kind."""
+    """(slug, file text) of a new stub comparing `sides` of the given kind (a custom page: in
+    the configuration field `by`, framework where not given)."""
     if kind not in KINDS:
         raise ScaffoldError(f"unknown kind '{kind}': choose one of {', '.join(KIND_KEYS)}")
     if len(sides) != 2:
         raise ScaffoldError("give exactly two sides, e.g. --sides fp4 fp8")
     kind_of = KINDS[kind]
-    varied = kind_of.varies
+    if by is not None and kind != "custom" and by != kind_of.varies:
+        raise ScaffoldError(f"--by applies to custom pages; a {kind} page's sides differ in {kind_of.varies}")
+    from site_builder.content import FILTER_KEYS  # here: content reads this module's placeholders
+
+    if by is not None and by not in FILTER_KEYS:
+        raise ScaffoldError(f"--by {by}: not a configuration field; choose one of {', '.join(FILTER_KEYS)}")
+    varied = by or kind_of.varies
     if kind_of.needs_gpu and not hardware:
         raise ScaffoldError(f"a {kind} comparison needs --gpu")
     slug = kind_of.slug(model, hardware or "", precision or "", sides[0], sides[1], "")
@@ -77,6 +85,7 @@ hardware: {page_hardware}
 #   precision: fp4 | fp8 | bf16 | int4        spec_method: none | mtp | eagle | ...
 #   framework: one engine or a list           disagg: true | false (aggregated only: false)
 #   dataset: one dataset id or a list (data/results/*.json "dataset.id")
+#   variant, tp, ep, pp, gpus, dp_attention, multinode: any other configuration field
 # Empty means "best available": every engine, method and deployment mode measured.
 precision: {"" if varied == "precision" else _scalar(precision)}
 spec_method:

@@ -191,3 +191,51 @@ def test_guides_are_in_the_site(project: Path) -> None:
     assert 'href="../methodology/index.html"' in page and 'href="../docs/authoring/index.html"' in page
     methodology = (site / "methodology" / "index.html").read_text()
     assert "Why cost is derived from throughput" in methodology
+
+
+def _with_two_variants(project: Path) -> None:
+    """The lab's H200 FP8 runs measured twice, once as each variant of one configuration."""
+    csv = project / "data" / "results" / "lab.csv"
+    header, *rows = csv.read_text().splitlines()
+    fp8 = [row for row in rows if ",h200," in row and ",fp8," in row]
+    assert fp8, "the lab data has H200 FP8 points"
+    (project / "data" / "results" / "ab.csv").write_text(
+        "\n".join([header + ",variant", *(row + ",cc-on" for row in fp8), *(row + ",cc-off" for row in fp8)])
+        + "\n"
+    )
+    csv.unlink()
+    (project / "content" / "h200-fp4-vs-fp8.md").unlink()
+
+
+def test_new_custom_by_a_field_writes_sides_that_select_their_points(project: Path) -> None:
+    """An A/B of one configuration (CC on vs off) is one `build-site new custom --by variant`."""
+    _with_two_variants(project)
+    args = ["custom", "--model", "dsr1", "--gpu", "h200", "--by", "variant", "--sides", "cc-on", "cc-off"]
+    assert main(["new", *args, "--root", str(project)]) == 0
+    (stub,) = (project / "content").glob("*.md")
+    assert "\n    variant: cc-on\n" in stub.read_text() and "framework: cc-on" not in stub.read_text()
+    assert main(["build", "--root", str(project), "-q"]) == 0
+    data = json.loads((project / "site" / stub.stem / "comparison.json").read_text())
+    assert [s["label"] for s in data["sides"]] == ["CC-ON", "CC-OFF"]
+
+
+def test_a_side_filtering_a_value_under_the_wrong_field_is_told_which_field_holds_it(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _with_two_variants(project)
+    args = ["custom", "--model", "dsr1", "--gpu", "h200", "--sides", "cc-on", "cc-off"]  # framework
+    assert main(["new", *args, "--root", str(project)]) == 0
+    assert main(["check", "--root", str(project)]) == 1
+    out = capsys.readouterr().out
+    assert "no points with framework=cc-on" in out
+    assert "cc-on is a variant in the data: filter with variant: cc-on" in out
+
+
+def test_by_is_for_custom_pages_and_configuration_fields(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["new", "--root", str(project), "--model", "dsr1", "--gpu", "h200", "--sides", "a", "b"]
+    assert main([*base[:1], "precision", *base[1:], "--by", "variant"]) == 1
+    assert "--by applies to custom pages" in capsys.readouterr().err
+    assert main([*base[:1], "custom", *base[1:], "--by", "colour"]) == 1
+    assert "not a configuration field" in capsys.readouterr().err

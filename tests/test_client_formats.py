@@ -256,7 +256,7 @@ def test_llmperf_summaries_equal_a_hand_computation() -> None:
     assert conc8["ttft_median"] == pytest.approx(3.1766039474996433, rel=1e-12)
     assert conc8["e2el_p99"] == pytest.approx(12.886684354570388, rel=1e-12)
     assert (conc8["isl"], conc8["osl"]) == (550, 150)  # the run's settings, mean_input/output_tokens
-    assert conc8["client"] == "llmperf (results 2023-08-31)" and conc8["date"] == "2024-06-12"
+    assert conc8["client"] == "llmperf (summary format 2023-08-31)" and conc8["date"] == "2024-06-12"
     (notice,) = log.notices
     assert notice.file.endswith("_individual_responses.json") and "per-request records" in notice.reason
 

@@ -104,4 +104,5 @@ def date(raw: Mapping[str, Any]) -> str | None:
 
 def client(raw: Mapping[str, Any]) -> str:
     version = raw.get("version")
-    return f"llmperf (results {version})" if isinstance(version, str) and version else "llmperf"
+    # `version` is the summary format's (2023-08-31), not when the run was: the date is `timestamp`
+    return f"llmperf (summary format {version})" if isinstance(version, str) and version else "llmperf"
