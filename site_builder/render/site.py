@@ -130,6 +130,7 @@ class SiteRenderer:
             "comparison.html",
             "embed.html",
             "base.html",
+            "head.html",
             "macros.html",
             *(s.template for s in SECTIONS),
         ):
