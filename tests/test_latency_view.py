@@ -207,6 +207,32 @@ def test_values_are_the_points_and_the_side_lacking_a_statistic_is_named(project
     assert first["data"][1]["y"] == [40, 70, 300] and 0 not in first["data"][1]["y"]
 
 
+FOLD = re.compile(r'<details id="latency-fold"( open)?[^>]*>\s*<summary>(.*?)</summary>', re.S)
+
+
+@pytest.mark.parametrize(
+    "columns, summary",
+    [
+        ({"p99_ttft_ms": FP4_P99_TTFT}, "TTFT and TPOT at median and p99"),  # no E2E, no p90
+        (
+            {name: [1.0] * len(POINTS) for name in OPTIONAL},
+            "TTFT, E2E latency and TPOT at median, p90 and p99",
+        ),
+    ],
+)
+def test_the_view_is_folded_under_its_heading_naming_what_it_holds(
+    project: Path, columns: dict[str, Any], summary: str
+) -> None:
+    """The view is long: it is closed in the markup (the page script opens it when the URL asks),
+    its summary the section's heading and the metrics and statistics the files give."""
+    _, html = _build(project, columns)
+    fold = FOLD.search(_section(html, "latency-view"))
+    assert fold is not None and fold.group(1) is None
+    assert (
+        re.sub(r"<[^>]+>", "", fold.group(2)) == f"Latency against concurrency {summary}: a chart and tables"
+    )
+
+
 def test_sweep_latency_section_pairs_p90_and_p99_from_points(project: Path) -> None:
     data, html = _build(project, {"p99_ttft_ms": FP4_P99_TTFT, "p90_tpot_ms": [11, 22, 44, 10, 17, 19, 33]})
     w = data["sweep"]["workloads"][0]

@@ -21,8 +21,11 @@ from typing import Any
 import pytest
 
 from site_builder.pipeline import load
+from site_builder.present.columns import Deployments, point_columns
 from site_builder.project import Project
 from site_builder.read.table import PointTable
+from tests.factories import point
+from tests.factories import table as point_table
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "mi355x-fp4-vs-fp8-dsr1"
@@ -30,20 +33,24 @@ PAGE = "mi355x-fp4-vs-fp8-dsr1"
 
 def decoded(columns: Mapping[str, Any], fields: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
     """Points from their columns: interactivity 1 / `tpot` where given, else `interactivity` (a
-    column left out holds no point's value); under "fields", the value of each field `fields`
-    lists: its code's place there."""
+    column left out holds no point's value); the median TPOT `tpot_median` where given, else
+    `tpot` (never both); under "fields", the value of each field `fields` lists: its code's place
+    there."""
     count = max(len(v) for v in columns.values() if isinstance(v, list))
     tpot = columns.get("tpot") or [None] * count
     stated = columns.get("interactivity") or [None] * count
+    median = columns.get("tpot_median") or [None] * count
     found = []
     for n in range(count):
         assert (tpot[n] is None) != (stated[n] is None), n  # exactly one of the two
+        assert tpot[n] is None or median[n] is None, n  # each median TPOT written once
         point = {"interactivity": 1 / tpot[n] if tpot[n] is not None else stated[n]}
         point |= {
             name: column[n]
             for name, column in columns.items()
             if name not in ("tpot", "interactivity", "codes") and isinstance(column, list)
         }
+        point["tpot_median"] = median[n] if median[n] is not None else tpot[n]
         point["fields"] = {
             key: fields[key][codes[n]] for key, codes in columns["codes"].items() if key in fields
         }
@@ -111,12 +118,25 @@ VIEW_NUMBERS = {
     "gpus": "gpu_count",
     "tpot_p90": "tpot_p90",
     "tpot_p99": "tpot_p99",
+    # the latency view's (seconds), on a page with one
+    **{
+        f"{metric}_{stat}": f"{metric}_{stat}"
+        for metric in ("ttft", "e2el")
+        for stat in ("median", "p90", "p99")
+    },
+    "tpot_median": "tpot_median",
 }
+
+
+def latency_view(comparison: Mapping[str, Any], metric: str) -> bool:
+    """Whether a page's latency view has a table of the metric."""
+    workloads = (comparison.get("latency") or {}).get("workloads", [])
+    return any(t["metric"] == metric for w in workloads for t in w["tables"])
 
 
 def test_a_pages_view_data_gives_back_each_sides_points(default_site: Path, table: PointTable) -> None:
     """Every point of each side of every page whose sides read total tok/s, on every workload."""
-    checked = 0
+    checked = medians = 0
     for html in sorted(default_site.glob("*/index.html")):
         comparison_file = html.parent / "comparison.json"
         if not comparison_file.is_file():
@@ -131,6 +151,8 @@ def test_a_pages_view_data_gives_back_each_sides_points(default_site: Path, tabl
             for n, side in enumerate(comparison["sides"]):
                 columns = view["points"][sequence["sequence"]][n]
                 names = [name for name in VIEW_NUMBERS if name in columns or name == "interactivity"]
+                if latency_view(comparison, "tpot") and "tpot_median" not in names:
+                    names.append("tpot_median")  # every one held by `tpot`
                 points = decoded(columns, values)
                 rows = table.select(side["filters"])
                 rows = rows.rows(
@@ -157,7 +179,8 @@ def test_a_pages_view_data_gives_back_each_sides_points(default_site: Path, tabl
                 )
                 assert got == expected, (html.parent.name, sequence["sequence"], n)
                 checked += len(points)
-    assert checked > 1000
+                medians += len(points) if "tpot_median" in names else 0
+    assert checked > 1000 and medians > 1000
 
 
 ENGINE = ROOT / "templates" / "assets" / "engine.js"
@@ -189,3 +212,49 @@ def test_the_page_engine_decodes_an_explorer_data_file_to_the_point_table(
     assert points["interactivity"] == rows.python_values("interactivity")
     assert points["throughput"] == rows.python_values("throughput_per_gpu")
     assert "tpot" not in points
+
+
+def test_the_page_engine_decodes_a_pages_view_as_the_rule_does(default_site: Path) -> None:
+    """engine.js decodePoints on each side's points of a page's view: the interactivity and the
+    median TPOT (each written once) this file's decoder reads, which the test above holds to the
+    point table."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    view = page_data(default_site / PAGE / "index.html")["view"]
+    script = (
+        f"const E = require({json.dumps(str(ENGINE))});"
+        "const v = JSON.parse(require('fs').readFileSync(0, 'utf-8'));"
+        "const out = {}; Object.keys(v.points).forEach(s => { out[s] = v.points[s].map(E.decodePoints); });"
+        "process.stdout.write(JSON.stringify(out));"
+    )
+    done = subprocess.run(
+        [node, "-e", script], input=json.dumps(view), capture_output=True, text=True, check=True, timeout=60
+    )
+    found = json.loads(done.stdout)
+    for sequence, sides in view["points"].items():
+        for columns, by_engine in zip(sides, found[sequence], strict=True):
+            points = decoded(columns, {})
+            assert by_engine["interactivity"] == [p["interactivity"] for p in points]
+            assert by_engine["tpot_median"] == [p["tpot_median"] for p in points]
+            assert "tpot" not in by_engine
+
+
+def test_a_median_tpot_is_written_once_wherever_tpot_cannot_hold_it() -> None:
+    """Three points: interactivity exactly 1 / its median TPOT (`tpot` holds it), a stated
+    interactivity beside a median TPOT (only `tpot_median` can hold that TPOT), and a median TPOT
+    not given; decoded, each point's median TPOT is its own. With every one held by `tpot`, the
+    column is left out."""
+    rows = [
+        point(1 / 0.02, 1000.0) | {"tpot_median": 0.02},
+        point(45.0, 900.0) | {"tpot_median": 0.025},
+        point(30.0, 800.0),
+    ]
+    found = point_table(rows)
+    columns = point_columns(found, {"tpot_median": "tpot_median"}, {}, Deployments())
+    assert columns["tpot"] == [0.02, None, None]
+    assert columns["tpot_median"] == [None, 0.025, None]
+    assert [p["tpot_median"] for p in decoded(columns, {})] == [0.02, 0.025, None]
+    assert [p["interactivity"] for p in decoded(columns, {})] == [1 / 0.02, 45.0, 30.0]
+    exact = point_columns(point_table(rows[:1]), {"tpot_median": "tpot_median"}, {}, Deployments())
+    assert "tpot_median" not in exact and [p["tpot_median"] for p in decoded(exact, {})] == [0.02]

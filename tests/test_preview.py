@@ -10,6 +10,7 @@ why, under CI too.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import re
 import struct
@@ -25,7 +26,8 @@ from site_builder.cli import main, parser
 from site_builder.pipeline import build, run
 from site_builder.present.preview import preview_figure
 from site_builder.project import Project
-from site_builder.render.images import find_browser
+from site_builder.render import images
+from site_builder.render.images import PreviewImages, find_browser
 from tests.conftest import LAB_CSV, ROOT
 
 B200 = [line.replace(",h200,", ",b200,") for line in LAB_CSV.splitlines() if ",h200,sglang,fp8," in line]
@@ -164,6 +166,50 @@ def test_a_browser_that_does_not_start_stops_the_build_with_one_error(
     err = capsys.readouterr().err
     assert err.count("preview image not drawn") == 1 and "BROWSER_PATH" in err
     assert not (project / "site").exists()
+
+
+# -- what draws the images is in the page cache's keys (no browser needed) ------------------------
+
+
+def test_a_rebuild_draws_the_images_again_when_what_draws_them_changed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached rebuild reuses the images while kaleido, its browser driver and the browser are
+    the same; a browser updated in place (its program file replaced), another kaleido or another
+    choreographer, and the pages (their images) are made again."""
+    two_pages(project)
+    browser = project / "chromium"
+    browser.write_text("#!/bin/sh\n# version 1\n")
+    versions = {"kaleido": "1.0.0", "choreographer": "1.0.0"}
+    real_version = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: versions.get(name) or real_version(name))
+    monkeypatch.setattr(images, "find_browser", lambda: (str(browser), None))
+    drawn: list[dict[str, Any]] = []  # the figures drawn, in place of a browser
+
+    def png(self: PreviewImages, figure: dict[str, Any]) -> bytes:
+        drawn.append(figure)
+        return PNG_SIGNATURE + b"drawn"
+
+    monkeypatch.setattr(PreviewImages, "png", png)
+
+    def rebuilt() -> int:
+        """How many images a cached build drew."""
+        before = len(drawn)
+        made = build(Project.under(project, project / "site"), preview_images=True, cache=True, workers=1)
+        assert made.remarks == [] and (project / "site" / "h200-fp4-vs-fp8" / "preview.png").is_file()
+        return len(drawn) - before
+
+    pages = rebuilt()
+    assert pages == len(slugs(project / "site")) == 2
+    assert rebuilt() == 0  # nothing changed: every page from the cache
+    browser.write_text("#!/bin/sh\n# version 2, a longer file\n")  # the browser updated
+    assert rebuilt() == pages
+    assert rebuilt() == 0
+    versions["kaleido"] = "1.0.1"
+    assert rebuilt() == pages
+    versions["choreographer"] = "1.0.1"
+    assert rebuilt() == pages
+    assert rebuilt() == 0
 
 
 # -- without kaleido or a browser -------------------------------------------------------------------

@@ -88,6 +88,23 @@ def test_a_project_overrides_a_template_an_asset_and_the_catalog(project: Path) 
     assert [c["usd_per_gpu_hour"] for c in constants] == [2.82]
 
 
+def test_a_themes_head_reaches_every_page_and_every_embed(project: Path) -> None:
+    """One head (templates/head.html) for the pages (base.html) and the embeds (embed.html): a
+    theme changing it changes both."""
+    shutil.rmtree(project / "templates")
+    (project / "templates").mkdir()
+    head = (ROOT / "templates" / "head.html").read_text()
+    colour = '<meta name="color-scheme" content="light dark">'
+    assert colour in head
+    (project / "templates" / "head.html").write_text(
+        head.replace(colour, colour + '\n<meta name="theme-color" content="#123456">')
+    )
+    assert main(["build", "--root", str(project), "-q"]) == 0
+    site = project / "site"
+    for page in ("h200-fp4-vs-fp8/index.html", "embed/h200-fp4-vs-fp8/index.html", "index.html", "404.html"):
+        assert f'{colour}\n<meta name="theme-color" content="#123456">\n' in (site / page).read_text(), page
+
+
 def test_a_project_guide_replaces_the_packaged_one_and_adds_its_own(project: Path) -> None:
     (project / "docs").mkdir()
     (project / "docs" / "methodology.md").write_text("# Methodology\n\nOur own words.\n")

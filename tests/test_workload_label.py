@@ -310,3 +310,26 @@ def test_a_stub_opens_on_a_label_or_says_what_it_may_name() -> None:
     (error,) = refused.value.errors()
     assert error["loc"] == ("sequence",)
     assert "1k/1k" in error["msg"] and "`workload:` label" in error["msg"]
+
+
+def _caption(source: str, control: str) -> str:
+    (found,) = re.findall(rf'<label for="{control}">(.*?)</label>', source)
+    return str(found)
+
+
+def test_the_workload_switch_says_workload_where_one_is_labelled(built: Path, tmp_path: Path) -> None:
+    """Its caption names input/output tokens only where every workload is a pair of lengths: a
+    labelled one (sharegpt) has none, so a page or an explorer offering one says "Workload"."""
+    for slug in ("sharegpt", "fixed-first"):
+        assert _caption((built / slug / "index.html").read_text(), "sequence-select") == "Workload"
+    assert _caption((built / "explore" / "index.html").read_text(), "explore-seq") == "Workload"
+    project = _project(tmp_path, label=None)  # every ShareGPT run a workload of its own lengths
+    (project / "content" / "sharegpt.md").write_text(STUB.replace("sequence: sharegpt", "sequence: 1k/1k"))
+    assert main(["build", "--root", str(project), "-q"]) == 0
+    site = project / "site"
+    page = (site / "sharegpt" / "index.html").read_text()
+    assert _caption(page, "sequence-select") == "Sequence (input/output tokens)"
+    assert (
+        _caption((site / "explore" / "index.html").read_text(), "explore-seq")
+        == "Sequence (input/output tokens)"
+    )

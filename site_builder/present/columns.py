@@ -9,7 +9,8 @@ per point, its value's index there (`codes`). A number is the point table's own 
 rounded (a page's numbers must equal the build's), None where not given. A median interactivity
 measured as 1 / median TPOT is stored as that TPOT (`tpot`, shorter written, giving back the same
 float), any other in `interactivity`: a point has exactly one of the two, and a column holding
-no point's is left out.
+no point's is left out. A point's median TPOT (`tpot_median`, where asked for: the latency view)
+is written only where `tpot` does not hold it, so no value is written twice.
 """
 
 from __future__ import annotations
@@ -64,6 +65,19 @@ def median_interactivity(rows: PointTable) -> dict[str, list[float | None]]:
     return {name: column for name, column in both.items() if any(v is not None for v in column)}
 
 
+MEDIAN_TPOT = "tpot_median"  # the point-table column `tpot` holds where exact
+
+
+def median_tpot_rest(
+    median_tpot: Sequence[float | None], tpot: Sequence[float | None] | None
+) -> list[float | None]:
+    """The median TPOTs `tpot` (median_interactivity's) does not hold: a reader takes a point's
+    from `tpot` where this has none."""
+    if tpot is None:
+        return list(median_tpot)
+    return [None if held is not None else value for value, held in zip(median_tpot, tpot, strict=True)]
+
+
 class Deployments:
     """Deployments numbered in order of first appearance (equal configurations alike, within a
     scope: a page's side) with each one's configuration label."""
@@ -94,11 +108,19 @@ def point_columns(
     scope: Any = None,
 ) -> dict[str, Any]:
     """The points' columns: the median interactivity (`median_interactivity`), each of `numbers`
-    (its name → a point-table column), the deployment and, under `codes`, each field's code
-    (`fields`: key → its distinct values)."""
+    (its name → a point-table column; the median TPOT only where `tpot` lacks it, left out where
+    that is nowhere), the deployment and, under `codes`, each field's code (`fields`: key → its
+    distinct values)."""
+    median = median_interactivity(rows)
+    given = {name: rows.python_values(column) for name, column in numbers.items()}
+    for name, column in numbers.items():
+        if column == MEDIAN_TPOT:
+            given[name] = median_tpot_rest(given[name], median.get("tpot"))
+            if all(value is None for value in given[name]):
+                del given[name]
     return {
-        **median_interactivity(rows),
-        **{name: rows.python_values(column) for name, column in numbers.items()},
+        **median,
+        **given,
         "deployment": deployments.column(rows, scope),
         "codes": {key: codes(field_column(rows, key), values) for key, values in fields.items()},
     }

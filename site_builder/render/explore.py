@@ -73,7 +73,8 @@ def explorer_files(renderer: SiteRenderer, models: Mapping[str, Mapping[str, Any
         for key, document in models.items()
     ]
     files = {f"{EXPLORE}{data_file(key)}": data_script(key, document) for key, document in models.items()}
-    page = renderer.explore_page(listed, metrics.page_table(metrics.SHOWN), explorer_chart())
+    labelled = any(isl is None for document in models.values() for _, isl, _ in document["sequences"])
+    page = renderer.explore_page(listed, metrics.page_table(metrics.SHOWN), explorer_chart(), labelled)
     if page is not None:
         files[explore_url()] = page
     return dict(sorted(files.items()))

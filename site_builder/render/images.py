@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import importlib.metadata
 import os
 import threading
@@ -27,6 +28,7 @@ SKIPPED = "preview images skipped"
 # the chart library the pages load (render/site.py PLOTLY_FOLDER): no download, the same drawing
 PLOTLY_JS = Path(__file__).resolve().parents[1] / "vendor" / "plotly" / "plotly-basic.min.js"
 PNG = {"format": "png", "width": WIDTH, "height": HEIGHT, "scale": 1}
+DRIVERS = ("kaleido", "choreographer")  # the packages that draw, by their distribution names
 
 
 class ImageFailed(Exception):
@@ -38,9 +40,7 @@ class PreviewImages:
 
     def __init__(self, browser: str) -> None:
         self.browser = browser
-        # what draws the images, for the page cache's keys (not the browser's version, unknown
-        # until it starts: after a browser update a rebuild keeps the images it has)
-        self.drawn_by = f"kaleido {importlib.metadata.version('kaleido')}, {WIDTH}x{HEIGHT}"
+        self.drawn_by = drawn_by(browser)  # for the page cache's keys
         self.failed: str | None = None  # why the last image was not drawn (the build then stops)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None  # runs the loop
@@ -86,6 +86,27 @@ class PreviewImages:
             self._thread.join()
             self._loop.close()
             self._loop, self._thread, self._kaleido = None, None, None
+
+
+def program_file(path: str) -> str:
+    """A program as its file stands: where it is (links followed), its size and when it was last
+    written. A browser update replaces the file; its version number would mean starting it."""
+    real = os.path.realpath(path)
+    try:
+        found = os.stat(real)
+    except OSError:
+        return f"{real} (not found)"
+    return f"{real} {found.st_size} bytes, written {found.st_mtime_ns} ns"
+
+
+def drawn_by(browser: str) -> str:
+    """What draws the images, for the page cache's keys: kaleido and the library it drives the
+    browser with (choreographer) by version, the chart library by its bytes, the browser by its
+    program file (program_file) and the image size. Any of them changed, the images are drawn
+    again."""
+    versions = ", ".join(f"{name} {importlib.metadata.version(name)}" for name in DRIVERS)
+    plotly = hashlib.sha256(PLOTLY_JS.read_bytes()).hexdigest()
+    return f"{versions}, plotly.js {plotly}, browser {program_file(browser)}, {WIDTH}x{HEIGHT}"
 
 
 def find_browser() -> tuple[str | None, str | None]:

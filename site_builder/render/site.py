@@ -130,6 +130,7 @@ class SiteRenderer:
             "comparison.html",
             "embed.html",
             "base.html",
+            "head.html",
             "macros.html",
             *(s.template for s in SECTIONS),
         ):
@@ -377,13 +378,19 @@ class SiteRenderer:
         return self.render("index.html", context)
 
     def explore_page(
-        self, models: Sequence[dict[str, Any]], shown: Sequence[dict[str, Any]], chart: Mapping[str, Any]
+        self,
+        models: Sequence[dict[str, Any]],
+        shown: Sequence[dict[str, Any]],
+        chart: Mapping[str, Any],
+        labelled_workloads: bool = False,
     ) -> bytes | None:
         """The explorer (explore/index.html): the models it can load, the metrics it can show and
-        its chart's words."""
+        its chart's words; whether some model has a labelled workload (its switch is then not
+        only of input/output lengths)."""
         context = {
             **self._common("../"),
             "models": models,
+            "labelled_workloads": labelled_workloads,
             "metrics": shown,
             "explore": {"models": models, "chart": chart},
             "canonical": self.absolute("explore/"),

@@ -791,15 +791,21 @@
   /* Measured points in the site's columnar encoding (site_builder/present/columns.py: a page's
      view.points, an explorer data file's points) with each point's interactivity read back: 1 /
      its median TPOT where `tpot` holds it, else `interactivity` as stored (a column holding no
-     point's is left out). The other columns are
-     the document's own (field codes under `codes`); `tpot` is left out. */
+     point's is left out); and its median TPOT, `tpot_median`: where that column holds none, the
+     one `tpot` holds (each is written once). The other columns are the document's own (field
+     codes under `codes`); `tpot` is left out. */
   function decodePoints(columns) {
     var decoded = {};
     Object.keys(columns).forEach(function (name) { if (name !== "tpot") { decoded[name] = columns[name]; } });
-    var tpot = columns.tpot || [], stated = columns.interactivity || [];
+    var tpot = columns.tpot || [], stated = columns.interactivity || [], median = columns.tpot_median || [];
     decoded.interactivity = (columns.tpot || stated).map(function (x, n) {
       return isNumber(tpot[n]) ? 1 / tpot[n] : stated[n];
     });
+    if (columns.tpot || columns.tpot_median) {
+      decoded.tpot_median = decoded.interactivity.map(function (x, n) {
+        return isNumber(median[n]) ? median[n] : isNumber(tpot[n]) ? tpot[n] : null;
+      });
+    }
     return decoded;
   }
 

@@ -585,11 +585,15 @@
   }
 
   /* The latency chart (sections/latency-view.html) shows one workload and metric at a time, the
-     one its switch names; its caption's words are the build's (the option's data-caption). */
+     one its switch names; its caption's words are the build's (the option's data-caption). It is
+     drawn only while its fold is open: Plotly sizes a chart from its container, which a closed
+     fold does not lay out. */
+  var latencyFold = document.getElementById("latency-fold");
+
   function drawLatency() {
     var el = document.getElementById("latency-chart");
     var i = el ? Number(el.getAttribute("data-view")) : 0;
-    if (!window.Plotly || !el || !(charts.latency || [])[i]) { return; }
+    if (!window.Plotly || !el || !(charts.latency || [])[i] || (latencyFold && !latencyFold.open)) { return; }
     drawFigure(el, latencyFigure(charts.latency[i]), E.words.chartTitle(charts.title, el.getAttribute("data-title")),
       "latency-" + (i + 1));
   }
@@ -689,6 +693,26 @@
     });
   }
   wireLatency();
+
+  /* The fold opens by itself when the URL asks for what it shows: a fragment naming something in
+     it, or a view reading interactivity from a p90 or p99 TPOT (the tail latencies it charts).
+     Opened, its chart is drawn (again) at the width it now has. */
+  function openLatencyFold() {
+    var target = null;
+    try { target = window.location.hash ? document.getElementById(decodeURIComponent(window.location.hash.slice(1))) : null; } catch (e) { /* a malformed fragment names nothing */ }
+    if (latencyFold && !latencyFold.open && ((target && latencyFold.contains(target)) || state.view.basis !== "median")) {
+      latencyFold.open = true;
+    }
+  }
+  if (latencyFold) {
+    latencyFold.addEventListener("toggle", function () {
+      var el = document.getElementById("latency-chart");
+      if (!latencyFold.open || !window.Plotly) { return; }
+      drawLatency();
+      if (el.data) { window.Plotly.Plots.resize(el); }
+    });
+    window.addEventListener("hashchange", openLatencyFold);
+  }
 
   var workloadSelect = document.getElementById("sweep-workload");
   if (workloadSelect) {
@@ -939,6 +963,7 @@
   makeInputs();
   wireOwnConstants();
   wireView();
+  openLatencyFold();
   showLatencyTables();
   render(sameConstants(state.constants));
   try { window.history.replaceState(state, "", window.location.href); } catch (e) { /* file:// */ }

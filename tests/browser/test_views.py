@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Page
 from site_builder.cli import main
 from tests import reference_impl as ref
 from tests.browser.conftest import ROOT
+from tests.browser.test_latency import open_latency
 from tests.browser.test_layout import _axe
 from tests.browser.test_pages import open_page
 
@@ -311,6 +312,7 @@ def test_the_latency_chart_follows_the_filters(page: Page, root_url: str, no_mtp
     draws; without one, the page's own."""
     expected = _built_latency(no_mtp_site)
     open_page(page, f"{root_url}{SLUG}/index.html")
+    open_latency(page)
     own = _latency_traces(page)
     page.select_option("#filter-spec_method", label="none")
     page.wait_for_function("location.search.indexOf('f=') >= 0")
@@ -325,6 +327,7 @@ def test_the_latency_chart_follows_the_filters(page: Page, root_url: str, no_mtp
         assert _latency_traces(page) == expected.get(_latency_shown(page), {}), value
     # an address with the filter opens with it; the reset brings the page's own chart back
     open_page(page, f"{root_url}{SLUG}/index.html?f=spec_method:none")
+    open_latency(page)
     assert _latency_traces(page) == expected[_latency_shown(page)]
     page.click("#view-reset")
     page.wait_for_function("location.search.indexOf('f=') < 0")
