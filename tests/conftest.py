@@ -99,6 +99,20 @@ def default_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return shared_build(tmp_path_factory, "default-project", build)
 
 
+@pytest.fixture(scope="session")
+def markup_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of tests/markup_project.py (markup in every text a page shows from data), built once."""
+    from site_builder.cli import main
+    from tests.markup_project import markup_project
+
+    def build(folder: Path) -> Path:
+        project = markup_project(folder / "project")
+        assert main(["build", "--root", str(project), "-o", str(project / "site"), "-q", "--no-cache"]) == 0
+        return project / "site"
+
+    return shared_build(tmp_path_factory, "markup", build)
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A tiny project: the real catalogs and templates, one CSV of lab points, one stub."""
