@@ -59,10 +59,6 @@ def resolve(site: Path, page: Path, url: str) -> Path | None:
     return target if target.is_file() and site.resolve() in target.parents else None
 
 
-def _missing_anchor(target: Path, fragment: str) -> bool:
-    return bool(fragment) and fragment not in refs(target).ids
-
-
 def external_failure(url: str) -> str | None:
     """Why an outside http(s) link fails when fetched (None: it answers; a mailto is not fetched)."""
     if urlsplit(url).scheme.lower() not in ("http", "https"):
@@ -97,6 +93,12 @@ def broken_links(site: Path, site_url: str | None = None, check_external: bool =
         problems.append(Problem(page.relative_to(site).as_posix(), "", url, reason))
 
     own = (site_url.rstrip("/") + "/") if site_url else None
+    ids: dict[Path, set[str]] = {}  # each page's ids, read once (a page is linked from many)
+
+    def missing_anchor(target: Path, fragment: str) -> bool:
+        if fragment and target not in ids:
+            ids[target] = refs(target).ids
+        return bool(fragment) and fragment not in ids[target]
 
     def local(page: Path, url: str) -> str:
         """An absolute address inside the site, as a link relative to this page."""
@@ -107,6 +109,7 @@ def broken_links(site: Path, site_url: str | None = None, check_external: bool =
 
     for page in sorted(site.rglob("*.html")):
         found = refs(page)
+        ids[page.resolve()] = found.ids
         found.links = [local(page, url) for url in found.links]
         for url in found.resources:
             if url.startswith("data:"):
@@ -125,7 +128,7 @@ def broken_links(site: Path, site_url: str | None = None, check_external: bool =
             target = resolve(site, page, url)
             if target is None:
                 add(page, url, "broken link")
-            elif target.suffix == ".html" and _missing_anchor(target, urlsplit(url).fragment):
+            elif target.suffix == ".html" and missing_anchor(target, urlsplit(url).fragment):
                 add(page, url, "missing anchor")
     for url, page in outside.items() if check_external else ():
         failure = external_failure(url)

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import fcntl
 import shutil
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -66,16 +68,49 @@ A small comparison for tests.
 """
 
 
+def shared_build(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Path]) -> Path:
+    """What `build(folder)` makes (a built site, say), made once for the whole test run: the first
+    test process (xdist worker) to ask builds it, under a lock, into a folder all workers see; the
+    others wait for it and read the same files. A session fixture that builds a site wraps its
+    build in this, so `-n auto` does not build it once per worker. Its tests must only read it."""
+    worker_root = factory.getbasetemp()
+    root = worker_root.parent if worker_root.name.startswith("popen-gw") else worker_root
+    folder, done = root / f"shared-{name}", root / f"shared-{name}.done"
+    with (root / f"shared-{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, even if the build fails
+        if not done.is_file():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed attempt left
+            folder.mkdir()
+            done.write_text(str(build(folder)))
+    return Path(done.read_text())
+
+
 @pytest.fixture(scope="session")
 def default_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The default site as the README's first command builds it (with a site URL), built once."""
     from site_builder.cli import main
 
-    project = tmp_path_factory.mktemp("default-project")
-    for name in ("data", "content", "templates", "docs"):
-        shutil.copytree(ROOT / name, project / name)
-    assert main(["build", "--root", str(project), "-q", "--site-url", "https://example.org/bench/"]) == 0
-    return project / "site"
+    def build(project: Path) -> Path:
+        for name in ("data", "content", "templates", "docs"):
+            shutil.copytree(ROOT / name, project / name)
+        assert main(["build", "--root", str(project), "-q", "--site-url", "https://example.org/bench/"]) == 0
+        return project / "site"
+
+    return shared_build(tmp_path_factory, "default-project", build)
+
+
+@pytest.fixture(scope="session")
+def markup_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of tests/markup_project.py (markup in every text a page shows from data), built once."""
+    from site_builder.cli import main
+    from tests.markup_project import markup_project
+
+    def build(folder: Path) -> Path:
+        project = markup_project(folder / "project")
+        assert main(["build", "--root", str(project), "-o", str(project / "site"), "-q", "--no-cache"]) == 0
+        return project / "site"
+
+    return shared_build(tmp_path_factory, "markup", build)
 
 
 @pytest.fixture

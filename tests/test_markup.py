@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from site_builder.cli import main
 from site_builder.present.charts import plotly_text
-from tests.markup_project import MARKUP, markup_project
+from tests.markup_project import MARKUP
 
 TAG = re.compile(r"<[^<>]*>")  # what Plotly reads as a tag
 
@@ -40,11 +39,8 @@ def _chart_data(page: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = markup_project(tmp_path_factory.mktemp("markup") / "project")
-    out = project / "site"
-    assert main(["build", "--root", str(project), "-o", str(out), "-q", "--no-cache"]) == 0
-    return out
+def site(markup_site: Path) -> Path:
+    return markup_site
 
 
 def test_plotly_text_makes_every_tag_literal() -> None:

@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from site_builder.cli import main
+from tests.conftest import shared_build
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
@@ -51,13 +52,17 @@ if not CHROMIUM.is_file():
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The default site, built once, placed under /sub/path/ of a served folder."""
-    project = tmp_path_factory.mktemp("project")
-    for name in ("data", "content", "templates", "docs"):
-        shutil.copytree(ROOT / name, project / name)
-    out = project / "www" / "sub" / "path"
-    assert main(["build", "--root", str(project), "-q", "-o", str(out)]) == 0
-    return out
+    """The default site, built once for the run (`shared_build`), placed under /sub/path/ of a
+    served folder."""
+
+    def build(project: Path) -> Path:
+        for name in ("data", "content", "templates", "docs"):
+            shutil.copytree(ROOT / name, project / name)
+        out = project / "www" / "sub" / "path"
+        assert main(["build", "--root", str(project), "-q", "-o", str(out)]) == 0
+        return out
+
+    return shared_build(tmp_path_factory, "browser-project", build)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -7,8 +7,9 @@ the light/dark switch remembers the reader's choice."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
@@ -85,30 +86,23 @@ def test_the_switched_dark_theme_passes_axe_too(page: Page, root_url: str) -> No
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(17, 20, 24)"
 
 
-def test_provenance_rows_are_short_and_pages_fit(browser: Browser, root_url: str, built_site: Path) -> None:
+def test_provenance_rows_are_short_and_pages_fit(measured: Measured, built_site: Path) -> None:
     """At 1,400 px: each provenance row under 120 px, each page under 5,000 px with it collapsed
     (7,500 px for a page that adds analyses to the matched table: peak, SLA, latency with its
     p90/p99 tables, measured power beside the catalog's …), the latency view every page carries
     folded (its summary line: about 50 px; open, its chart and tables take about 720 px more)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = context.new_page()
-    for slug in slugs(built_site):
-        open_page(page, f"{root_url}{slug}/index.html")
-        page.evaluate("document.querySelectorAll('.provenance details').forEach(d => { d.open = false; })")
-        latency = page.evaluate(
-            "(() => { const s = document.querySelector('section.latency-view'); return s ? s.offsetHeight : 0; })()"
-        )
-        assert latency < 150, (slug, latency)
-        height = page.evaluate("document.documentElement.scrollHeight")
+    pages = measured(WIDTHS["desktop"])
+    assert list(pages) == slugs(built_site)
+    for slug, seen in pages.items():
+        assert seen["latency"] < 150, (slug, seen["latency"])
         sections = json.loads((built_site / slug / "comparison.json").read_text(encoding="utf-8"))["sections"]
-        assert height < (5000 if sections == ["matched-interactivity"] else 7500), (slug, height)
-        page.evaluate("document.querySelectorAll('.provenance details').forEach(d => { d.open = true; })")
-        rows = page.evaluate(
-            "Array.from(document.querySelectorAll('.provenance tbody tr')).map(r => r.getBoundingClientRect().height)"
+        assert seen["height"] < (5000 if sections == ["matched-interactivity"] else 7500), (
+            slug,
+            seen["height"],
         )
+        rows = seen["provenance_rows"]
         assert rows, slug
         assert max(rows) < 120, (slug, max(rows))
-    context.close()
 
 
 def test_a_phone_reads_every_target_without_scrolling_sideways(
@@ -181,49 +175,97 @@ def sized(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
     context.close()
 
 
+# What the every-page tests below read of one page at one width, in an order where no reading
+# changes what a later one sees: the first screen and the matched tables as the page opens, then
+# the provenance collapsed and opened (its own details only), last every number's lines with
+# every details open
+Seen = dict[str, Any]
+Measured = Callable[[int], dict[str, Seen]]
+
+FIRST_SCREEN = """() => { const e = Array.from(document.querySelectorAll('article table, article .chart'))
+    .find(e => e.offsetParent);
+    const row = e.tagName === 'TABLE' ? e.querySelector('tbody tr') : null;
+    return {tag: e.tagName, top: e.getBoundingClientRect().top,
+            bottom: (row || e).getBoundingClientRect()[row ? 'bottom' : 'top']}; }"""
+
+
+def _seen(page: Page) -> Seen:
+    seen: Seen = {"first": page.evaluate(FIRST_SCREEN), "tables": []}
+    for table in page.query_selector_all(".matched-table"):
+        if table.is_visible():
+            seen["tables"].append(
+                (
+                    table.evaluate("t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]"),
+                    table.evaluate("t => t.caption.getBoundingClientRect().toJSON()"),
+                )
+            )
+    page.evaluate("document.querySelectorAll('.provenance details').forEach(d => { d.open = false; })")
+    seen["latency"] = page.evaluate(
+        "(() => { const s = document.querySelector('section.latency-view'); return s ? s.offsetHeight : 0; })()"
+    )
+    seen["height"] = page.evaluate("document.documentElement.scrollHeight")
+    page.evaluate("document.querySelectorAll('.provenance details').forEach(d => { d.open = true; })")
+    seen["provenance_rows"] = page.evaluate(
+        "Array.from(document.querySelectorAll('.provenance tbody tr')).map(r => r.getBoundingClientRect().height)"
+    )
+    seen["split"] = page.evaluate(SPLIT_NUMBERS)
+    return seen
+
+
+@pytest.fixture(scope="module")
+def measured(browser: Browser, root_url: str, built_site: Path) -> Measured:
+    """Every page opened once at a width (1,400 × 900 or 390 × 900), the first time a test asks
+    for that width, and read by `_seen` for all the every-page tests (a page's visit costs a
+    second or more; each test opening every page again made this file the suite's slowest)."""
+    done: dict[int, dict[str, Seen]] = {}
+
+    def at(width: int) -> dict[str, Seen]:
+        if width not in done:
+            context = browser.new_context(viewport={"width": width, "height": 900})
+            page = context.new_page()
+            done[width] = {}
+            for slug in slugs(built_site):
+                open_page(page, f"{root_url}{slug}/index.html")
+                done[width][slug] = _seen(page)
+            context.close()
+        return done[width]
+
+    return at
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
 def test_the_matched_table_fits_a_desktop_and_its_caption_reads_on_a_phone(
-    sized: Page, root_url: str, built_site: Path
+    measured: Measured, built_site: Path, width: str
 ) -> None:
     """At 1,400 px the matched table needs no sideways scroll; at 390 px its caption runs across
     the width (not a column a character wide) and every cell stays inside the screen."""
-    width = sized.viewport_size["width"] if sized.viewport_size else 0
+    pages = measured(WIDTHS[width])
+    assert list(pages) == slugs(built_site)
     checked = 0
-    for slug in slugs(built_site):
-        open_page(sized, f"{root_url}{slug}/index.html")
-        for table in sized.query_selector_all(".matched-table"):
-            if not table.is_visible():
-                continue
+    for slug, seen in pages.items():
+        for wrap, caption in seen["tables"]:
             checked += 1
-            wrap = table.evaluate("t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
             assert wrap[0] <= wrap[1], (slug, wrap)
-            caption = table.evaluate("t => t.caption.getBoundingClientRect().toJSON()")
-            assert caption["width"] > min(200, width / 2) and caption["height"] < 100, (slug, caption)
+            assert caption["width"] > min(200, WIDTHS[width] / 2) and caption["height"] < 100, (slug, caption)
     assert checked >= len(slugs(built_site)) - 2  # a page may open on a sequence with no matched range
 
 
-def test_no_number_splits_across_lines(sized: Page, root_url: str, built_site: Path) -> None:
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_no_number_splits_across_lines(measured: Measured, built_site: Path, width: str) -> None:
     """Every number in every table (matched, sweep, accuracy, provenance) keeps to one line."""
-    for slug in slugs(built_site):
-        open_page(sized, f"{root_url}{slug}/index.html")
-        assert sized.evaluate(SPLIT_NUMBERS) == [], slug
+    pages = measured(WIDTHS[width])
+    assert list(pages) == slugs(built_site)
+    for slug, seen in pages.items():
+        assert seen["split"] == [], slug
 
 
-def test_a_desktop_opens_on_numbers(browser: Browser, root_url: str, built_site: Path) -> None:
+def test_a_desktop_opens_on_numbers(measured: Measured, built_site: Path) -> None:
     """At 1,400 × 900 a comparison page's first screen shows numbers, not only words: the first
     table's header and first row, or the top of the chart where no table comes first."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = context.new_page()
-    for slug in slugs(built_site):
-        open_page(page, f"{root_url}{slug}/index.html")
-        first = page.evaluate(
-            """() => { const e = Array.from(document.querySelectorAll('article table, article .chart'))
-                .find(e => e.offsetParent);
-                const row = e.tagName === 'TABLE' ? e.querySelector('tbody tr') : null;
-                return {tag: e.tagName, top: e.getBoundingClientRect().top,
-                        bottom: (row || e).getBoundingClientRect()[row ? 'bottom' : 'top']}; }"""
-        )
-        assert first["bottom"] <= 900, (slug, first)
-    context.close()
+    pages = measured(WIDTHS["desktop"])
+    assert list(pages) == slugs(built_site)
+    for slug, seen in pages.items():
+        assert seen["first"]["bottom"] <= 900, (slug, seen["first"])
 
 
 def test_the_y_axis_title_is_never_clipped(sized: Page, root_url: str) -> None:

@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from site_builder.cli import main
 from tests.browser.conftest import _serve
 from tests.browser.test_pages import Watch, open_page
-from tests.markup_project import STUBS, markup_project
+from tests.markup_project import STUBS
 
 # Every chart's SVG, each of its traces hovered in turn: what Plotly drew from markup (an <a>,
 # anything with an href, a bold or italic tspan) and the text it shows.
@@ -38,11 +37,8 @@ DRAWN = """(id) => {
 
 
 @pytest.fixture(scope="module")
-def markup_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    project = markup_project(tmp_path_factory.mktemp("markup") / "project")
-    out = project / "site"
-    assert main(["build", "--root", str(project), "-o", str(out), "-q", "--no-cache"]) == 0
-    yield from _serve(out)
+def markup_url(markup_site: Path) -> Iterator[str]:
+    yield from _serve(markup_site)
 
 
 def test_no_chart_shows_markup_from_data(page: Page, markup_url: str) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -88,22 +90,6 @@ def open_page(page: Page, url: str) -> None:
     page.goto(url)
     page.wait_for_selector("html[data-ready=true]", timeout=15000)
     page.wait_for_selector("html[data-charts=drawn]", state="attached", timeout=30000)
-
-
-def test_every_page_loads_cleanly_and_draws(page: Page, root_url: str, built_site: Path) -> None:
-    watch = Watch(page, root_url)
-    for slug in slugs(built_site):
-        open_page(page, f"{root_url}{slug}/index.html")
-        assert page.locator("#chart .main-svg").count() >= 1, slug
-        assert page.locator("#chart .scatterlayer .trace").count() >= 4, slug  # 2 curves + 2 point sets
-    guides = [f"docs/{p.name}/index.html" for p in sorted((built_site / "docs").iterdir())]
-    assert {"docs/data-format/index.html", "docs/comparison-json/index.html"} <= set(
-        guides
-    )  # readers' guides
-    for other in ("index.html", "methodology/index.html", "404.html", *guides):
-        page.goto(root_url + other)
-        page.wait_for_load_state("load")
-    assert watch.problems == []
 
 
 def _points(side: dict[str, Any]) -> list[Point]:
@@ -232,13 +218,69 @@ REDRAWN = """() => {
 }"""
 
 
-def test_the_scripts_cells_are_the_builds(page: Page, root_url: str, built_site: Path) -> None:
+@dataclass
+class Visit:
+    """What one visit of every page (tests of every page share it: a visit costs a second or more)
+    saw: per page its chart's SVG and trace counts as drawn, then each sequence's table as built
+    and as redrawn by the script (`REDRAWN`); every problem (`Watch`) while the pages loaded and
+    drew, and apart, those while the script redrew the tables."""
+
+    charts: dict[str, tuple[int, int]]
+    tables: dict[str, list[dict[str, Any]]]
+    problems: list[str]
+    redrawing_problems: list[str]
+
+
+@pytest.fixture(scope="module")
+def every_page(browser: Browser, root_url: str, built_site: Path) -> Iterator[Visit]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    watch = Watch(page, root_url)
+    visit = Visit({}, {}, [], [])
+    for slug in slugs(built_site):
+        open_page(page, f"{root_url}{slug}/index.html")
+        visit.charts[slug] = (
+            page.locator("#chart .main-svg").count(),
+            page.locator("#chart .scatterlayer .trace").count(),
+        )
+        visit.problems += watch.problems
+        watch.problems.clear()
+        visit.tables[slug] = page.evaluate(REDRAWN)
+        page.goto(
+            "about:blank"
+        )  # what the redrawing set going ends with its page, not in the next one's load
+        visit.redrawing_problems += [f"{slug}: {problem}" for problem in watch.problems]
+        watch.problems.clear()
+    yield visit
+    context.close()
+
+
+def test_every_page_loads_cleanly_and_draws(
+    page: Page, root_url: str, built_site: Path, every_page: Visit
+) -> None:
+    assert list(every_page.charts) == slugs(built_site)
+    for slug, (svgs, traces) in every_page.charts.items():
+        assert svgs >= 1, slug
+        assert traces >= 4, slug  # 2 curves + 2 point sets
+    watch = Watch(page, root_url)
+    guides = [f"docs/{p.name}/index.html" for p in sorted((built_site / "docs").iterdir())]
+    assert {"docs/data-format/index.html", "docs/comparison-json/index.html"} <= set(
+        guides
+    )  # readers' guides
+    for other in ("index.html", "methodology/index.html", "404.html", *guides):
+        page.goto(root_url + other)
+        page.wait_for_load_state("load")
+    assert every_page.problems == []  # the comparison pages, loaded and drawn
+    assert watch.problems == []
+
+
+def test_the_scripts_cells_are_the_builds(built_site: Path, every_page: Visit) -> None:
     """Every cell the script writes (text, note, winner mark, classes) is the build's markup: each
     target moved away and back, on every page, in every sequence, the table reads as built."""
     checked = 0
-    for slug in slugs(built_site):
-        open_page(page, f"{root_url}{slug}/index.html")
-        for table in page.evaluate(REDRAWN):
+    assert list(every_page.tables) == slugs(built_site)
+    for slug, tables in every_page.tables.items():
+        for table in tables:
             assert table["redrawn"] == table["built"], (slug, table["sequence"])
             checked += bool(table["built"])
     assert checked >= 20
