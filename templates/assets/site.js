@@ -322,7 +322,11 @@
     moveTargets();
   }
 
-  function describeColumn(col) { return E.columnSummary(state.targets[col], columns[col], page); }
+  /* What a column says once painted; nothing where the column is gone by then (a sequence
+     switched to one with fewer targets before the next frame). */
+  function describeColumn(col) {
+    return columns[col] ? E.columnSummary(state.targets[col], columns[col], page) : "";
+  }
 
   /* A target's input in a table's column header, and its label. */
   function targetInput(panel, col, value) {
@@ -330,7 +334,7 @@
       E.words.targetLabel(col, panel.getAttribute("data-sequence")), value, function (edited) {
         retarget(col, edited);
         pushStateWhenIdle();
-        afterPaint(function () { announce(describeColumn(col)); });
+        afterPaint(function () { var said = describeColumn(col); if (said) { announce(said); } });
       }, announce);
     made[1].setAttribute("data-col", String(col));
     return made;

@@ -284,6 +284,8 @@ def test_the_scripts_cells_are_the_builds(built_site: Path, every_page: Visit) -
             assert table["redrawn"] == table["built"], (slug, table["sequence"])
             checked += bool(table["built"])
     assert checked >= 20
+    # and nothing the redrawing set going failed (a column announced after its sequence left)
+    assert every_page.redrawing_problems == []
 
 
 def test_outside_a_frontier_says_not_measured(page: Page, root_url: str) -> None:
