@@ -749,9 +749,15 @@
       });
     }
 
+    /* A model shown once its data file has loaded, unless the reader asked for another since
+       (a file still loading must not replace a later choice). */
+    var opened = 0;
+
     function open(asked, pushing) {
       var model = modelOf(asked.model) || index.models[0];
+      var asking = opened += 1;
       loadModel(model, function (loaded) {
+        if (asking !== opened) { return; }
         data = loaded;
         state = checked(asked);
         form.hidden = false;

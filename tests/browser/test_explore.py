@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, Route
 
 SLUG = "mi355x-fp4-vs-fp8-dsr1"
 SIDES = "side=hardware:mi355x,precision:fp4&side=hardware:mi355x,precision:fp8"
@@ -173,3 +173,22 @@ def test_a_target_edit_fills_its_column_as_the_page_does_at_that_target(
             cell = table.locator(f'tr[data-metric="throughput"] td:nth-of-type({side + 1})')
             value = float(cell.get_attribute("data-value") or "nan")
             assert diamond["x"][0] == float(target) and diamond["y"][0] == value, side
+
+
+def test_a_model_still_loading_does_not_replace_a_later_choice(page: Page, root_url: str) -> None:
+    held: list[Route] = []  # the second model's data file, answered only when the test says
+    page.route("**/explore/data/kimik2.5.js", lambda route: held.append(route))
+    page.goto(root_url + "explore/index.html?model=dsr1")
+    page.wait_for_selector("html[data-ready=true]", timeout=15000)
+    page.select_option("#explore-model", "kimik2.5")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held
+    page.select_option("#explore-model", "dsr1")  # chosen again while the other file loads
+    held[0].continue_()
+    page.wait_for_function("window.siteExplorerData && window.siteExplorerData['kimik2.5']")
+    page.wait_for_timeout(200)
+    assert page.input_value("#explore-model") == "dsr1"
+    assert "model=dsr1" in page.url
