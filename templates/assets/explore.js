@@ -350,13 +350,29 @@
       return s;
     }
 
-    function url() {
-      var query = stateQuery(state);
-      return window.location.pathname.split("/").pop() + "?" + query;
+    /* A history entry per change. A target edit's entry waits for idle time (pushState costs a
+       few milliseconds, and nothing the reader sees depends on it), with those of the edits after
+       it while none was written; any other change first writes the ones waiting, so the order holds. */
+    var waitingEntries = [];
+
+    function writeEntry(query) {
+      var address = window.location.pathname.split("/").pop() + "?" + query;
+      try { window.history.pushState(null, "", address); } catch (e) { /* some file:// setups */ }
     }
 
-    function push() {
-      try { window.history.pushState(null, "", url()); } catch (e) { /* some file:// setups */ }
+    function flushEntries() {
+      var entries = waitingEntries;
+      waitingEntries = [];
+      entries.forEach(writeEntry);
+    }
+
+    function push() { flushEntries(); writeEntry(stateQuery(state)); }
+
+    function pushWhenIdle() {
+      waitingEntries.push(stateQuery(state));
+      if (waitingEntries.length > 1) { return; } // already asked for
+      if (window.requestIdleCallback) { window.requestIdleCallback(flushEntries, { timeout: 500 }); }
+      else { window.setTimeout(flushEntries, 0); }
     }
 
     // -- controls ------------------------------------------------------------------------------
@@ -458,7 +474,7 @@
       targetsBox.textContent = "";
       current.targets.forEach(function (target, col) {
         var made = C.targetInput("explore-target-" + col, "Target " + (col + 1) + " interactivity (tok/s/user)", target,
-          function (edited) { retarget(col, edited); push(); }, announce);
+          function (edited) { retarget(col, edited); pushWhenIdle(); }, announce);
         targetsBox.appendChild(made[0]);
         targetsBox.appendChild(made[1]);
       });
@@ -467,49 +483,53 @@
 
     // -- tables --------------------------------------------------------------------------------
 
-    function cellContent(td, cell, label, side) {
-      td.textContent = "";
+    /* A cell's parts, made once with its table: the value, the win mark and its words for a
+       screen reader, and the note's words for one. An edit writes their text and shows or hides
+       them (cellContent), so a new target relays the table out without making it again. */
+    function emptyCell(td, label) {
       var span = document.createElement("span");
-      span.className = "side-value side-" + side + (cell.win ? " win" : "") + (cell.measured ? "" : " not-measured");
-      if (cell.note) { span.title = cell.note; }
       var value = document.createElement("span");
       value.className = "value";
-      value.textContent = cell.text;
+      var mark = document.createElement("span");
+      mark.className = "win-mark";
+      mark.setAttribute("aria-hidden", "true");
+      mark.textContent = " ▲";
+      var better = document.createElement("span");
+      better.className = "visually-hidden";
+      better.textContent = " (better)";
       span.appendChild(value);
-      if (cell.win) {
-        var mark = document.createElement("span");
-        mark.className = "win-mark";
-        mark.setAttribute("aria-hidden", "true");
-        mark.textContent = " ▲";
-        var hidden = document.createElement("span");
-        hidden.className = "visually-hidden";
-        hidden.textContent = " (better)";
-        span.appendChild(mark);
-        span.appendChild(hidden);
-      }
+      span.appendChild(mark);
+      span.appendChild(better);
+      var note = document.createElement("span");
+      note.className = "visually-hidden";
       td.appendChild(span);
-      if (cell.note) {
-        var note = document.createElement("span");
-        note.className = "visually-hidden";
-        note.textContent = " (" + cell.note + ")";
-        td.appendChild(note);
-      }
-      td.setAttribute("data-text", cell.text);
+      td.appendChild(note);
       td.setAttribute("data-label", label);
+    }
+
+    function cellContent(td, cell, side) {
+      var span = td.firstChild, parts = span.childNodes, note = td.lastChild;
+      span.className = "side-value side-" + side + (cell.win ? " win" : "") + (cell.measured ? "" : " not-measured");
+      if (cell.note) { span.title = cell.note; } else { span.removeAttribute("title"); }
+      parts[0].textContent = cell.text;
+      parts[1].hidden = parts[2].hidden = !cell.win;
+      note.textContent = cell.note ? " (" + cell.note + ")" : "";
+      note.hidden = !cell.note;
+      td.setAttribute("data-text", cell.text);
     }
 
     function fillTable(table, col) {
       var results = columns[col];
-      Array.prototype.forEach.call(table.querySelectorAll("tbody tr"), function (row, r) {
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row, r) {
         var metric = current.page.metrics[r];
         var cells = rowCells(metric, results, current.page);
-        Array.prototype.forEach.call(row.querySelectorAll("td"), function (td, i) {
-          cellContent(td, cells[i], current.sides[i].label, i);
-          var value = results[i].measured ? results[i].values[metric.key] : null;
+        for (var i = 0; i < cells.length; i += 1) {
+          var td = row.cells[i + 1], value = results[i].measured ? results[i].values[metric.key] : null;
+          cellContent(td, cells[i], i);
           td.setAttribute("data-value", typeof value === "number" ? String(value) : "");
-        });
+        }
       });
-      table.querySelector("caption").textContent = "At " + current.targets[col] + " tok/s/user, " + state.seq +
+      table.caption.textContent = "At " + current.targets[col] + " tok/s/user, " + state.seq +
         ": " + current.sides.map(function (s) { return s.label; }).join(", ");
     }
 
@@ -545,7 +565,7 @@
           th.scope = "row";
           th.textContent = metric.label;
           row.appendChild(th);
-          current.sides.forEach(function () { row.insertCell(); });
+          current.sides.forEach(function (side) { emptyCell(row.insertCell(), side.label); });
         });
         wrap.appendChild(table);
         tablesBox.appendChild(wrap);
@@ -706,19 +726,38 @@
       if (pushing) { push(); }
     }
 
-    /* One edited target: that table and the diamonds, nothing else. */
+    /* One edited target: that table now, the diamonds in the frame after, nothing else. */
     function retarget(col, value) {
       state.targets = state.targets.slice();
       state.targets[col] = value;
       current.targets = state.targets.slice();
       columns[col] = resultsAt(current, value);
       fillTable(tablesBox.querySelectorAll("table")[col], col);
-      moveTargets();
+      moveTargetsNextFrame();
     }
+
+    /* The diamonds move in the frame after the edit's, so that the frame the edit paints carries
+       its numbers without waiting for Plotly (whose update of the figure takes longer than a
+       frame); edits before then move them once, to where the last one put them. */
+    var moveAsked = false;
+
+    function moveTargetsNextFrame() {
+      if (moveAsked) { return; }
+      moveAsked = true;
+      window.requestAnimationFrame(function () {
+        window.requestAnimationFrame(function () { moveAsked = false; moveTargets(); });
+      });
+    }
+
+    /* A model shown once its data file has loaded, unless the reader asked for another since
+       (a file still loading must not replace a later choice). */
+    var opened = 0;
 
     function open(asked, pushing) {
       var model = modelOf(asked.model) || index.models[0];
+      var asking = opened += 1;
       loadModel(model, function (loaded) {
+        if (asking !== opened) { return; }
         data = loaded;
         state = checked(asked);
         form.hidden = false;
