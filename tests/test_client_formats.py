@@ -92,6 +92,36 @@ def test_aiperf_cancelled_run_and_failed_requests(tmp_path: Path) -> None:
     assert "only 160 of 180 requests completed (89%; 20 errors, 0 cancelled)" in str(log.errors[1])
 
 
+def test_aiperf_records_export_is_read_and_its_deliberate_cancellations_are_not_failures(
+    tmp_path: Path,
+) -> None:
+    """AIPerf's own example export (tests/fixtures/clients/README.md): the blocks under `records`
+    (AIPerf until October 2025), 11 of 100 requests cancelled on purpose by the run's
+    --request-cancellation-rate 10."""
+    (point,), log = _points("aiperf-records")
+    raw = json.loads((CLIENTS / "aiperf-records" / "run1" / "profile_export_aiperf.json").read_text())
+    blocks = raw["records"]
+    tokens = blocks["total_isl"]["avg"] + blocks["total_osl"]["avg"]
+    assert point["throughput_per_gpu"] == pytest.approx(
+        tokens / blocks["benchmark_duration"]["avg"], rel=1e-12
+    )
+    assert point["interactivity"] == pytest.approx(1000 / blocks["inter_token_latency"]["p50"], rel=1e-12)
+    assert point["ttft_median"] == pytest.approx(blocks["ttft"]["p50"] / 1000, rel=1e-12)
+    assert point["concurrency"] == raw["input_config"]["loadgen"]["concurrency"] == 100
+    assert point["date"] == "2025-10-03" and point["client"] == "AIPerf"
+    (cancelled,) = [p for p in log.notices if "on purpose" in p.reason]
+    assert cancelled.reason.startswith("11 requests cancelled on purpose")
+    # the same run without the setting: 89 of 100 is too few, and the message says what to do
+    config = {**raw["input_config"], "loadgen": {"concurrency": 100}}
+    shutil.copy(CLIENTS / "aiperf-records" / "_meta.yaml", tmp_path / "_meta.yaml")
+    (tmp_path / "profile_export_aiperf.json").write_text(json.dumps({**raw, "input_config": config}))
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    (error,) = log.errors
+    assert "only 89 of 100 requests completed (89%; 11 errors, 0 cancelled)" in error.reason
+    assert "exclude: in content/site.yaml" in error.reason
+
+
 def test_guidellm_report_picks_the_fields_of_our_definitions() -> None:
     points, log = _points("guidellm")
     raw = json.loads((CLIENTS / "guidellm" / "benchmarks.json").read_text())

@@ -202,8 +202,10 @@ FORMATS: tuple[InputFormat, ...] = (
             "aiperf_version" in keys
             or {"schema_version", "input_config"} <= keys
             or {"input_config", "request_throughput"} <= keys
+            or {"input_config", "records"} <= keys  # the blocks under `records` (until Oct 2025)
         ),
         read=partial(_with_metadata, aiperf.result),
+        expand=aiperf.opened,
         needs_metadata=True,
         unfixed=workloads.aiperf,
         client=aiperf.client,

@@ -30,6 +30,7 @@ from site_builder.read.fields import (
 )
 from site_builder.read.serving import (
     MIN_COMPLETED_SHARE,
+    UNDER_COMPLETED,
     RunMetadata,
     client_run,
     epoch_date,
@@ -160,7 +161,7 @@ def _completion(metrics: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error(
             "metrics.request_totals",
             f"only {successful} of {attempted} requests completed "
-            f"({successful / attempted:.0%}; {errored} errored)",
+            f"({successful / attempted:.0%}; {errored} errored){UNDER_COMPLETED}",
         )
 
 

@@ -22,7 +22,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from site_builder.read.fields import PointDraft, RecordContext, Stated, optional_number, positive_number
-from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, epoch_date, per_gpu
+from site_builder.read.serving import (
+    MIN_COMPLETED_SHARE,
+    UNDER_COMPLETED,
+    RunMetadata,
+    client_run,
+    epoch_date,
+    per_gpu,
+)
 
 OUTPUT_THROUGHPUT = "results_mean_output_throughput_token_per_s"
 _INPUT_MEAN = "results_number_input_tokens_mean"
@@ -60,7 +67,7 @@ def _completion(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error(
             "results_num_completed_requests",
             f"only {completed:.0f} of {started:.0f} requests completed ({completed / started:.0%}; "
-            f"{raw.get('results_number_errors')} errors)",
+            f"{raw.get('results_number_errors')} errors){UNDER_COMPLETED}",
         )
 
 

@@ -27,6 +27,11 @@ from site_builder.read.fields import (
 from site_builder.workload import WorkloadLabel
 
 MIN_COMPLETED_SHARE = 0.95
+# the next step after "only N of M requests completed", the same for every format
+UNDER_COMPLETED = (
+    f": fewer than {MIN_COMPLETED_SHARE:.0%} of its requests completed, so its figures are not a full run's; re-run it, "
+    "or leave the file out of the build (exclude: in content/site.yaml, docs/authoring.md)"
+)
 
 
 class RunMetadata(BaseModel):
@@ -85,13 +90,16 @@ def _completion_check(raw: Mapping[str, Any], ctx: RecordContext) -> None:
     if isinstance(completed, int | float) and isinstance(prompts, int | float) and prompts > 0:
         share = completed / prompts
         if share < MIN_COMPLETED_SHARE:
-            ctx.error("completed", f"only {completed} of {prompts} requests completed ({share:.0%})")
+            ctx.error(
+                "completed",
+                f"only {completed} of {prompts} requests completed ({share:.0%}){UNDER_COMPLETED}",
+            )
     failed = raw.get("failed")
     if not (isinstance(failed, int | float) and isinstance(completed, int | float)):
         return
     attempted = failed + completed
     if attempted > 0 and failed / attempted > 1 - MIN_COMPLETED_SHARE:
-        ctx.error("failed", f"{failed} of {attempted} requests failed")
+        ctx.error("failed", f"{failed} of {attempted} requests failed{UNDER_COMPLETED}")
 
 
 RATE_MEASURED = (
