@@ -119,7 +119,7 @@ def test_aiperf_records_export_is_read_and_its_deliberate_cancellations_are_not_
     assert len(load_results(tmp_path, log).table) == 0
     (error,) = log.errors
     assert "only 89 of 100 requests completed (89%; 11 errors, 0 cancelled)" in error.reason
-    assert "exclude: in content/site.yaml" in error.reason
+    assert "leave the file out of the build with exclude: [" in error.reason
 
 
 def test_guidellm_report_picks_the_fields_of_our_definitions() -> None:
@@ -306,6 +306,35 @@ def test_llmperf_records_alone_and_failed_requests(tmp_path: Path) -> None:
     alone, failed = sorted(log.errors, key=lambda p: p.file)
     assert "not read on its own; put x_summary.json beside it" in alone.reason
     assert failed.field == "results_num_completed_requests" and "only 90 of 104" in failed.reason
+
+
+def test_llmperf_renamed_per_request_files_are_one_notice_and_a_short_run_names_its_exclude(
+    tmp_path: Path,
+) -> None:
+    """The leaderboard layout (summary/ and individual/, files renamed `<provider>_<size>.json`),
+    made from the real Yi-1.5-34B files: per-request records are known by their keys, not their
+    name; a run that completed too few requests says how to leave it out."""
+    run = LLMPERF / "result_01-ai_Yi-1.5-34B-Chat_8"
+    results = tmp_path / "data" / "results" / "lb"
+    (results / "summary").mkdir(parents=True)
+    (results / "individual").mkdir()
+    shutil.copy(LLMPERF / "_meta.yaml", results / "_meta.yaml")
+    requests = run / "01-ai-Yi-1-5-34B-Chat_550_150_individual_responses.json"
+    for name in ("a_34b.json", "b_34b.json"):
+        shutil.copy(requests, results / "individual" / name)
+    summary = json.loads((run / "01-ai-Yi-1-5-34B-Chat_550_150_summary.json").read_text())
+    (results / "summary" / "a_34b.json").write_text(json.dumps(summary))
+    short = {**summary, "results_num_completed_requests": 20, "results_number_errors": 84}
+    (results / "summary" / "b_34b.json").write_text(json.dumps(short))
+    log = ProblemLog()
+    assert len(load_results(tmp_path / "data", log).table) == 1
+    (notice,) = [p for p in log.notices if "per-request" in p.reason]
+    assert notice.file == "data/results/lb/individual/"
+    assert notice.reason.endswith("(2 files: a_34b.json, b_34b.json)")
+    (error,) = log.errors
+    assert error.file == "data/results/lb/summary/b_34b.json"
+    assert "only 20 of 104 requests completed" in error.reason
+    assert "exclude: [results/lb/summary/b_34b.json] in content/site.yaml" in error.reason
 
 
 GUIDELLM_V1 = CLIENTS / "guidellm-v1"

@@ -23,11 +23,11 @@ from site_builder.read.fields import (
 )
 from site_builder.read.serving import (
     MIN_COMPLETED_SHARE,
-    UNDER_COMPLETED,
     RunMetadata,
     client_run,
     measured_concurrency,
     per_gpu,
+    under_completed,
 )
 
 _SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "seconds": 1.0}
@@ -221,7 +221,7 @@ def _completion(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error(
             "request_count",
             f"only {completed:.0f} of {attempted:.0f} requests completed ({completed / attempted:.0%}; "
-            f"{failed:.0f} errors, {cancelled:.0f} cancelled){UNDER_COMPLETED}",
+            f"{failed:.0f} errors, {cancelled:.0f} cancelled){under_completed(ctx.file)}",
         )
 
 

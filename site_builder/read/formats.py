@@ -70,6 +70,15 @@ class Companion:
 
 
 @dataclass(frozen=True)
+class RequestLog:
+    """A client's per-request records, known by the keys every one of them holds: a file of them
+    is skipped with a notice, whatever its name (a copy renamed into a folder of its own)."""
+
+    keys: frozenset[str]
+    what: str
+
+
+@dataclass(frozen=True)
 class InputFormat:
     name: str
     title: str  # in messages: "a vLLM benchmark result"
@@ -82,6 +91,7 @@ class InputFormat:
     date: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # run date, if not `date`
     run_url: Callable[[Mapping[str, Any]], Any] = lambda record: None  # the run's address, if not `run_url`
     companions: tuple[Companion, ...] = ()
+    request_log: RequestLog | None = None
     # an agentic or trace-replay run: what marks it (read/workloads.py, the one rule for them)
     unfixed: Callable[[Mapping[str, Any]], workloads.Unfixed | None] = lambda record: None
     # metadata fields it needs beyond RunMetadata's own (`gpu_count`: any way of giving the GPUs),
@@ -267,6 +277,7 @@ FORMATS: tuple[InputFormat, ...] = (
                 "*_individual_responses.json", "llmperf's per-request records of a run", "*_summary.json"
             ),
         ),
+        request_log=RequestLog(llmperf.REQUEST_KEYS, "llmperf's per-request records of a run"),
     ),
     InputFormat(
         name="mlperf",
@@ -326,6 +337,13 @@ def companion(file_name: str) -> tuple[InputFormat, Companion] | None:
             if fnmatchcase(file_name, known.pattern):
                 return input_format, known
     return None
+
+
+def request_log(records: list[Mapping[str, Any]]) -> RequestLog | None:
+    """The per-request records a file holds, every one of them, if a format names them."""
+    keys = [set(record) for record in records]
+    found = (f.request_log for f in FORMATS if f.request_log is not None)
+    return next((log for log in found if keys and all(log.keys <= k for k in keys)), None)
 
 
 def text_format(file_name: str) -> InputFormat | None:

@@ -30,12 +30,12 @@ from site_builder.read.fields import (
 )
 from site_builder.read.serving import (
     MIN_COMPLETED_SHARE,
-    UNDER_COMPLETED,
     RunMetadata,
     client_run,
     epoch_date,
     measured_concurrency,
     per_gpu,
+    under_completed,
 )
 
 REPORT_VERSIONS = (1, 2)
@@ -161,7 +161,7 @@ def _completion(metrics: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error(
             "metrics.request_totals",
             f"only {successful} of {attempted} requests completed "
-            f"({successful / attempted:.0%}; {errored} errored){UNDER_COMPLETED}",
+            f"({successful / attempted:.0%}; {errored} errored){under_completed(ctx.file)}",
         )
 
 

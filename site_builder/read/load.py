@@ -233,8 +233,11 @@ class _FileLoader:
     def _route(self, records: list[tuple[str, Any]]) -> None:
         """A JSON file's records as evaluation runs, sweep rows or points, as their keys say."""
         evaluation = None if self.dataset else evals.detect(records)
+        request_log = None if self.dataset else formats.request_log([as_mapping(r) for _, r in records])
         if evaluation is not None:
             self._evaluations(evaluation, records)
+        elif request_log is not None:  # a client's per-request records, whatever the file's name
+            self.log.add(self.display, "", "", f"skipped: {request_log.what}, not a result", Severity.NOTICE)
         elif records and all(looks_sweep(set(as_mapping(r))) for _, r in records):
             self._sweeps(records)
         else:

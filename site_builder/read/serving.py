@@ -27,11 +27,17 @@ from site_builder.read.fields import (
 from site_builder.workload import WorkloadLabel
 
 MIN_COMPLETED_SHARE = 0.95
-# the next step after "only N of M requests completed", the same for every format
-UNDER_COMPLETED = (
-    f": fewer than {MIN_COMPLETED_SHARE:.0%} of its requests completed, so its figures are not a full run's; re-run it, "
-    "or leave the file out of the build (exclude: in content/site.yaml, docs/authoring.md)"
-)
+
+
+def under_completed(file: str) -> str:
+    """The next step after "only N of M requests completed", the same for every format: the
+    `exclude:` glob that leaves the file out (a path under the data folder)."""
+    glob = file.split("/", 1)[1] if file.startswith("data/") else "<its path under data/>"
+    return (
+        f": fewer than {MIN_COMPLETED_SHARE:.0%} of its requests completed, so its figures are not a "
+        f"full run's; re-run it, or leave the file out of the build with exclude: [{glob}] in "
+        "content/site.yaml (no setting accepts such a run)"
+    )
 
 
 class RunMetadata(BaseModel):
@@ -92,14 +98,14 @@ def _completion_check(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         if share < MIN_COMPLETED_SHARE:
             ctx.error(
                 "completed",
-                f"only {completed} of {prompts} requests completed ({share:.0%}){UNDER_COMPLETED}",
+                f"only {completed} of {prompts} requests completed ({share:.0%}){under_completed(ctx.file)}",
             )
     failed = raw.get("failed")
     if not (isinstance(failed, int | float) and isinstance(completed, int | float)):
         return
     attempted = failed + completed
     if attempted > 0 and failed / attempted > 1 - MIN_COMPLETED_SHARE:
-        ctx.error("failed", f"{failed} of {attempted} requests failed{UNDER_COMPLETED}")
+        ctx.error("failed", f"{failed} of {attempted} requests failed{under_completed(ctx.file)}")
 
 
 RATE_MEASURED = (
