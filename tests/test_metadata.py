@@ -185,6 +185,26 @@ def test_nested_metadata_merges_and_build_check_and_import_agree(tmp_path: Path)
     assert (record["precision"], record["tp"], record["hardware"]) == ("fp8", 8, "b200")
 
 
+def test_a_folder_imports_the_files_its_build_reads(tmp_path: Path) -> None:
+    """content/site.yaml's exclude: applies to `import` of a folder as to build and check (the
+    real llmperf summaries, tests/fixtures/clients/README.md, beside a file the build leaves out)."""
+    results = tmp_path / "data" / "results" / "lb"
+    shutil.copytree(FIXTURES / "clients" / "llmperf", results)
+    (results / "notes").mkdir()
+    (results / "notes" / "scratch.json").write_text('{"hello": 1}')
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "site.yaml").write_text("exclude: [results/*/notes]\n")
+    assert main(["check", "--root", str(tmp_path)]) == 0
+    out = tmp_path / "imported.json"
+    args = ["import", str(results), "-o", str(out), "--id", "lb", "--title", "LB", "--source", "lab"]
+    assert main(args) == 0
+    points = json.loads(out.read_text())["points"]
+    assert sorted(p["concurrency"] for p in points) == [1, 8, 64]
+    # without the exclude, the same import reads the file the build leaves out, and refuses it
+    (tmp_path / "content" / "site.yaml").write_text("title: LB\n")
+    assert main([*args[:3], str(tmp_path / "again.json"), *args[4:]]) != 0
+
+
 @settings(max_examples=12)
 @given(st.lists(st.sampled_from([None, "fp4", "fp8"]), min_size=3, max_size=3), st.sampled_from([4, 8]))
 def test_the_nearest_precision_wins_end_to_end(

@@ -1024,13 +1024,14 @@ def load_results(
     return result
 
 
-def load_folder(folder: Path, log: ProblemLog | None = None) -> LoadResult:
-    """A folder named on the importer's command line: every result file under it, read as a
-    build reads them, each file's metadata looked up from the data folder it lies in
-    (metadata_root) down, so a `_meta.yaml` above the folder counts as in a build."""
+def load_folder(folder: Path, log: ProblemLog | None = None, exclude: Sequence[str] = ()) -> LoadResult:
+    """A folder named on the importer's command line: every result file under it but those
+    `exclude` names (globs under the data folder, as a build's), read as a build reads them, each
+    file's metadata looked up from the data folder it lies in (metadata_root) down, so a
+    `_meta.yaml` above the folder counts as in a build."""
     result = LoadResult(log=log or ProblemLog())
     folder = folder.resolve()
-    _load_under(folder, folder_metadata_root(folder), result, ())
+    _load_under(folder, folder_metadata_root(folder), result, exclude)
     result.finish()
     return result
 
