@@ -205,6 +205,35 @@ def test_a_folder_imports_the_files_its_build_reads(tmp_path: Path) -> None:
     assert main([*args[:3], str(tmp_path / "again.json"), *args[4:]]) != 0
 
 
+NO_PREFIX = FIXTURES / "clients" / "inferencex-agg-no-prefix"
+
+
+def test_inferencex_rows_without_a_model_prefix_take_model_and_lengths_from_the_metadata(
+    tmp_path: Path,
+) -> None:
+    """Real aggregate rows of an InferenceX fork's dashboard (tests/fixtures/clients/README.md):
+    no infmax_model_prefix, isl or osl; a `_meta.yaml` fills them, said once for the folder; each
+    row's timestamp is its date."""
+    rows = json.loads((NO_PREFIX / "results.json").read_text())
+    assert all("infmax_model_prefix" not in r and "isl" not in r for r in rows)
+    log = ProblemLog()
+    points = load_results(NO_PREFIX, log).table.records()
+    assert not log.errors
+    assert [(p["model"], p["isl"], p["osl"]) for p in points] == [("llama70b", 1024, 1024)] * 3
+    assert [p["throughput_per_gpu"] for p in points] == [r["tput_per_gpu"] for r in rows]
+    assert [p["date"] for p in points] == ["2025-10-15", "2025-10-15", None]  # the last has no timestamp
+    (said,) = [p for p in log.notices if "_meta.yaml" in p.reason]
+    assert (
+        said.reason == "model, isl, osl taken from inferencex-agg-no-prefix/_meta.yaml where a row lacks them"
+    )
+    # without the metadata: the rows say what to add, and where
+    shutil.copy(NO_PREFIX / "results.json", tmp_path / "results.json")
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    unknown = [p for p in log.errors if "unknown model path" in p.reason]
+    assert len(unknown) == 3 and "model: …) in a _meta.yaml beside the file" in unknown[0].reason
+
+
 @settings(max_examples=12)
 @given(st.lists(st.sampled_from([None, "fp4", "fp8"]), min_size=3, max_size=3), st.sampled_from([4, 8]))
 def test_the_nearest_precision_wins_end_to_end(

@@ -14,7 +14,7 @@ them with a notice instead of refusing them as unknown.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import partial
 from typing import Any
@@ -40,6 +40,8 @@ class Source:
     file_name: str
     metadata: serving.RunMetadata | None = None
     metadata_file: str = ""
+    # a format's `fills`: our field -> (the value the metadata files give, the file that gives it)
+    fills: Mapping[str, tuple[Any, str]] = field(default_factory=dict)
 
 
 # None: the record is refused or skipped outright, the reader having said why (nothing to validate)
@@ -101,6 +103,8 @@ class InputFormat:
     # a format written as text: the file names it is read from, and how a file becomes a record
     text_files: tuple[str, ...] = ()
     parse_text: Callable[[str], Mapping[str, Any]] | None = None
+    # a format that needs no metadata file: the metadata fields that fill what a record lacks
+    fills: tuple[str, ...] = ()
 
 
 RunReader = Callable[[Mapping[str, Any], serving.RunMetadata, str, RecordContext], PointDraft | None]
@@ -138,8 +142,10 @@ FORMATS: tuple[InputFormat, ...] = (
         name="inferencex-agg",
         title="an InferenceX aggregate row",
         detect=lambda keys: {"tput_per_gpu", "hw"} <= keys,
-        read=lambda record, ctx, source: inferencex.agg_row(record, ctx, source.file_name),
+        read=lambda record, ctx, source: inferencex.agg_row(record, ctx, source.file_name, source.fills),
         unfixed=workloads.inferencex,
+        date=lambda record: record.get("timestamp") if isinstance(record.get("timestamp"), str) else None,
+        fills=("model", "isl", "osl"),
     ),
     InputFormat(
         name="inferencex-csv",

@@ -171,6 +171,7 @@ class _FileLoader:
         self.dataset: DatasetInfo | None = None
         self._metadata_loaded = False
         self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
+        self._fills_cache: dict[str, tuple[Any, str]] | None = None  # formats.Source.fills
         self._metadata_said = ""  # where each metadata field came from, for the provenance
         self._power_said: set[str] = set()  # why the telemetry beside the file gave no power
         self._run_urls_refused: set[str] = set()  # a record's run_url that broke the address rule
@@ -641,6 +642,8 @@ class _FileLoader:
             if loaded is None:
                 return None
             source = Source(self.path.name, loaded[0], loaded[1])
+        elif kind.fills:
+            source = Source(self.path.name, fills=self._fills(kind))
         draft = read(row, ctx, source)  # None: the reader kept nothing and said why
         if draft is None:
             return None
@@ -740,6 +743,27 @@ class _FileLoader:
             self._metadata_cache = (meta, nearest or f"{metadata.FROM_FILE_NAME} {self.path.name}")
             self._metadata_said = merged.said()
         return self._metadata_cache
+
+    def _fills(self, kind: InputFormat) -> dict[str, tuple[Any, str]]:
+        """What the metadata files give of the fields a format takes from them where a record
+        lacks one (`fills`), each with the file that gives it; said once per folder."""
+        if self._fills_cache is None:
+            layers = [
+                (_display(p, self.root), self._metadata_file(p)) for p in metadata.chain(self.path, self.root)
+            ]
+            merged = metadata.Merged.of([(name, m) for name, m in layers if m is not None], "")
+            given = [key for key in kind.fills if merged.values.get(key) is not None]
+            self._fills_cache = {key: (merged.values[key], merged.origins[key]) for key in given}
+            unused = [str(key) for key in merged.values if key not in kind.fills]
+            if given or unused:
+                origins = ", ".join(sorted({merged.origins[key] for key in (*given, *unused)}))
+                said = [f"{', '.join(given)} taken from {origins} where a row lacks them"] if given else []
+                if unused:
+                    said.append(f"not used from {origins}: {', '.join(unused)} (each row gives its own)")
+                reason = "; ".join(said)
+                folder = _display(self.path.parent, self.root) + "/"
+                self.result.grouped.add(folder, "", "", reason, Severity.NOTICE, self.display)
+        return self._fills_cache
 
     def _metadata_file(self, path: Path) -> Mapping[str, Any] | None:
         """One metadata file's fields, read once for every result file it applies to (its
