@@ -337,6 +337,25 @@ def test_llmperf_renamed_per_request_files_are_one_notice_and_a_short_run_names_
     assert "exclude: [results/lb/summary/b_34b.json] in content/site.yaml" in error.reason
 
 
+def test_llmperf_metadata_a_folder_lacks_is_one_error_per_field_for_the_folder(tmp_path: Path) -> None:
+    """The real Yi-1.5-34B summaries in one folder whose _meta.yaml gives neither the model (the
+    files name 01-ai/Yi-1.5-34B-Chat, not a known model) nor the framework: one error for each,
+    naming the folder's files, not three errors a file restating each other."""
+    for n, summary in enumerate(sorted(LLMPERF.glob("*/*_summary.json"))):
+        shutil.copy(summary, tmp_path / f"run{n}.json")
+    (tmp_path / "_meta.yaml").write_text("hardware: a10g\nprecision: bf16\ntp: 4\n")
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    meta = f"{tmp_path.name}/_meta.yaml"
+    assert sorted((p.file, p.field) for p in log.errors) == [
+        (f"{tmp_path.name}/", f"{meta}: framework"),
+        (f"{tmp_path.name}/", f"{meta}: model"),
+    ]
+    assert all(p.reason.endswith("(3 files: run0.json, run1.json, run2.json)") for p in log.errors)
+    (model,) = [p for p in log.errors if p.field.endswith("model")]
+    assert "the result's model is not a known model key: add model: <key>" in model.reason
+
+
 GUIDELLM_V1 = CLIENTS / "guidellm-v1"
 V1_FILE = "Qwen_Qwen3-4B-Thinking-2507_tp4_quant-fp8_benchmarks.json"
 

@@ -219,9 +219,9 @@ def test_inferencex_rows_without_a_model_prefix_take_model_and_lengths_from_the_
     log = ProblemLog()
     points = load_results(NO_PREFIX, log).table.records()
     assert not log.errors
-    assert [(p["model"], p["isl"], p["osl"]) for p in points] == [("llama70b", 1024, 1024)] * 3
+    assert [(p["model"], p["isl"], p["osl"]) for p in points] == [("llama70b", 1024, 1024)] * 5
     assert [p["throughput_per_gpu"] for p in points] == [r["tput_per_gpu"] for r in rows]
-    assert [p["date"] for p in points] == ["2025-10-15", "2025-10-15", None]  # the last has no timestamp
+    assert [p["date"] for p in points] == ["2025-10-15"] * 4 + [None]  # the last has no timestamp
     (said,) = [p for p in log.notices if "_meta.yaml" in p.reason]
     assert (
         said.reason == "model, isl, osl taken from inferencex-agg-no-prefix/_meta.yaml where a row lacks them"
@@ -231,7 +231,22 @@ def test_inferencex_rows_without_a_model_prefix_take_model_and_lengths_from_the_
     log = ProblemLog()
     assert len(load_results(tmp_path, log).table) == 0
     unknown = [p for p in log.errors if "unknown model path" in p.reason]
-    assert len(unknown) == 3 and "model: …) in a _meta.yaml beside the file" in unknown[0].reason
+    assert len(unknown) == 5 and "model: …) in a _meta.yaml beside the file" in unknown[0].reason
+
+
+def test_a_gpu_without_constants_is_warned_once_for_a_page_whose_sides_share_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The FP8 and BF16 rows of the real Gaudi 2.5 excerpt make a precision page: both sides on
+    one GPU the catalog lacks, which the page's warning names once, not once a side."""
+    shutil.copytree(NO_PREFIX, tmp_path / "data" / "results" / "gaudi")
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "site.yaml").write_text("title: Gaudi\n")
+    assert main(["check", "--root", str(tmp_path)]) == 0
+    said = capsys.readouterr()
+    lines = (said.out + said.err).splitlines()
+    (warning,) = [line for line in lines if "no cost or power constants for gaudi25" in line]
+    assert "generated page gaudi25-fp8-vs-bf16-llama70b" in warning
 
 
 @settings(max_examples=12)

@@ -133,6 +133,14 @@ class _FileLog(ProblemLog):
             if tag[0] in wanted and p.severity is Severity.ERROR
         }
 
+    def reader_errors(self) -> set[tuple[int, str]]:
+        """(slot, field) of each error a reader gave, which validation is not to restate."""
+        return {
+            (tag[0], p.field)
+            for tag, p in zip(self.tags, self.problems, strict=True)
+            if tag[1] == 0 and p.severity is Severity.ERROR
+        }
+
     def ordered(self) -> list[Problem]:
         order = sorted(range(len(self.tags)), key=self.tags.__getitem__)
         return [self.problems[i] for i in order]
@@ -189,8 +197,21 @@ class _FileLoader:
                     self.result.grouped.add(
                         folder, problem.record, problem.field, problem.reason, problem.severity, self.display
                     )
+                elif self._metadata_missing(problem):
+                    # a field no metadata file gives: the same for every record and file below it
+                    self.result.grouped.add(
+                        folder, "", problem.field, problem.reason, problem.severity, self.display
+                    )
                 else:
                     self.result.log.problems.append(problem)
+
+    def _metadata_missing(self, problem: Problem) -> bool:
+        """Whether a problem of this file's is a field missing that its metadata file must give."""
+        if self._metadata_cache is None or problem.file != self.display:
+            return False
+        return problem.field.startswith(f"{self._metadata_cache[1]}: ") and problem.reason.startswith(
+            "missing"
+        )
 
     def _load(self) -> None:
         if self._companion():
@@ -566,8 +587,10 @@ class _FileLoader:
         if not drafts:
             return
         validated = validate(Drafts.of(drafts))
+        said = self.log.reader_errors()
         for record, step, name, reason in validated.problems:
-            self.log.add_validated(slots[record], step, self.display, labels[record], name, reason)
+            if (slots[record], name) not in said:
+                self.log.add_validated(slots[record], step, self.display, labels[record], name, reason)
         refused = self.log.errors_in(slots)  # a record the reader found an error in is not kept
         sound = np.array([i for i in validated.kept.tolist() if slots[i] not in refused], dtype=np.intp)
         provenance = {key: [origins[i][key] for i in sound.tolist()] for key in PROVENANCE_KEYS}

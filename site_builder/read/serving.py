@@ -264,11 +264,13 @@ def model_key(
     """The model key: the metadata's, else one recognised from the file's model path."""
     model = meta.model or normalise_model(None, path if isinstance(path, str) else None)
     draft.set("model", model, f"{meta_name}: model")
-    if model is None:
+    draft.names.setdefault("model", f"{meta_name}: model")  # where it must be given
+    if model is None:  # the same for every file the metadata file applies to: said once per folder
         ctx.error(
             f"{meta_name}: model",
-            f"missing: {path_field} {path!r} is not a known model, "
-            "so the metadata file must name the model key",
+            f"missing: the result's {path_field} is not a known model key: add "
+            "model: <key> to the metadata file (a folder's _meta.yaml for every file below it, "
+            "<name>.meta.yaml for one file)",
         )
 
 
