@@ -423,11 +423,12 @@ def _derived_values_sane(
 def side_constants(
     stub: Stub, catalog: HardwareCatalog, config: SiteConfig, tier: CostTier, log: ProblemLog
 ) -> list[AppliedConstants]:
-    """Each side's GPU constants (catalog, site and page layers), a missing one warned."""
+    """Each side's GPU constants (catalog, site and page layers), a missing one warned once a
+    GPU (sides of one GPU, as on a precision page, share it)."""
     constants = [
         constants_for(catalog, s.hardware, tier, config.constants, stub.spec.constants) for s in stub.sides
     ]
-    for c in constants:
+    for c in {c.hardware_name: c for c in constants}.values():
         missing = c.missing()
         if missing:
             log.add(

@@ -14,11 +14,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from site_builder.content import load_site_config
 from site_builder.files import read_text
-from site_builder.problems import InputError, ProblemLog
+from site_builder.problems import InputError, ProblemLog, Severity
 from site_builder.read.evals import EvalRun
 from site_builder.read.fields import LATENCY_METRICS, LATENCY_STATS, latency_ms_field
-from site_builder.read.load import load_file, load_folder
+from site_builder.read.load import folder_metadata_root, load_file, load_folder
 from site_builder.read.native import NATIVE_FORMAT, NATIVE_VERSION
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.table import CONFIG_TEXT, ROLES, WORKER_GROUP_KEYS
@@ -163,6 +164,20 @@ def _write_new(out: Path, text: str) -> None:
         ) from None
 
 
+def _build_exclude(folder: Path, log: ProblemLog) -> list[str]:
+    """The `exclude:` of the project the folder lies in (content/site.yaml beside its data
+    folder), so that a folder imports the files a build of it reads; said once where it applies."""
+    data = folder_metadata_root(folder)
+    content = data.parent / "content"
+    if data.name != "data" or not (content / "site.yaml").is_file():
+        return []
+    exclude = load_site_config(content, log).exclude
+    if exclude:
+        reason = "applied to the import as build and check apply it: the files it names are not imported"
+        log.add(f"{content.name}/site.yaml", "", "exclude", reason, Severity.NOTICE)
+    return exclude
+
+
 def import_results(sources: Sequence[Path], dataset: DatasetInfo, out: Path) -> tuple[int, ProblemLog]:
     """Load result files of any supported format (benchmarks and evaluations), or every result
     file under a folder, and write them as one native file; returns how many records it wrote."""
@@ -170,7 +185,11 @@ def import_results(sources: Sequence[Path], dataset: DatasetInfo, out: Path) -> 
     points: list[dict[str, Any]] = []
     evaluations: list[EvalRun] = []
     for source in sources:
-        loaded = load_folder(source, log) if source.is_dir() else load_file(source, log)
+        loaded = (
+            load_folder(source, log, _build_exclude(source, log))
+            if source.is_dir()
+            else load_file(source, log)
+        )
         if source.is_dir() and not len(loaded.table) and not loaded.evaluations:
             log.add(source.as_posix(), "", "", "no result file under this folder was read: nothing to import")
         points.extend(loaded.table.records())

@@ -92,6 +92,36 @@ def test_aiperf_cancelled_run_and_failed_requests(tmp_path: Path) -> None:
     assert "only 160 of 180 requests completed (89%; 20 errors, 0 cancelled)" in str(log.errors[1])
 
 
+def test_aiperf_records_export_is_read_and_its_deliberate_cancellations_are_not_failures(
+    tmp_path: Path,
+) -> None:
+    """AIPerf's own example export (tests/fixtures/clients/README.md): the blocks under `records`
+    (AIPerf until October 2025), 11 of 100 requests cancelled on purpose by the run's
+    --request-cancellation-rate 10."""
+    (point,), log = _points("aiperf-records")
+    raw = json.loads((CLIENTS / "aiperf-records" / "run1" / "profile_export_aiperf.json").read_text())
+    blocks = raw["records"]
+    tokens = blocks["total_isl"]["avg"] + blocks["total_osl"]["avg"]
+    assert point["throughput_per_gpu"] == pytest.approx(
+        tokens / blocks["benchmark_duration"]["avg"], rel=1e-12
+    )
+    assert point["interactivity"] == pytest.approx(1000 / blocks["inter_token_latency"]["p50"], rel=1e-12)
+    assert point["ttft_median"] == pytest.approx(blocks["ttft"]["p50"] / 1000, rel=1e-12)
+    assert point["concurrency"] == raw["input_config"]["loadgen"]["concurrency"] == 100
+    assert point["date"] == "2025-10-03" and point["client"] == "AIPerf"
+    (cancelled,) = [p for p in log.notices if "on purpose" in p.reason]
+    assert cancelled.reason.startswith("11 requests cancelled on purpose")
+    # the same run without the setting: 89 of 100 is too few, and the message says what to do
+    config = {**raw["input_config"], "loadgen": {"concurrency": 100}}
+    shutil.copy(CLIENTS / "aiperf-records" / "_meta.yaml", tmp_path / "_meta.yaml")
+    (tmp_path / "profile_export_aiperf.json").write_text(json.dumps({**raw, "input_config": config}))
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    (error,) = log.errors
+    assert "only 89 of 100 requests completed (89%; 11 errors, 0 cancelled)" in error.reason
+    assert "leave the file out of the build with exclude: [" in error.reason
+
+
 def test_guidellm_report_picks_the_fields_of_our_definitions() -> None:
     points, log = _points("guidellm")
     raw = json.loads((CLIENTS / "guidellm" / "benchmarks.json").read_text())
@@ -276,6 +306,54 @@ def test_llmperf_records_alone_and_failed_requests(tmp_path: Path) -> None:
     alone, failed = sorted(log.errors, key=lambda p: p.file)
     assert "not read on its own; put x_summary.json beside it" in alone.reason
     assert failed.field == "results_num_completed_requests" and "only 90 of 104" in failed.reason
+
+
+def test_llmperf_renamed_per_request_files_are_one_notice_and_a_short_run_names_its_exclude(
+    tmp_path: Path,
+) -> None:
+    """The leaderboard layout (summary/ and individual/, files renamed `<provider>_<size>.json`),
+    made from the real Yi-1.5-34B files: per-request records are known by their keys, not their
+    name; a run that completed too few requests says how to leave it out."""
+    run = LLMPERF / "result_01-ai_Yi-1.5-34B-Chat_8"
+    results = tmp_path / "data" / "results" / "lb"
+    (results / "summary").mkdir(parents=True)
+    (results / "individual").mkdir()
+    shutil.copy(LLMPERF / "_meta.yaml", results / "_meta.yaml")
+    requests = run / "01-ai-Yi-1-5-34B-Chat_550_150_individual_responses.json"
+    for name in ("a_34b.json", "b_34b.json"):
+        shutil.copy(requests, results / "individual" / name)
+    summary = json.loads((run / "01-ai-Yi-1-5-34B-Chat_550_150_summary.json").read_text())
+    (results / "summary" / "a_34b.json").write_text(json.dumps(summary))
+    short = {**summary, "results_num_completed_requests": 20, "results_number_errors": 84}
+    (results / "summary" / "b_34b.json").write_text(json.dumps(short))
+    log = ProblemLog()
+    assert len(load_results(tmp_path / "data", log).table) == 1
+    (notice,) = [p for p in log.notices if "per-request" in p.reason]
+    assert notice.file == "data/results/lb/individual/"
+    assert notice.reason.endswith("(2 files: a_34b.json, b_34b.json)")
+    (error,) = log.errors
+    assert error.file == "data/results/lb/summary/b_34b.json"
+    assert "only 20 of 104 requests completed" in error.reason
+    assert "exclude: [results/lb/summary/b_34b.json] in content/site.yaml" in error.reason
+
+
+def test_llmperf_metadata_a_folder_lacks_is_one_error_per_field_for_the_folder(tmp_path: Path) -> None:
+    """The real Yi-1.5-34B summaries in one folder whose _meta.yaml gives neither the model (the
+    files name 01-ai/Yi-1.5-34B-Chat, not a known model) nor the framework: one error for each,
+    naming the folder's files, not three errors a file restating each other."""
+    for n, summary in enumerate(sorted(LLMPERF.glob("*/*_summary.json"))):
+        shutil.copy(summary, tmp_path / f"run{n}.json")
+    (tmp_path / "_meta.yaml").write_text("hardware: a10g\nprecision: bf16\ntp: 4\n")
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    meta = f"{tmp_path.name}/_meta.yaml"
+    assert sorted((p.file, p.field) for p in log.errors) == [
+        (f"{tmp_path.name}/", f"{meta}: framework"),
+        (f"{tmp_path.name}/", f"{meta}: model"),
+    ]
+    assert all(p.reason.endswith("(3 files: run0.json, run1.json, run2.json)") for p in log.errors)
+    (model,) = [p for p in log.errors if p.field.endswith("model")]
+    assert "the result's model is not a known model key: add model: <key>" in model.reason
 
 
 GUIDELLM_V1 = CLIENTS / "guidellm-v1"

@@ -185,6 +185,70 @@ def test_nested_metadata_merges_and_build_check_and_import_agree(tmp_path: Path)
     assert (record["precision"], record["tp"], record["hardware"]) == ("fp8", 8, "b200")
 
 
+def test_a_folder_imports_the_files_its_build_reads(tmp_path: Path) -> None:
+    """content/site.yaml's exclude: applies to `import` of a folder as to build and check (the
+    real llmperf summaries, tests/fixtures/clients/README.md, beside a file the build leaves out)."""
+    results = tmp_path / "data" / "results" / "lb"
+    shutil.copytree(FIXTURES / "clients" / "llmperf", results)
+    (results / "notes").mkdir()
+    (results / "notes" / "scratch.json").write_text('{"hello": 1}')
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "site.yaml").write_text("exclude: [results/*/notes]\n")
+    assert main(["check", "--root", str(tmp_path)]) == 0
+    out = tmp_path / "imported.json"
+    args = ["import", str(results), "-o", str(out), "--id", "lb", "--title", "LB", "--source", "lab"]
+    assert main(args) == 0
+    points = json.loads(out.read_text())["points"]
+    assert sorted(p["concurrency"] for p in points) == [1, 8, 64]
+    # without the exclude, the same import reads the file the build leaves out, and refuses it
+    (tmp_path / "content" / "site.yaml").write_text("title: LB\n")
+    assert main([*args[:3], str(tmp_path / "again.json"), *args[4:]]) != 0
+
+
+NO_PREFIX = FIXTURES / "clients" / "inferencex-agg-no-prefix"
+
+
+def test_inferencex_rows_without_a_model_prefix_take_model_and_lengths_from_the_metadata(
+    tmp_path: Path,
+) -> None:
+    """Real aggregate rows of an InferenceX fork's dashboard (tests/fixtures/clients/README.md):
+    no infmax_model_prefix, isl or osl; a `_meta.yaml` fills them, said once for the folder; each
+    row's timestamp is its date."""
+    rows = json.loads((NO_PREFIX / "results.json").read_text())
+    assert all("infmax_model_prefix" not in r and "isl" not in r for r in rows)
+    log = ProblemLog()
+    points = load_results(NO_PREFIX, log).table.records()
+    assert not log.errors
+    assert [(p["model"], p["isl"], p["osl"]) for p in points] == [("llama70b", 1024, 1024)] * 5
+    assert [p["throughput_per_gpu"] for p in points] == [r["tput_per_gpu"] for r in rows]
+    assert [p["date"] for p in points] == ["2025-10-15"] * 4 + [None]  # the last has no timestamp
+    (said,) = [p for p in log.notices if "_meta.yaml" in p.reason]
+    assert (
+        said.reason == "model, isl, osl taken from inferencex-agg-no-prefix/_meta.yaml where a row lacks them"
+    )
+    # without the metadata: the rows say what to add, and where
+    shutil.copy(NO_PREFIX / "results.json", tmp_path / "results.json")
+    log = ProblemLog()
+    assert len(load_results(tmp_path, log).table) == 0
+    unknown = [p for p in log.errors if "unknown model path" in p.reason]
+    assert len(unknown) == 5 and "model: …) in a _meta.yaml beside the file" in unknown[0].reason
+
+
+def test_a_gpu_without_constants_is_warned_once_for_a_page_whose_sides_share_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The FP8 and BF16 rows of the real Gaudi 2.5 excerpt make a precision page: both sides on
+    one GPU the catalog lacks, which the page's warning names once, not once a side."""
+    shutil.copytree(NO_PREFIX, tmp_path / "data" / "results" / "gaudi")
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "site.yaml").write_text("title: Gaudi\n")
+    assert main(["check", "--root", str(tmp_path)]) == 0
+    said = capsys.readouterr()
+    lines = (said.out + said.err).splitlines()
+    (warning,) = [line for line in lines if "no cost or power constants for gaudi25" in line]
+    assert "generated page gaudi25-fp8-vs-bf16-llama70b" in warning
+
+
 @settings(max_examples=12)
 @given(st.lists(st.sampled_from([None, "fp4", "fp8"]), min_size=3, max_size=3), st.sampled_from([4, 8]))
 def test_the_nearest_precision_wins_end_to_end(

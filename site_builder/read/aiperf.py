@@ -4,7 +4,8 @@ Every metric is a block `{unit, avg, p50, p90, p99, min, max, std, count, ...}`;
 to read it. AIPerf's `inter_token_latency` is per request (latency − TTFT) ÷ (output tokens − 1),
 which is our TPOT; its `inter_chunk_latency` is the gap between streamed chunks (our ITL).
 Concurrency and the workload live in `input_config`: the profiling phase and the dataset's
-prompt lengths in current files (schema 1.2+), `loadgen` and `input.prompt` in older ones.
+prompt lengths in current files (schema 1.2+), `loadgen` and `input.prompt` in older ones. The
+first exports (June to 10 October 2025) held the metric blocks under `records`, keyed by tag.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from site_builder.read.serving import (
     client_run,
     measured_concurrency,
     per_gpu,
+    under_completed,
 )
 
 _SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "seconds": 1.0}
@@ -41,6 +43,20 @@ _LATENCIES = {
 _STATS = {"mean": "avg", "median": "p50", "std": "std", "p90": "p90", "p99": "p99"}
 # how a phase (its kind, else its name) ranks as the profiling phase; 0: never
 _PHASE_RANK = {"profiling": 2, "warmup": 0}  # any other: 1
+# a `records` export's tags that were renamed when the blocks moved to the top level
+_RECORDS_TAGS = {"ttft": "time_to_first_token", "ttst": "time_to_second_token"}
+# what AIPerf's --request-cancellation-rate cancels on purpose (error_summary's error type)
+_CANCELLATION = "RequestCancellationError"
+
+
+def opened(document: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """A `records` export (AIPerf's JSON export until 10 October 2025) as the current layout: the
+    metric blocks beside `input_config`, under their current names; any other as it is."""
+    blocks = document.get("records")
+    if not isinstance(blocks, Mapping):
+        return [("", document)]
+    rest = {key: value for key, value in document.items() if key != "records"}
+    return [("", {**{_RECORDS_TAGS.get(str(k), str(k)): v for k, v in blocks.items()}, **rest})]
 
 
 def stat(raw: Mapping[str, Any], metric: str, field: str = "avg") -> float | None:
@@ -162,8 +178,26 @@ def model_path(raw: Mapping[str, Any]) -> tuple[str, Any]:
     return "input_config.models", None
 
 
+def _deliberate_cancellations(raw: Mapping[str, Any]) -> float:
+    """Requests the run cancelled on purpose (`--request-cancellation-rate`): the errors of that
+    type, where the run asked for cancellations."""
+    rate = optional_number(
+        as_mapping(as_mapping(raw.get("input_config")).get("loadgen")).get("request_cancellation_rate")
+    )
+    summary = raw.get("error_summary")
+    if not rate or not isinstance(summary, list):
+        return 0.0
+    counts = [
+        as_mapping(e).get("count")
+        for e in summary
+        if as_mapping(as_mapping(e).get("error_details")).get("type") == _CANCELLATION
+    ]
+    return float(sum(c for c in counts if isinstance(c, int | float)))
+
+
 def _completion(raw: Mapping[str, Any], ctx: RecordContext) -> None:
-    """Errors and cancellations from the summary; a run stopped early is refused outright."""
+    """Errors and cancellations from the summary; a run stopped early is refused outright.
+    Requests the run cancelled on purpose are not held against it (said in a notice)."""
     if raw.get("was_cancelled") is True:
         ctx.error("was_cancelled", "the run was cancelled before it finished")
     completed = stat(raw, "request_count")
@@ -173,6 +207,14 @@ def _completion(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         counts = [as_mapping(e).get("count") for e in (summary if isinstance(summary, list) else [])]
         failed = float(sum(c for c in counts if isinstance(c, int | float)))
     cancelled = stat(raw, "cancelled_request_count") or 0.0
+    deliberate = min(_deliberate_cancellations(raw), failed)
+    if deliberate:
+        failed -= deliberate
+        ctx.notice(
+            "input_config.loadgen.request_cancellation_rate",
+            f"{deliberate:.0f} requests cancelled on purpose (--request-cancellation-rate) are not "
+            "counted against completion; the figures are over the requests that completed",
+        )
     if completed is None:
         return
     attempted = completed + failed + cancelled
@@ -180,7 +222,7 @@ def _completion(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error(
             "request_count",
             f"only {completed:.0f} of {attempted:.0f} requests completed ({completed / attempted:.0%}; "
-            f"{failed:.0f} errors, {cancelled:.0f} cancelled)",
+            f"{failed:.0f} errors, {cancelled:.0f} cancelled){under_completed(ctx.file)}",
         )
 
 

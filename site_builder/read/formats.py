@@ -14,7 +14,7 @@ them with a notice instead of refusing them as unknown.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import partial
 from pathlib import PurePath
@@ -41,6 +41,8 @@ class Source:
     file_name: str
     metadata: serving.RunMetadata | None = None
     metadata_file: str = ""
+    # a format's `fills`: our field -> (the value the metadata files give, the file that gives it)
+    fills: Mapping[str, tuple[Any, str]] = field(default_factory=dict)
 
 
 # None: the record is refused or skipped outright, the reader having said why (nothing to validate)
@@ -71,6 +73,15 @@ class Companion:
 
 
 @dataclass(frozen=True)
+class RequestLog:
+    """A client's per-request records, known by the keys every one of them holds: a file of them
+    is skipped with a notice, whatever its name (a copy renamed into a folder of its own)."""
+
+    keys: frozenset[str]
+    what: str
+
+
+@dataclass(frozen=True)
 class InputFormat:
     name: str
     title: str  # in messages: "a vLLM benchmark result"
@@ -88,6 +99,7 @@ class InputFormat:
     date: Callable[[Mapping[str, Any]], str | None] = lambda record: None  # run date, if not `date`
     run_url: Callable[[Mapping[str, Any]], Any] = lambda record: None  # the run's address, if not `run_url`
     companions: tuple[Companion, ...] = ()
+    request_log: RequestLog | None = None
     # an agentic or trace-replay run: what marks it (read/workloads.py, the one rule for them)
     unfixed: Callable[[Mapping[str, Any]], workloads.Unfixed | None] = lambda record: None
     # the dataset a record says it ran on (read/workloads.py), where its format records one: it
@@ -100,6 +112,8 @@ class InputFormat:
     # a format written as text: the file names it is read from, and how a file becomes a record
     text_files: tuple[str, ...] = ()
     parse_text: Callable[[str], Mapping[str, Any]] | None = None
+    # a format that needs no metadata file: the metadata fields that fill what a record lacks
+    fills: tuple[str, ...] = ()
 
 
 RunReader = Callable[[Mapping[str, Any], serving.RunMetadata, str, RecordContext], PointDraft | None]
@@ -137,8 +151,10 @@ FORMATS: tuple[InputFormat, ...] = (
         name="inferencex-agg",
         title="an InferenceX aggregate row",
         detect=lambda keys: {"tput_per_gpu", "hw"} <= keys,
-        read=lambda record, ctx, source: inferencex.agg_row(record, ctx, source.file_name),
+        read=lambda record, ctx, source: inferencex.agg_row(record, ctx, source.file_name, source.fills),
         unfixed=workloads.inferencex,
+        date=lambda record: record.get("timestamp") if isinstance(record.get("timestamp"), str) else None,
+        fills=("model", "isl", "osl"),
     ),
     InputFormat(
         name="inferencex-csv",
@@ -212,8 +228,10 @@ FORMATS: tuple[InputFormat, ...] = (
             "aiperf_version" in keys
             or {"schema_version", "input_config"} <= keys
             or {"input_config", "request_throughput"} <= keys
+            or {"input_config", "records"} <= keys  # the blocks under `records` (until Oct 2025)
         ),
         read=partial(_with_metadata, aiperf.result),
+        expand=aiperf.opened,
         needs_metadata=True,
         unfixed=workloads.aiperf,
         client=aiperf.client,
@@ -275,6 +293,7 @@ FORMATS: tuple[InputFormat, ...] = (
                 "*_individual_responses.json", "llmperf's per-request records of a run", "*_summary.json"
             ),
         ),
+        request_log=RequestLog(llmperf.REQUEST_KEYS, "llmperf's per-request records of a run"),
     ),
     InputFormat(
         name="mlperf",
@@ -352,6 +371,13 @@ def companion(file_name: str) -> tuple[InputFormat, Companion] | None:
             if fnmatchcase(file_name, known.pattern):
                 return input_format, known
     return None
+
+
+def request_log(records: list[Mapping[str, Any]]) -> RequestLog | None:
+    """The per-request records a file holds, every one of them, if a format names them."""
+    keys = [set(record) for record in records]
+    found = (f.request_log for f in FORMATS if f.request_log is not None)
+    return next((log for log in found if keys and all(log.keys <= k for k in keys)), None)
 
 
 def text_format(file_name: str) -> InputFormat | None:

@@ -35,6 +35,7 @@ from site_builder.read.serving import (
     epoch_date,
     measured_concurrency,
     per_gpu,
+    under_completed,
 )
 
 REPORT_VERSIONS = (1, 2)
@@ -160,7 +161,7 @@ def _completion(metrics: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error(
             "metrics.request_totals",
             f"only {successful} of {attempted} requests completed "
-            f"({successful / attempted:.0%}; {errored} errored)",
+            f"({successful / attempted:.0%}; {errored} errored){under_completed(ctx.file)}",
         )
 
 

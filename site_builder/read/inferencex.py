@@ -157,18 +157,34 @@ def api_row(row: Mapping[str, Any], ctx: RecordContext) -> PointDraft:
     return draft
 
 
-def agg_row(row: Mapping[str, Any], ctx: RecordContext, file_name: str) -> PointDraft:
-    """An `agg_*.json` object written by InferenceX's process_result (any schema generation)."""
+def agg_row(
+    row: Mapping[str, Any],
+    ctx: RecordContext,
+    file_name: str,
+    fills: Mapping[str, tuple[Any, str]] | None = None,
+) -> PointDraft:
+    """An `agg_*.json` object written by InferenceX's process_result (any schema generation);
+    `fills`: the model, isl and osl the metadata files give, for a row that lacks them."""
+    fills = fills or {}
     draft = PointDraft()
     prefix = row.get("infmax_model_prefix") or row.get("model_prefix")
     model = normalise_model(prefix, row.get("model"))
     model_field = "infmax_model_prefix" if prefix else "model"
-    if model is None and row.get("model"):
-        ctx.error("model", f"unknown model path {row.get('model')!r} and no infmax_model_prefix")
+    if model is None and "model" in fills:
+        model, model_field = fills["model"][0], f"{fills['model'][1]}: model"
+    elif model is None and row.get("model"):
+        ctx.error(
+            "model",
+            f"unknown model path {row.get('model')!r} and no infmax_model_prefix: give the model key "
+            "(model: …) in a _meta.yaml beside the file",
+        )
     draft.set("model", model, model_field)
     draft.set("hardware", row.get("hw"), "hw")
     _common(draft, row, ctx)
-    if row.get("isl") is None or row.get("osl") is None:
+    for ours in ("isl", "osl"):
+        if row.get(ours) is None and ours in fills:
+            draft.set(ours, fills[ours][0], f"{fills[ours][1]}: {ours}")
+    if "isl" not in draft.values or "osl" not in draft.values:
         seq = sequence_from_name(file_name)
         if seq:
             draft.set("isl", seq[0], "isl")

@@ -22,11 +22,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from site_builder.read.fields import PointDraft, RecordContext, Stated, optional_number, positive_number
-from site_builder.read.serving import MIN_COMPLETED_SHARE, RunMetadata, client_run, epoch_date, per_gpu
+from site_builder.read.serving import (
+    MIN_COMPLETED_SHARE,
+    RunMetadata,
+    client_run,
+    epoch_date,
+    per_gpu,
+    under_completed,
+)
 
 OUTPUT_THROUGHPUT = "results_mean_output_throughput_token_per_s"
 _INPUT_MEAN = "results_number_input_tokens_mean"
 _OUTPUT_MEAN = "results_number_output_tokens_mean"
+# what each of llmperf's per-request records holds (its `common_metrics` names)
+REQUEST_KEYS = frozenset(
+    {"error_code", "error_msg", "ttft_s", "end_to_end_latency_s", "request_output_throughput_token_per_s"}
+)
 # our latency metric -> llmperf's metric (seconds)
 _LATENCIES = {"ttft": "ttft_s", "e2el": "end_to_end_latency_s"}
 # our statistic -> the suffix of llmperf's field
@@ -60,7 +71,7 @@ def _completion(raw: Mapping[str, Any], ctx: RecordContext) -> None:
         ctx.error(
             "results_num_completed_requests",
             f"only {completed:.0f} of {started:.0f} requests completed ({completed / started:.0%}; "
-            f"{raw.get('results_number_errors')} errors)",
+            f"{raw.get('results_number_errors')} errors){under_completed(ctx.file)}",
         )
 
 

@@ -135,6 +135,14 @@ class _FileLog(ProblemLog):
             if tag[0] in wanted and p.severity is Severity.ERROR
         }
 
+    def reader_errors(self) -> set[tuple[int, str]]:
+        """(slot, field) of each error a reader gave, which validation is not to restate."""
+        return {
+            (tag[0], p.field)
+            for tag, p in zip(self.tags, self.problems, strict=True)
+            if tag[1] == 0 and p.severity is Severity.ERROR
+        }
+
     def ordered(self) -> list[Problem]:
         order = sorted(range(len(self.tags)), key=self.tags.__getitem__)
         return [self.problems[i] for i in order]
@@ -177,6 +185,7 @@ class _FileLoader:
         self._workloads_said: set[str] = set()  # why a record's own dataset set its workload
         self._metadata_loaded = False
         self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
+        self._fills_cache: dict[str, tuple[Any, str]] | None = None  # formats.Source.fills
         self._metadata_said = ""  # where each metadata field came from, for the provenance
         self._power_said: set[str] = set()  # why the telemetry beside the file gave no power
         self._run_urls_refused: set[str] = set()  # a record's run_url that broke the address rule
@@ -194,8 +203,21 @@ class _FileLoader:
                     self.result.grouped.add(
                         folder, problem.record, problem.field, problem.reason, problem.severity, self.display
                     )
+                elif self._metadata_missing(problem):
+                    # a field no metadata file gives: the same for every record and file below it
+                    self.result.grouped.add(
+                        folder, "", problem.field, problem.reason, problem.severity, self.display
+                    )
                 else:
                     self.result.log.problems.append(problem)
+
+    def _metadata_missing(self, problem: Problem) -> bool:
+        """Whether a problem of this file's is a field missing that its metadata file must give."""
+        if self._metadata_cache is None or problem.file != self.display:
+            return False
+        return problem.field.startswith(f"{self._metadata_cache[1]}: ") and problem.reason.startswith(
+            "missing"
+        )
 
     def _load(self) -> None:
         if self._companion():
@@ -239,8 +261,11 @@ class _FileLoader:
     def _route(self, records: list[tuple[str, Any]]) -> None:
         """A JSON file's records as evaluation runs, sweep rows or points, as their keys say."""
         evaluation = None if self.dataset else evals.detect(records)
+        request_log = None if self.dataset else formats.request_log([as_mapping(r) for _, r in records])
         if evaluation is not None:
             self._evaluations(evaluation, records)
+        elif request_log is not None:  # a client's per-request records, whatever the file's name
+            self.log.add(self.display, "", "", f"skipped: {request_log.what}, not a result", Severity.NOTICE)
         elif records and all(looks_sweep(set(as_mapping(r))) for _, r in records):
             self._sweeps(records)
         else:
@@ -573,8 +598,10 @@ class _FileLoader:
         if not drafts:
             return
         validated = validate(Drafts.of(drafts))
+        said = self.log.reader_errors()
         for record, step, name, reason in validated.problems:
-            self.log.add_validated(slots[record], step, self.display, labels[record], name, reason)
+            if (slots[record], name) not in said:
+                self.log.add_validated(slots[record], step, self.display, labels[record], name, reason)
         refused = self.log.errors_in(slots)  # a record the reader found an error in is not kept
         sound = np.array([i for i in validated.kept.tolist() if slots[i] not in refused], dtype=np.intp)
         provenance = {key: [origins[i][key] for i in sound.tolist()] for key in PROVENANCE_KEYS}
@@ -657,6 +684,8 @@ class _FileLoader:
                 return None
             meta = self._record_workload(kind.dataset(row), loaded[0], ctx)
             source = Source(self.path.name, meta, loaded[1])
+        elif kind.fills:
+            source = Source(self.path.name, fills=self._fills(kind))
         draft = read(row, ctx, source)  # None: the reader kept nothing and said why
         if draft is None:
             return None
@@ -834,6 +863,27 @@ class _FileLoader:
         )
         self.result.grouped.add(inside, "", "model", reason, Severity.ERROR, self.display)
         return False
+
+    def _fills(self, kind: InputFormat) -> dict[str, tuple[Any, str]]:
+        """What the metadata files give of the fields a format takes from them where a record
+        lacks one (`fills`), each with the file that gives it; said once per folder."""
+        if self._fills_cache is None:
+            layers = [
+                (_display(p, self.root), self._metadata_file(p)) for p in metadata.chain(self.path, self.root)
+            ]
+            merged = metadata.Merged.of([(name, m) for name, m in layers if m is not None], "")
+            given = [key for key in kind.fills if merged.values.get(key) is not None]
+            self._fills_cache = {key: (merged.values[key], merged.origins[key]) for key in given}
+            unused = [str(key) for key in merged.values if key not in kind.fills]
+            if given or unused:
+                origins = ", ".join(sorted({merged.origins[key] for key in (*given, *unused)}))
+                said = [f"{', '.join(given)} taken from {origins} where a row lacks them"] if given else []
+                if unused:
+                    said.append(f"not used from {origins}: {', '.join(unused)} (each row gives its own)")
+                reason = "; ".join(said)
+                folder = _display(self.path.parent, self.root) + "/"
+                self.result.grouped.add(folder, "", "", reason, Severity.NOTICE, self.display)
+        return self._fills_cache
 
     def _metadata_file(self, path: Path) -> Mapping[str, Any] | None:
         """One metadata file's fields, read once for every result file it applies to (its
@@ -1121,13 +1171,14 @@ def load_results(
     return result
 
 
-def load_folder(folder: Path, log: ProblemLog | None = None) -> LoadResult:
-    """A folder named on the importer's command line: every result file under it, read as a
-    build reads them, each file's metadata looked up from the data folder it lies in
-    (metadata_root) down, so a `_meta.yaml` above the folder counts as in a build."""
+def load_folder(folder: Path, log: ProblemLog | None = None, exclude: Sequence[str] = ()) -> LoadResult:
+    """A folder named on the importer's command line: every result file under it but those
+    `exclude` names (globs under the data folder, as a build's), read as a build reads them, each
+    file's metadata looked up from the data folder it lies in (metadata_root) down, so a
+    `_meta.yaml` above the folder counts as in a build."""
     result = LoadResult(log=log or ProblemLog())
     folder = folder.resolve()
-    _load_under(folder, folder_metadata_root(folder), result, ())
+    _load_under(folder, folder_metadata_root(folder), result, exclude)
     result.finish()
     return result
 

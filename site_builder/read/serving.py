@@ -29,6 +29,17 @@ from site_builder.workload import WorkloadLabel
 MIN_COMPLETED_SHARE = 0.95
 
 
+def under_completed(file: str) -> str:
+    """The next step after "only N of M requests completed", the same for every format: the
+    `exclude:` glob that leaves the file out (a path under the data folder)."""
+    glob = file.split("/", 1)[1] if file.startswith("data/") else "<its path under data/>"
+    return (
+        f": fewer than {MIN_COMPLETED_SHARE:.0%} of its requests completed, so its figures are not a "
+        f"full run's; re-run it, or leave the file out of the build with exclude: [{glob}] in "
+        "content/site.yaml (no setting accepts such a run)"
+    )
+
+
 class RunMetadata(BaseModel):
     """The facts a raw result file lacks; written by a person, so unknown keys are errors."""
 
@@ -85,13 +96,16 @@ def _completion_check(raw: Mapping[str, Any], ctx: RecordContext) -> None:
     if isinstance(completed, int | float) and isinstance(prompts, int | float) and prompts > 0:
         share = completed / prompts
         if share < MIN_COMPLETED_SHARE:
-            ctx.error("completed", f"only {completed} of {prompts} requests completed ({share:.0%})")
+            ctx.error(
+                "completed",
+                f"only {completed} of {prompts} requests completed ({share:.0%}){under_completed(ctx.file)}",
+            )
     failed = raw.get("failed")
     if not (isinstance(failed, int | float) and isinstance(completed, int | float)):
         return
     attempted = failed + completed
     if attempted > 0 and failed / attempted > 1 - MIN_COMPLETED_SHARE:
-        ctx.error("failed", f"{failed} of {attempted} requests failed")
+        ctx.error("failed", f"{failed} of {attempted} requests failed{under_completed(ctx.file)}")
 
 
 RATE_MEASURED = (
@@ -250,11 +264,13 @@ def model_key(
     """The model key: the metadata's, else one recognised from the file's model path."""
     model = meta.model or normalise_model(None, path if isinstance(path, str) else None)
     draft.set("model", model, f"{meta_name}: model")
-    if model is None:
+    draft.names.setdefault("model", f"{meta_name}: model")  # where it must be given
+    if model is None:  # the same for every file the metadata file applies to: said once per folder
         ctx.error(
             f"{meta_name}: model",
-            f"missing: {path_field} {path!r} is not a known model, "
-            "so the metadata file must name the model key",
+            f"missing: the result's {path_field} is not a known model key: add "
+            "model: <key> to the metadata file (a folder's _meta.yaml for every file below it, "
+            "<name>.meta.yaml for one file)",
         )
 
 
