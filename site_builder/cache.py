@@ -44,7 +44,7 @@ import site_builder
 from site_builder import __version__
 from site_builder.content import SiteConfig, Stub
 from site_builder.plan import RelatedLink
-from site_builder.problems import Problem, Severity
+from site_builder.problems import Cause, Problem, Severity
 from site_builder.project import Project
 
 FOLDER = ".site-builder-cache"
@@ -178,6 +178,7 @@ class StoredProblem(_Stored):
     field: str
     reason: str
     severity: Literal["error", "warning", "notice"]
+    cause: Literal["other", "missing"] = "other"
 
 
 class StoredPage(_Stored):
@@ -302,7 +303,10 @@ class PageCache:
                 return None
             files[relative] = content
         self._used[key] = stored
-        problems = [Problem(**{**p.model_dump(), "severity": Severity(p.severity)}) for p in stored.problems]
+        problems = [
+            Problem(**{**p.model_dump(), "severity": Severity(p.severity), "cause": Cause(p.cause)})
+            for p in stored.problems
+        ]
         return CachedPage(files, stored.entry, problems)
 
     def put(
@@ -323,7 +327,9 @@ class PageCache:
         parts: dict[str, Any] = {
             "files": names,
             "entry": json.loads(json.dumps(entry)),  # as the manifest will hold it (tuples as lists)
-            "problems": [{**asdict(p), "severity": p.severity.value} for p in problems],
+            "problems": [
+                {**asdict(p), "severity": p.severity.value, "cause": p.cause.value} for p in problems
+            ],
         }
         self._used[key] = StoredPage(**parts, check=digest(key, parts))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,6 +22,14 @@ class Severity(StrEnum):
     NOTICE = "notice"
 
 
+class Cause(StrEnum):
+    """What kind of finding a problem is, for a step that treats one kind apart (never told
+    from the problem's words)."""
+
+    OTHER = "other"
+    MISSING = "missing"  # a field that must be given is not: the same wherever it is lacking
+
+
 @dataclass(frozen=True, order=True)
 class Problem:
     """One actionable finding: where it is (file, record, field) and why it matters."""
@@ -30,6 +39,7 @@ class Problem:
     field: str
     reason: str
     severity: Severity = Severity.ERROR
+    cause: Cause = dataclasses.field(default=Cause.OTHER, compare=False)  # not part of what is said
 
     def __str__(self) -> str:
         where = self.file
@@ -57,6 +67,7 @@ class ProblemLog:
         field_name: str,
         reason: str,
         severity: Severity = Severity.ERROR,
+        cause: Cause = Cause.OTHER,
     ) -> None:
         """Every part made printable and bounded: a message never carries a user's file whole."""
         self.problems.append(
@@ -66,6 +77,7 @@ class ProblemLog:
                 _bounded(field_name, 200),
                 _bounded(reason, 2000),
                 severity,
+                cause,
             )
         )
 

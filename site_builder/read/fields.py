@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from site_builder.files import MAX_NUMBER_CHARS, NUMBER_FAULTS, excerpt, number_faults
-from site_builder.problems import ProblemLog, Severity, suggest
+from site_builder.problems import Cause, ProblemLog, Severity, suggest
 
 _HARDWARE_SUFFIXES = (
     "-trt",
@@ -197,7 +197,7 @@ def read_number(
     ("", "N/A") or bad; a bad or missing required value is logged naming file, record and field."""
     if is_empty(value):
         if required:
-            ctx.error(name, "missing")
+            ctx.missing(name, "missing")
         return None
     try:
         number = parse_number(value)
@@ -293,6 +293,11 @@ class RecordContext:
 
     def error(self, field_name: str, reason: str) -> None:
         self.log.add(self.file, self.record, field_name, reason, Severity.ERROR)
+
+    def missing(self, field_name: str, reason: str) -> None:
+        """An error that a field that must be given is not (Cause.MISSING: said once for every
+        record that lacks it alike, where the loader groups them)."""
+        self.log.add(self.file, self.record, field_name, reason, Severity.ERROR, Cause.MISSING)
 
     def warning(self, field_name: str, reason: str) -> None:
         self.log.add(self.file, self.record, field_name, reason, Severity.WARNING)

@@ -36,6 +36,7 @@ from site_builder.files import (
     web_address,
 )
 from site_builder.problems import (
+    Cause,
     Loc,
     Problem,
     ProblemLog,
@@ -116,14 +117,15 @@ class _FileLog(ProblemLog):
         field_name: str,
         reason: str,
         severity: Severity = Severity.ERROR,
+        cause: Cause = Cause.OTHER,
     ) -> None:
-        super().add(file, record, field_name, reason, severity)
+        super().add(file, record, field_name, reason, severity, cause)
         self.tags.append((self.slot, 0, len(self.tags)))
 
     def add_validated(
-        self, slot: int, step: int, file: str, record: str, field_name: str, reason: str
+        self, slot: int, step: int, file: str, record: str, field_name: str, reason: str, cause: Cause
     ) -> None:
-        super().add(file, record, field_name, reason)
+        super().add(file, record, field_name, reason, Severity.ERROR, cause)
         self.tags.append((slot, 1, step))
 
     def errors_in(self, slots: Iterable[int]) -> set[int]:
@@ -185,7 +187,10 @@ class _FileLoader:
         self._workloads_said: set[str] = set()  # why a record's own dataset set its workload
         self._metadata_loaded = False
         self._metadata_cache: tuple[serving.RunMetadata, str] | None = None
-        self._fills_cache: dict[str, tuple[Any, str]] | None = None  # formats.Source.fills
+        # the file's metadata merged, with (True) or without (False) the metadata files (_merged)
+        self._merged_cache: dict[bool, metadata.Merged | None] = {}
+        self._nearest_file: str | None = None  # the metadata file nearest the result, if any
+        self._taken_cache: dict[str, dict[str, tuple[Any, str]] | None] = {}  # formats.Source.fills
         self._metadata_said = ""  # where each metadata field came from, for the provenance
         self._power_said: set[str] = set()  # why the telemetry beside the file gave no power
         self._run_urls_refused: set[str] = set()  # a record's run_url that broke the address rule
@@ -212,12 +217,11 @@ class _FileLoader:
                     self.result.log.problems.append(problem)
 
     def _metadata_missing(self, problem: Problem) -> bool:
-        """Whether a problem of this file's is a field missing that its metadata file must give."""
-        if self._metadata_cache is None or problem.file != self.display:
+        """Whether a problem of this file's is a field missing that its metadata file must give
+        (a missing field the reader named after that file)."""
+        if self._metadata_cache is None or problem.file != self.display or problem.cause is not Cause.MISSING:
             return False
-        return problem.field.startswith(f"{self._metadata_cache[1]}: ") and problem.reason.startswith(
-            "missing"
-        )
+        return problem.field.startswith(f"{self._metadata_cache[1]}: ")
 
     def _load(self) -> None:
         if self._companion():
@@ -496,9 +500,10 @@ class _FileLoader:
         rows = _rows_with_a_cell(columns, holds)
         if len(rows) < len(columns["model"]):
             columns = {name: values[rows] for name, values in columns.items()}
-        if dataset.workload is not None:  # the data set's label, where a row names none
+        taken = self._taken(formats.NATIVE) or {}  # a native file reads no metadata file
+        if "workload" in taken:  # the metadata's label, where a row names none
             labels = columns.get("workload", np.full(len(rows), None, dtype=object)).copy()
-            labels[~holds(labels)] = dataset.workload
+            labels[~holds(labels)] = taken["workload"][0]
             columns = {**columns, "workload": labels}
         drafts, unknown = native.columns(columns, holds)
         for record, name, reason in unknown:
@@ -506,8 +511,9 @@ class _FileLoader:
             self.log.add(self.display, f"{word} {rows[record] + first}", name, reason)
         self.log.slot = AFTER_RECORDS
         validated = validate(drafts)
-        for record, step, name, reason in validated.problems:
-            self.log.add_validated(record, step, self.display, f"{word} {rows[record] + first}", name, reason)
+        for record, step, name, reason, cause in validated.problems:
+            where = f"{word} {rows[record] + first}"
+            self.log.add_validated(record, step, self.display, where, name, reason, cause)
         sound = np.setdiff1d(validated.kept, [record for record, _, _ in unknown])
         records = np.array([f"{word} {row}" for row in (rows[sound] + first).tolist()], dtype=object)
         run_urls = _per_value(columns.get("run_url"), sound, _text)
@@ -589,7 +595,6 @@ class _FileLoader:
             self.log.slot = slot
             found = self._draft_of(label, row, kind)
             if found is not None:
-                self._dataset_workload(found[0], found[1], dataset)
                 drafts.append(found[0])
                 slots.append(slot)
                 labels.append(label)
@@ -599,9 +604,9 @@ class _FileLoader:
             return
         validated = validate(Drafts.of(drafts))
         said = self.log.reader_errors()
-        for record, step, name, reason in validated.problems:
+        for record, step, name, reason, cause in validated.problems:
             if (slots[record], name) not in said:
-                self.log.add_validated(slots[record], step, self.display, labels[record], name, reason)
+                self.log.add_validated(slots[record], step, self.display, labels[record], name, reason, cause)
         refused = self.log.errors_in(slots)  # a record the reader found an error in is not kept
         sound = np.array([i for i in validated.kept.tolist() if slots[i] not in refused], dtype=np.intp)
         provenance = {key: [origins[i][key] for i in sound.tolist()] for key in PROVENANCE_KEYS}
@@ -637,12 +642,6 @@ class _FileLoader:
             return None
         return self._draft(kind, kind.read, row, ctx)
 
-    def _dataset_workload(self, draft: PointDraft, kind: InputFormat, dataset: DatasetInfo) -> None:
-        """The data set's `workload:` for a record that names none of its own (a format that
-        needs metadata has it there already, as the farthest layer: _dataset_layer)."""
-        if dataset.workload is not None and not kind.needs_metadata and "workload" not in draft.values:
-            draft.set("workload", dataset.workload, f"{self._dataset_file or 'dataset'}: workload")
-
     def _accepted_dataset(self, *, advice: bool = True) -> DatasetInfo | None:
         """The file's dataset, unless another file attributes the same id differently (logged;
         `advice`: naming the other attribution and what to do)."""
@@ -677,19 +676,24 @@ class _FileLoader:
     ) -> tuple[PointDraft, InputFormat] | None:
         """A record's draft by `read`, its format's reader, given the metadata file it needs;
         and the format."""
-        source = Source(self.path.name)
         if kind.needs_metadata:
             loaded = self._metadata(kind.title, kind.requires, kind.metadata_hint, kind.model_folder)
             if loaded is None:
                 return None
             meta = self._record_workload(kind.dataset(row), loaded[0], ctx)
             source = Source(self.path.name, meta, loaded[1])
-        elif kind.fills:
-            source = Source(self.path.name, fills=self._fills(kind))
+        else:
+            taken = self._taken(kind)
+            if taken is None:
+                return None
+            source = Source(self.path.name, fills=taken)
         draft = read(row, ctx, source)  # None: the reader kept nothing and said why
         if draft is None:
             return None
         self._measured_power(draft, row, ctx, kind)
+        if "workload" in source.fills and "workload" not in draft.values:  # the record names none
+            value, origin = source.fills["workload"]
+            draft.set("workload", value, f"{origin}: workload")
         return draft, kind
 
     def _origin(
@@ -772,20 +776,15 @@ class _FileLoader:
         model_folder: Callable[[PurePath], tuple[str, PurePath] | None] = lambda path: None,
     ) -> tuple[serving.RunMetadata, str] | None:
         """The metadata of a result of a format that needs it (`title` names the format): the
-        metadata files from the results root down to the file, merged field by field (the nearest
-        wins), what an InferenceX runner file name states filling the rest (read/metadata.py)."""
+        file's merged metadata (_merged), what an InferenceX runner file name states filling the
+        rest (read/metadata.py), as RunMetadata."""
         if self._metadata_loaded:
             return self._metadata_cache
         self._metadata_loaded = True
-        layers = []
-        for path in metadata.chain(self.path, self.root):
-            mapping = self._metadata_file(path)
-            if mapping is None:
-                return None  # its problem is logged once, naming the metadata file
-            layers.append((_display(path, self.root), mapping))
-        nearest = layers[-1][0] if layers else None
-        stem = self.path.name.rsplit(".", 1)[0]
-        merged = metadata.Merged.of(self._dataset_layer() + layers, stem)
+        merged = self._merged(with_files=True)
+        if merged is None:
+            return None  # its problem is logged once, naming the metadata file
+        nearest = self._nearest_file
         meta = self._validated_metadata(merged, title, nearest, _unmet(merged.values, requires), hint)
         if meta is not None and not self._model_fits_its_folder(meta, merged, model_folder(self.path)):
             return None
@@ -835,9 +834,28 @@ class _FileLoader:
             self._workloads_said.add(reason)
             self.log.add(self.display, record, field_name, reason, severity)
 
+    def _merged(self, *, with_files: bool) -> metadata.Merged | None:
+        """The file's metadata: one lookup, for every format and for build, check and import.
+        Its layers, farthest first: the data set's (`_dataset.yaml`'s `workload:`, or a native
+        file's `dataset` block), then, for a format that reads metadata files (`with_files`),
+        each from the data folder down to the file (read/metadata.py); the nearest layer that
+        gives a field wins it, and a record's own value wins over all (docs/data-format.md).
+        None where a metadata file cannot be read (its problem logged once, naming it)."""
+        if with_files not in self._merged_cache:
+            layers = self._dataset_layer()
+            for path in metadata.chain(self.path, self.root) if with_files else ():
+                mapping = self._metadata_file(path)
+                if mapping is None:
+                    self._merged_cache[with_files] = None
+                    return None
+                layers.append((_display(path, self.root), mapping))
+                self._nearest_file = layers[-1][0]
+            stem = self.path.name.rsplit(".", 1)[0]
+            self._merged_cache[with_files] = metadata.Merged.of(layers, stem)
+        return self._merged_cache[with_files]
+
     def _dataset_layer(self) -> list[tuple[str, Mapping[str, Any]]]:
-        """The data set's `workload:` as the farthest metadata layer: every `_meta.yaml` wins
-        over it, and a record's own dataset over both (docs/data-format.md)."""
+        """The data set's `workload:`, the farthest metadata layer."""
         dataset = self._accepted
         if dataset is None or dataset.workload is None:
             return []
@@ -864,26 +882,37 @@ class _FileLoader:
         self.result.grouped.add(inside, "", "model", reason, Severity.ERROR, self.display)
         return False
 
-    def _fills(self, kind: InputFormat) -> dict[str, tuple[Any, str]]:
-        """What the metadata files give of the fields a format takes from them where a record
-        lacks one (`fills`), each with the file that gives it; said once per folder."""
-        if self._fills_cache is None:
-            layers = [
-                (_display(p, self.root), self._metadata_file(p)) for p in metadata.chain(self.path, self.root)
-            ]
-            merged = metadata.Merged.of([(name, m) for name, m in layers if m is not None], "")
-            given = [key for key in kind.fills if merged.values.get(key) is not None]
-            self._fills_cache = {key: (merged.values[key], merged.origins[key]) for key in given}
-            unused = [str(key) for key in merged.values if key not in kind.fills]
-            if given or unused:
-                origins = ", ".join(sorted({merged.origins[key] for key in (*given, *unused)}))
-                said = [f"{', '.join(given)} taken from {origins} where a row lacks them"] if given else []
-                if unused:
-                    said.append(f"not used from {origins}: {', '.join(unused)} (each row gives its own)")
-                reason = "; ".join(said)
-                folder = _display(self.path.parent, self.root) + "/"
-                self.result.grouped.add(folder, "", "", reason, Severity.NOTICE, self.display)
-        return self._fills_cache
+    def _taken(self, kind: InputFormat) -> dict[str, tuple[Any, str]] | None:
+        """What a format read without a metadata file of its own takes from the metadata where a
+        record lacks it, each with the file that gives it: the fields it `fills` (from the
+        metadata files) and the workload label; said once per folder where it `fills`. None
+        where a metadata file cannot be read."""
+        if kind.name not in self._taken_cache:
+            merged = self._merged(with_files=bool(kind.fills))
+            if merged is None:
+                self._taken_cache[kind.name] = None
+                return None
+            files = {
+                key: origin for key, origin in merged.origins.items() if origin != metadata.FROM_FILE_NAME
+            }
+            takes = (*kind.fills, "workload")
+            taken = [key for key in takes if key in files and merged.values[key] is not None]
+            self._taken_cache[kind.name] = {key: (merged.values[key], files[key]) for key in taken}
+            if kind.fills:
+                self._say_taken(taken, [key for key in files if key not in takes], files)
+        return self._taken_cache[kind.name]
+
+    def _say_taken(self, taken: Sequence[str], unused: Sequence[str], origins: Mapping[str, str]) -> None:
+        """Which metadata fields fill what a format's rows lack, and which are not used: one
+        notice per folder."""
+        if not taken and not unused:
+            return
+        files = ", ".join(sorted({origins[key] for key in (*taken, *unused)}))
+        said = [f"{', '.join(taken)} taken from {files} where a row lacks them"] if taken else []
+        if unused:
+            said.append(f"not used from {files}: {', '.join(unused)} (each row gives its own)")
+        folder = _display(self.path.parent, self.root) + "/"
+        self.result.grouped.add(folder, "", "", "; ".join(said), Severity.NOTICE, self.display)
 
     def _metadata_file(self, path: Path) -> Mapping[str, Any] | None:
         """One metadata file's fields, read once for every result file it applies to (its

@@ -213,7 +213,7 @@ def per_gpu(
     """Divide the deployment's tok/s ("total", "output": as the file states it) by its GPUs."""
     total_gpus, output_gpus = gpus
     if not total_gpus or not output_gpus:
-        ctx.error(
+        ctx.missing(
             f"{meta_name}: gpu_count",
             "missing: give gpu_count, tp (and pp), or "
             "prefill_gpus and decode_gpus so throughput can be divided per GPU",
@@ -266,7 +266,7 @@ def model_key(
     draft.set("model", model, f"{meta_name}: model")
     draft.names.setdefault("model", f"{meta_name}: model")  # where it must be given
     if model is None:  # the same for every file the metadata file applies to: said once per folder
-        ctx.error(
+        ctx.missing(
             f"{meta_name}: model",
             f"missing: the result's {path_field} is not a known model key: add "
             "model: <key> to the metadata file (a folder's _meta.yaml for every file below it, "

@@ -23,6 +23,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from site_builder.files import NUMBER_FAULTS, excerpt, identifier, number_faults
+from site_builder.problems import Cause
 from site_builder.read.fields import (
     LATENCY_METRICS,
     LATENCY_STATS,
@@ -40,7 +41,7 @@ from site_builder.workload import check_label
 Mask = npt.NDArray[np.bool_]
 Floats = npt.NDArray[np.float64]
 Objects = npt.NDArray[np.object_]
-Problem = tuple[int, int, str, str]  # (record, step, field as the file names it, reason)
+Problem = tuple[int, int, str, str, Cause]  # (record, step, field as the file names it, reason, cause)
 
 IDENTITY_FIELDS = ("model", "hardware", "framework", "precision", "isl", "osl", "concurrency")
 TEXT_FIELDS = ("model", "hardware", "framework", "precision", "spec_method", "variant")
@@ -173,7 +174,13 @@ class _Rows:
             return [name] * len(rows)
         return [str(name[r]) for r in rows.tolist()]
 
-    def refuse(self, key: str, rows: Mask, reasons: Callable[[npt.NDArray[np.intp]], Sequence[str]]) -> None:
+    def refuse(
+        self,
+        key: str,
+        rows: Mask,
+        reasons: Callable[[npt.NDArray[np.intp]], Sequence[str]],
+        cause: Cause = Cause.OTHER,
+    ) -> None:
         """An error for each record of `rows` (the next step's), naming the field as its file
         does; `reasons` words each one's."""
         self.step += 1
@@ -182,10 +189,10 @@ class _Rows:
             return
         self.failed[where] = True
         for row, name, reason in zip(where.tolist(), self.names(key, where), reasons(where), strict=True):
-            self.problems.append((row, self.step, name, reason))
+            self.problems.append((row, self.step, name, reason, cause))
 
-    def refuse_all(self, key: str, rows: Mask, reason: str) -> None:
-        self.refuse(key, rows, lambda where: [reason] * len(where))
+    def refuse_all(self, key: str, rows: Mask, reason: str, cause: Cause = Cause.OTHER) -> None:
+        self.refuse(key, rows, lambda where: [reason] * len(where), cause)
 
     def judge(self, key: str, rule: Callable[[Any], Any]) -> Objects:
         """`rule` (raising ValueError to refuse a value) of each record's value, judged once
@@ -334,7 +341,7 @@ def _identifiers(rows: _Rows) -> None:
 def _required(rows: _Rows) -> None:
     reason = "missing: every point needs " + ", ".join(IDENTITY_FIELDS)
     for key in IDENTITY_FIELDS:
-        rows.refuse_all(key, ~rows.present(key), reason)
+        rows.refuse_all(key, ~rows.present(key), reason, Cause.MISSING)
 
 
 def _latencies(rows: _Rows) -> dict[str, Floats]:
@@ -416,6 +423,7 @@ def _interactivity(rows: _Rows, output: Floats, gpu_count: Floats, concurrency: 
         ~has_tpot & ~has_stated & ~can_derive,
         "missing: need median TPOT, a stated interactivity, or output throughput with GPU count "
         "and concurrency to derive it",
+        Cause.MISSING,
     )
     with np.errstate(divide="ignore"):
         value = np.where(has_tpot, 1.0 / tpot, np.where(has_stated, stated, derived))
@@ -568,6 +576,7 @@ def validate(drafts: Drafts) -> Validated:
         "throughput_per_gpu",
         ~rows.present("throughput_per_gpu"),
         "missing: total throughput per GPU is required",
+        Cause.MISSING,
     )
     output = _number(rows, "output_throughput_per_gpu", positive=True)
     input_tput = _number(rows, "input_throughput_per_gpu", positive=False)
