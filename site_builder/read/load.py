@@ -87,8 +87,8 @@ class LoadResult:
     def finish(self) -> None:
         """The table of every file's rows, each evaluation run with the per-question scores its
         samples log holds (evals.py), and the messages said once per folder and cause."""
-        for where, record, field_name, reason, severity in self.grouped.each():
-            self.log.add(where, record, field_name, reason, Severity(severity))
+        for where, record, field_name, reason, severity, cause in self.grouped.each_with_cause():
+            self.log.add(where, record, field_name, reason, Severity(severity), cause)
         self.grouped = metadata.Grouped()
         if self.parts:
             self.table = PointTable.from_parts(self.parts)
@@ -211,7 +211,13 @@ class _FileLoader:
                 elif self._metadata_missing(problem):
                     # a field no metadata file gives: the same for every record and file below it
                     self.result.grouped.add(
-                        folder, "", problem.field, problem.reason, problem.severity, self.display
+                        folder,
+                        "",
+                        problem.field,
+                        problem.reason,
+                        problem.severity,
+                        self.display,
+                        problem.cause,
                     )
                 else:
                     self.result.log.problems.append(problem)
@@ -957,7 +963,7 @@ class _FileLoader:
                 "_meta.yaml applies to every file below it, the nearest winning each field; "
                 f"<name>.meta.yaml to one file; docs/data-format.md){hint}"
             ) + self._unread_above()
-            self.result.grouped.add(folder + "/", "", "", reason, Severity.ERROR, self.display)
+            self.result.grouped.add(folder + "/", "", "", reason, Severity.ERROR, self.display, Cause.MISSING)
         for error in errors:
             if error["type"] == "missing":
                 continue

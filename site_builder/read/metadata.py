@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from site_builder.problems import Cause
 from site_builder.read.fields import normalise_hardware, normalise_model
 
 FOLDER_METADATA = ("_meta.yaml", "_meta.yml", "_meta.json")
@@ -124,19 +125,38 @@ class Grouped:
     (in order) that met it since."""
 
     found: dict[tuple[str, str, str, str, str], list[str]] = field(default_factory=dict)
+    causes: dict[tuple[str, str, str, str, str], Cause] = field(default_factory=dict)  # problems.Cause
 
-    def add(self, where: str, record: str, field_name: str, reason: str, severity: str, file: str) -> None:
-        files = self.found.setdefault((where, record, field_name, reason, severity), [])
+    def add(
+        self,
+        where: str,
+        record: str,
+        field_name: str,
+        reason: str,
+        severity: str,
+        file: str,
+        cause: Cause = Cause.OTHER,
+    ) -> None:
+        key = (where, record, field_name, reason, severity)
+        files = self.found.setdefault(key, [])
+        self.causes.setdefault(key, cause)
         if file not in files:
             files.append(file)
 
     def each(self) -> Iterator[tuple[str, str, str, str, str]]:
         """(where, record, field, reason, severity) once per cause, naming the files it applies to."""
-        for (where, record, field_name, reason, severity), files in self.found.items():
+        for where, record, field_name, reason, severity, _ in self.each_with_cause():
+            yield where, record, field_name, reason, severity
+
+    def each_with_cause(self) -> Iterator[tuple[str, str, str, str, str, Cause]]:
+        """As `each`, with each one's problems.Cause."""
+        for key, files in self.found.items():
+            where, record, field_name, reason, severity = key
             if where.endswith("/") and len(files) == 1:  # a folder's cause met by one file: the file
-                yield files[0], record, field_name, reason, severity
+                yield files[0], record, field_name, reason, severity, self.causes[key]
             else:
-                yield where, record, field_name, f"{reason}{_files_note(where, files)}", severity
+                note = _files_note(where, files)
+                yield where, record, field_name, f"{reason}{note}", severity, self.causes[key]
 
 
 def _files_note(where: str, files: list[str]) -> str:
