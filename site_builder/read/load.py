@@ -895,18 +895,17 @@ class _FileLoader:
         where a metadata file cannot be read."""
         if kind.name not in self._taken_cache:
             merged = self._merged(with_files=bool(kind.fills))
-            if merged is None:
-                self._taken_cache[kind.name] = None
-                return None
-            files = {
-                key: origin for key, origin in merged.origins.items() if origin != metadata.FROM_FILE_NAME
-            }
-            takes = (*kind.fills, "workload")
-            taken = [key for key in takes if key in files and merged.values[key] is not None]
-            self._taken_cache[kind.name] = {key: (merged.values[key], files[key]) for key in taken}
-            if kind.fills:
-                self._say_taken(taken, [key for key in files if key not in takes], files)
+            self._taken_cache[kind.name] = None if merged is None else self._fill_values(kind, merged)
         return self._taken_cache[kind.name]
+
+    def _fill_values(self, kind: InputFormat, merged: metadata.Merged) -> dict[str, tuple[Any, str]]:
+        """The values of `_taken`, from the file's merged metadata."""
+        layers = merged.from_layers()
+        takes = (*kind.fills, "workload")
+        taken = [key for key in takes if key in layers and merged.values[key] is not None]
+        if kind.fills:
+            self._say_taken(taken, [key for key in layers if key not in takes], layers)
+        return {key: (merged.values[key], layers[key]) for key in taken}
 
     def _say_taken(self, taken: Sequence[str], unused: Sequence[str], origins: Mapping[str, str]) -> None:
         """Which metadata fields fill what a format's rows lack, and which are not used: one

@@ -107,6 +107,10 @@ class Merged:
                 merged.origins[key] = FROM_FILE_NAME
         return merged
 
+    def from_layers(self) -> dict[str, str]:
+        """Each field a layer gives (not the file name), with the layer that gives it."""
+        return {key: origin for key, origin in self.origins.items() if origin != FROM_FILE_NAME}
+
     def from_file_name(self) -> list[str]:
         return [key for key, origin in self.origins.items() if origin == FROM_FILE_NAME]
 

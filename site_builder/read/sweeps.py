@@ -108,34 +108,14 @@ def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance)
     ctx.unknown_fields(row, COLUMNS)
     for key in REQUIRED:
         if is_empty(row.get(key)):
-            ctx.error(key, "missing: every sweep row needs " + ", ".join(REQUIRED))
-    text: dict[str, str] = {}
-    for key in ("model", "hardware", "framework", "precision"):
-        if is_empty(row.get(key)):
-            continue
-        try:  # the identifier rule (inputs.py): printable, short text
-            text[key] = identifier(str(row[key]))
-        except ValueError as exc:
-            ctx.error(key, str(exc))
+            ctx.missing(key, "missing: every sweep row needs " + ", ".join(REQUIRED))
+    text = _identifiers(row, ctx)
     integers = {k: _integer(row, k, ctx) for k in INTEGERS}
     numbers = {k: read_number(row.get(k), k, ctx, positive=True, hint=_UNMEASURED) for k in MEASUREMENTS}
-    given = {stat: [k for k in keys if not is_empty(row.get(k))] for stat, keys in LATENCIES.items()}
-    if given["median"] and given["mean"]:
-        ctx.error(
-            given["mean"][0],
-            f"a row gives its latencies as medians or as means, not both ({given['median'][0]} is here too):"
-            " keep one statistic per row",
-        )
-    if is_empty(row.get("output_throughput")) and not (given["median"] or given["mean"]):
-        ctx.error(
-            "output_throughput",
-            "missing: a sweep row needs output_throughput or a latency (median_tpot_ms, median_ttft_ms,"
-            " mean_tpot_ms or mean_ttft_ms)",
-        )
+    statistic = _latency_statistic(row, ctx)
     if len(ctx.log.errors) > errors_before:
         return None
     framework = text.get("framework")
-    statistic = "mean" if given["mean"] else "median"
     tpot, ttft = (numbers.pop(k) for k in LATENCIES[statistic])
     for k in LATENCIES["mean" if statistic == "median" else "median"]:
         numbers.pop(k)
@@ -153,6 +133,39 @@ def read_row(row: Mapping[str, Any], ctx: RecordContext, provenance: Provenance)
             **numbers,
         }
     )
+
+
+def _identifiers(row: Mapping[str, Any], ctx: RecordContext) -> dict[str, str]:
+    """The configuration's names a row gives, each under the identifier rule (printable, short
+    text); a bad one is an error."""
+    text: dict[str, str] = {}
+    for key in ("model", "hardware", "framework", "precision"):
+        if is_empty(row.get(key)):
+            continue
+        try:
+            text[key] = identifier(str(row[key]))
+        except ValueError as exc:
+            ctx.error(key, str(exc))
+    return text
+
+
+def _latency_statistic(row: Mapping[str, Any], ctx: RecordContext) -> str:
+    """Which statistic a row gives its latencies as ("median" unless it gives means); an error
+    where it gives both, or neither a latency nor the output throughput."""
+    given = {stat: [k for k in keys if not is_empty(row.get(k))] for stat, keys in LATENCIES.items()}
+    if given["median"] and given["mean"]:
+        ctx.error(
+            given["mean"][0],
+            f"a row gives its latencies as medians or as means, not both ({given['median'][0]} is here too):"
+            " keep one statistic per row",
+        )
+    if is_empty(row.get("output_throughput")) and not (given["median"] or given["mean"]):
+        ctx.missing(
+            "output_throughput",
+            "missing: a sweep row needs output_throughput or a latency (median_tpot_ms, median_ttft_ms,"
+            " mean_tpot_ms or mean_ttft_ms)",
+        )
+    return "mean" if given["mean"] else "median"
 
 
 _UNMEASURED = " (leave it empty when not measured)"
