@@ -145,3 +145,17 @@ def test_a_missing_metadata_field_is_one_error_a_folder_by_its_cause(tmp_path: P
     load_results(tmp_path, log)
     assert sorted(p.field.rsplit(": ", 1)[-1] for p in log.errors) == ["framework", "model"]
     assert all(p.cause is Cause.MISSING and p.file == f"{tmp_path.name}/" for p in log.errors)
+
+
+def test_aggregate_rows_under_an_unreadable_metadata_file_are_not_read_without_it(tmp_path: Path) -> None:
+    """The real aggregate rows need their `_meta.yaml` (no model prefix, no lengths): where it
+    cannot be read, its error is said once, naming it, and the rows wait for it rather than each
+    failing on what it would have given (as a client result's do)."""
+    results = tmp_path / "results"
+    results.mkdir()
+    shutil.copy(CLIENTS / "inferencex-agg-no-prefix" / "results.json", results / "results.json")
+    (results / "_meta.yaml").write_text("model: [llama70b\n")  # not YAML
+    log = ProblemLog()
+    assert len(load_results(results, log).table) == 0
+    (error,) = log.errors
+    assert error.file == "results/_meta.yaml"
