@@ -41,7 +41,8 @@ class Source:
     file_name: str
     metadata: serving.RunMetadata | None = None
     metadata_file: str = ""
-    # a format's `fills`: our field -> (the value the metadata files give, the file that gives it)
+    # for a format without a metadata file of its own, what the file's metadata gives of its
+    # `fills` and the workload label: our field -> (the value, the file that gives it)
     fills: Mapping[str, tuple[Any, str]] = field(default_factory=dict)
 
 
