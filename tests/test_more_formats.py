@@ -197,28 +197,52 @@ def test_an_arbitrary_summary_never_raises(tmp_path: Path, text: str, changes: d
 
 
 GENAI_PERF = CLIENTS / "genai-perf"
-GENAI_RUN = GENAI_PERF / "c100" / "profile_export_genai_perf.json"
+GENAI_RUN = GENAI_PERF / "c8" / "profile_export_genai_perf.json"
 
 
 def test_genai_perf_export_equals_a_hand_computation() -> None:
     (point,), log = _load(GENAI_PERF)
-    assert [str(p) for p in log.errors] == []
+    assert [str(p) for p in log.errors] == [] and [str(p) for p in log.warnings] == []
     # no total in the file: output tok/s × (mean input + mean output) ÷ mean output, on 1 GPU
     assert point["throughput_per_gpu"] == pytest.approx(
-        44190.56002502682 * (200.85 + 2565.855) / 2565.855, rel=1e-12
+        666.0876301399244 * (200.2 + 100.0) / 100.0, rel=1e-12
     )
-    assert point["output_throughput_per_gpu"] == pytest.approx(44190.56002502682, rel=1e-12)
+    assert point["output_throughput_per_gpu"] == pytest.approx(666.0876301399244, rel=1e-12)
     # inter_token_latency is (latency − TTFT) ÷ (OSL − 1) per request: TPOT; its p50 in ms
-    assert point["interactivity"] == pytest.approx(1000 / 2.1787205, rel=1e-12)
-    assert point["concurrency"] == 100
+    assert point["interactivity"] == pytest.approx(1000 / 9.903838499999999, rel=1e-12)
+    assert point["concurrency"] == 8
     # the lengths the run asked for (synthetic_input_tokens_mean, output_tokens_mean)
-    assert (point["isl"], point["osl"]) == (200, 500)
-    assert point["ttft_p99"] == pytest.approx(0.42502943662, rel=1e-12)
-    assert point["e2el_mean"] == pytest.approx(5.767434807386666, rel=1e-12)
+    assert (point["isl"], point["osl"]) == (200, 100)
+    assert point["ttft_p99"] == pytest.approx(0.28353810265999397, rel=1e-12)
+    assert point["e2el_mean"] == pytest.approx(1.0220364213999999, rel=1e-12)
     assert point["client"] == "GenAI-Perf" and point["throughput_basis"] == "total"
-    # its outputs averaged 2565.855 tokens though 500 were asked for: said, with the share
-    (warning,) = log.warnings
-    assert warning.field == "output_sequence_length.avg" and "413% more than" in warning.reason
+
+
+def test_genai_perf_run_whose_outputs_stopped_early_keeps_its_measured_lengths() -> None:
+    """The same server without `ignore_eos`: outputs stopped at end-of-sequence, 50.0375 tokens
+    on average of the 100 asked for; the point is the run's, at the nominal 200/100."""
+    (point,), log = _load(CLIENTS / "genai-perf-eos")
+    assert [str(p) for p in log.errors] == []
+    assert point["throughput_per_gpu"] == pytest.approx(
+        547.2243547932175 * (200.2 + 50.0375) / 50.0375, rel=1e-12
+    )
+    assert point["interactivity"] == pytest.approx(1000 / 10.781291, rel=1e-12)
+    assert (point["isl"], point["osl"], point["concurrency"]) == (200, 100, 8)
+    assert point["osl_mean"] == pytest.approx(50.0375, rel=1e-12)
+
+
+def test_genai_perf_config_file_export_equals_a_hand_computation() -> None:
+    """GenAI-Perf 0.0.16's export: its settings nested as its config file has them
+    (`perf_analyzer.stimulus.concurrency`, `input.synthetic_tokens.mean`, `input.output_tokens.mean`)
+    and the per-request rate named `output_token_throughput_per_user`."""
+    (point,), log = _load(CLIENTS / "genai-perf-config")
+    assert [str(p) for p in log.errors] == [] and [str(p) for p in log.warnings] == []
+    assert point["client"] == "GenAI-Perf"
+    assert point["throughput_per_gpu"] == pytest.approx(
+        441.3918622224634 * (200.0 + 100.0) / 100.0, rel=1e-12
+    )
+    assert point["interactivity"] == pytest.approx(1000 / 8.5485855, rel=1e-12)
+    assert (point["isl"], point["osl"], point["concurrency"]) == (200, 100, 4)
 
 
 def _genai_copy(tmp_path: Path, changes: dict[str, Any], drop: tuple[str, ...] = ()) -> Path:
@@ -231,10 +255,24 @@ def _genai_copy(tmp_path: Path, changes: dict[str, Any], drop: tuple[str, ...] =
     return tmp_path
 
 
+def test_genai_perf_outputs_longer_than_asked_are_a_warning_with_the_share(tmp_path: Path) -> None:
+    """GenAI-Perf 24.12's streaming runs ignored `--output-tokens-mean` (perf_analyzer issue 298:
+    2,565.855 tokens on average for 500 asked): the run's export with such outputs is warned about,
+    naming the field and the share (250 for 100: 150 % more)."""
+    folder = _genai_copy(tmp_path, {})
+    record = json.loads((folder / "profile_export_genai_perf.json").read_text())
+    record["output_sequence_length"] = {**record["output_sequence_length"], "avg": 250.0}
+    (folder / "profile_export_genai_perf.json").write_text(json.dumps(record))
+    (point,), log = _load(folder)
+    assert point["osl"] == 100
+    (warning,) = log.warnings
+    assert warning.field == "output_sequence_length.avg" and "150% more than" in warning.reason
+
+
 def test_genai_perf_request_rate_run_gets_its_measured_mean_concurrency(tmp_path: Path) -> None:
     (point,), log = _load(_genai_copy(tmp_path, {"concurrency": None, "request_rate": 10}))
-    # 17.222547659562533 requests/s × mean latency 5.767434807386666 s (Little's law)
-    assert point["concurrency"] == round(17.222547659562533 * 5.767434807386666) == 99
+    # 6.660876301399243 requests/s × mean latency 1.0220364214 s (Little's law)
+    assert point["concurrency"] == round(6.660876301399243 * 1.0220364213999999) == 7
     assert any("measured mean" in p.reason for p in log.notices)
 
 
@@ -265,7 +303,7 @@ def test_genai_perf_companions_are_skipped_and_alone_refused(tmp_path: Path) -> 
 
 
 def _config_file_layout(tmp_path: Path, stimulus: dict[str, Any]) -> Path:
-    """The real run as GenAI-Perf writes it since it took a config file (2025): the same
+    """The flat-layout run as GenAI-Perf writes it since it took a config file (2025): the same
     measurements, its settings nested as its config is (GenAI-Perf's config_perf_analyzer.py and
     config_input.py, BSD-3-Clause: `model_names`, `perf_analyzer.stimulus`,
     `input.synthetic_tokens.mean`, `input.output_tokens.mean`, `input.prompt_source`) and the
@@ -293,7 +331,7 @@ def test_genai_perf_config_file_layout_reads_as_the_same_run(tmp_path: Path) -> 
     lacks), and gives the point the flat layout gives: its settings read where they lie (the flat
     names are absent from it)."""
     (flat,), _ = _load(GENAI_PERF)
-    (nested,), log = _load(_config_file_layout(tmp_path, {"concurrency": 100}))
+    (nested,), log = _load(_config_file_layout(tmp_path, {"concurrency": 8}))
     assert [str(p) for p in log.errors] == []
     assert nested["client"] == "GenAI-Perf"
     for column in (
@@ -305,14 +343,14 @@ def test_genai_perf_config_file_layout_reads_as_the_same_run(tmp_path: Path) -> 
         "osl",
     ):
         assert nested[column] == flat[column], column
-    assert nested["concurrency"] == 100 and (nested["isl"], nested["osl"]) == (200, 500)
+    assert nested["concurrency"] == 8 and (nested["isl"], nested["osl"]) == (200, 100)
 
 
 def test_genai_perf_config_file_layout_request_rate_run_gets_its_measured_mean_concurrency(
     tmp_path: Path,
 ) -> None:
     (point,), log = _load(_config_file_layout(tmp_path, {"request_rate": 10}))
-    assert point["concurrency"] == round(17.222547659562533 * 5.767434807386666) == 99
+    assert point["concurrency"] == round(6.660876301399243 * 1.0220364213999999) == 7
     assert any("measured mean" in p.reason for p in log.notices)
 
 
