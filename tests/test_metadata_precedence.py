@@ -44,7 +44,7 @@ class Case:
 CASES = {
     "vllm": Case("vllm-bench-serve", "openai-chat-infqps-concurrency8-DeepSeek-R1-0528-20261022-101500.json"),
     "sglang": Case("sglang-request-rate", "llama_3_3_70b_online_output.jsonl"),
-    "genai-perf": Case("genai-perf", "c100/profile_export_genai_perf.json"),
+    "genai-perf": Case("genai-perf", "c8/profile_export_genai_perf.json"),
     "aiperf": Case("aiperf-records", "run1/profile_export_aiperf.json"),
     "guidellm": Case("guidellm-v1", "sync-tp4/Qwen_Qwen3-4B-Thinking-2507_tp4_quant-fp8_benchmarks.json"),
     "llmperf": Case("llmperf", "result_01-ai_Yi-1.5-34B-Chat_8/01-ai-Yi-1-5-34B-Chat_550_150_summary.json"),
