@@ -6,11 +6,13 @@ Builds the default site (or takes `--site`), serves it on localhost and drives D
 - page load of a comparison page (navigation start → `load`; → the table wired; → the
   interactivity chart drawn; → every chart drawn: the chart library loads after `load`) next to a
   plain MkDocs-like page holding the same text with one stylesheet and no script, and the ratios;
-- a target edit → next paint: from the `change` event on a target field until the frame after
-  the table and chart were updated has been painted (a requestAnimationFrame callback followed
-  by a task), and the handler's own time;
+- a target edit → next paint (the headline figure): from the `change` event on a target field
+  until the frame after it has been painted (a requestAnimationFrame callback followed by a task),
+  as medians over `--edits` edits `--settle-ms` apart; split into the handler, the wait for the
+  frame (handler → the frame's callback) and the frame's own style, layout and paint (callback →
+  task); and the time until the chart's diamonds are painted at the new target;
 - the same in the explorer with 8 sides on DeepSeek-R1 1k/1k (the issue's target: ≤ 16 ms), whose
-  edit paints its table first and moves the chart's diamonds in the frame after: this times the first.
+  edit paints its table first and moves the chart's diamonds in a later frame.
   `--explorer-only` measures that alone.
 
 `--cpu-throttle 4` slows the CPU fourfold (Chrome DevTools' "mid-tier mobile"). Asserts nothing:
@@ -32,6 +34,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
@@ -57,16 +60,39 @@ EXPLORER = "explore/index.html?model=dsr1&seq=1k/1k&" + "&".join(
 )
 
 # One edit, timed inside the page: the change handler runs synchronously in dispatchEvent; the next
-# paint has happened once a requestAnimationFrame callback has run and a task after it has started.
-EDIT = """async ([selector, value]) => {
-  const input = document.querySelector(selector);
+# paint has happened once a requestAnimationFrame callback has run and a task after it has started
+# (the callback runs before the frame's style, layout and paint, the task after them). Then the
+# chart's diamonds: painted once the chart's data-marks name the new target and a frame has
+# passed since. Times in ms from the event: [handler, frame's callback, next paint, diamonds painted].
+# Without `event` the value is only written (the measurement's floor: a frame that paints the field).
+EDIT = """async ([selector, value, event]) => {
+  const input = document.querySelector(selector), chart = document.getElementById('chart');
+  const nextPaint = () => new Promise(done => requestAnimationFrame(() => {
+    const at = performance.now();
+    setTimeout(() => done(at), 0);
+  }));
+  const moved = () => chart && (chart.getAttribute('data-marks') || '').split(',')[0] === String(value);
   const start = performance.now();
   input.value = String(value);
-  input.dispatchEvent(new Event('change', {bubbles: true}));
+  if (event) { input.dispatchEvent(new Event('change', {bubbles: true})); }
   const handled = performance.now();
-  await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
-  return [handled - start, performance.now() - start];
+  const frame = await nextPaint();
+  const painted = performance.now();
+  let diamonds = NaN;
+  if (chart && event) {
+    while (!moved() && performance.now() - start < 5000) { await nextPaint(); }
+    await nextPaint();
+    diamonds = performance.now();
+  }
+  return [handled - start, frame - start, painted - start, diamonds - start];
 }"""
+
+# Between edits the page settles: its idle callback has run (the previous edit's diamonds and
+# history entry are done) and `settle` ms have passed, as between a reader's edits. Without it
+# (--settle-ms 0) an edit starts a few ms after the previous one's paint and its frame also carries
+# the previous edit's diamonds.
+SETTLE = """(ms) => new Promise(done => setTimeout(() =>
+  (window.requestIdleCallback || setTimeout)(() => done(), {timeout: 1000}), ms))"""
 
 
 PAGE_TARGET = ".sequence-panel:not([hidden]) input.target-input"  # a comparison page's target field
@@ -172,11 +198,37 @@ def load_times(browser: Browser, url: str, runs: int, throttle: float, charts: b
     return {name: statistics.median(values) for name, values in seen.items()}
 
 
+@dataclass
+class EditTimes:
+    """Medians over the edits, ms from the `change` event: the handler's end, the frame's
+    requestAnimationFrame callback (the wait for the frame), the task after it (the next paint:
+    the headline figure) and the paint after the chart's diamonds moved; and the worst next paint."""
+
+    handler: float
+    frame: float
+    painted: float
+    diamonds: float
+    worst: float
+
+    def line(self) -> str:
+        return (
+            f"median {self.painted:.1f} ms (worst {self.worst:.1f} ms): handler {self.handler:.1f} ms, "
+            f"wait for the frame {self.frame - self.handler:.1f} ms, the frame's style, layout and paint "
+            f"{self.painted - self.frame:.1f} ms; diamonds painted {self.diamonds:.1f} ms"
+        )
+
+
 def edit_latency(
-    browser: Browser, url: str, edits: int, throttle: float, field: str = PAGE_TARGET
-) -> tuple[float, float, float]:
-    """(median handler ms, median ms to the next paint, worst ms to the next paint), editing the
-    first target `field` finds, once the charts are drawn."""
+    browser: Browser,
+    url: str,
+    edits: int,
+    throttle: float,
+    field: str = PAGE_TARGET,
+    settle: int = 200,
+    event: bool = True,
+) -> EditTimes:
+    """Times of editing the first target `field` finds, once the charts are drawn (EDIT, SETTLE);
+    without `event`, of writing its value alone."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     if throttle > 1:
@@ -186,14 +238,16 @@ def edit_latency(
     page.wait_for_selector("html[data-charts=drawn]", timeout=120000)
     page.locator("#chart").scroll_into_view_if_needed()  # the chart in view: its paint is measured
     default = float(page.locator(field).first.input_value())
-    handled, painted = [], []
+    times = []
     for i in range(edits + 3):
-        h, p = page.evaluate(EDIT, [field, default + (i % 10) - 5 + 0.5])
+        if settle:
+            page.evaluate(SETTLE, settle)
+        edit = page.evaluate(EDIT, [field, default + (i % 10) - 5 + 0.5, event])
         if i >= 3:  # the first edits warm up the JIT
-            handled.append(h)
-            painted.append(p)
+            times.append(edit)
     context.close()
-    return statistics.median(handled), statistics.median(painted), max(painted)
+    handler, frame, painted, diamonds = (statistics.median(column) for column in zip(*times, strict=True))
+    return EditTimes(handler, frame, painted, diamonds, max(edit[2] for edit in times))
 
 
 def main() -> None:
@@ -206,9 +260,18 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=30)
     parser.add_argument("--cpu-throttle", type=float, default=1.0)
     parser.add_argument("--explorer-only", action="store_true", help="only the explorer's target edit")
+    parser.add_argument(
+        "--settle-ms",
+        type=int,
+        default=200,
+        help="ms the page rests (then its idle callback) between edits; 0: edits back to back (default 200)",
+    )
+    parser.add_argument(
+        "--floor", action="store_true", help="with --explorer-only: also the value written without an event"
+    )
     args = parser.parse_args()
     if args.explorer_only:
-        explorer_only(args.site, args.edits, args.cpu_throttle)
+        explorer_only(args.site, args.edits, args.cpu_throttle, args.settle_ms, args.floor)
         return
     with tempfile.TemporaryDirectory() as tmp:
         site = args.site
@@ -235,8 +298,8 @@ def main() -> None:
             mkdocs = None
             if made is not None:
                 mkdocs = load_times(browser, mkdocs_url, args.runs, args.cpu_throttle, charts=False)
-            handled, painted, worst = edit_latency(browser, page_url, args.edits, args.cpu_throttle)
-            explorer = explorer_line(browser, url, args.edits, args.cpu_throttle)
+            edit = edit_latency(browser, page_url, args.edits, args.cpu_throttle, settle=args.settle_ms)
+            explorer = explorer_line(browser, url, args.edits, args.cpu_throttle, args.settle_ms)
             browser.close()
     throttle = f", CPU throttled {args.cpu_throttle:g}×" if args.cpu_throttle > 1 else ""
     print(f"page {args.page}{throttle}, medians of {args.runs} fresh loads over localhost:")
@@ -250,22 +313,25 @@ def main() -> None:
         + f"), table ready {times['ready']:.0f} ms, interactivity chart drawn {times['chart']:.0f} ms "
         f"({times['chart'] / base:.2f}×), every chart drawn {times['charts']:.0f} ms"
     )
-    print(
-        f"target edit → next paint, {args.edits} edits: median {painted:.1f} ms (worst {worst:.1f} ms); "
-        f"handler {handled:.1f} ms"
-    )
+    print(f"target edit → next paint, {args.edits} edits, {args.settle_ms} ms apart: {edit.line()}")
     print(explorer)
 
 
-def explorer_line(browser: Browser, url: str, edits: int, throttle: float) -> str:
-    handled, painted, worst = edit_latency(browser, url + EXPLORER, edits, throttle, EXPLORER_TARGET)
+def explorer_line(browser: Browser, url: str, edits: int, throttle: float, settle: int) -> str:
+    edit = edit_latency(browser, url + EXPLORER, edits, throttle, EXPLORER_TARGET, settle)
+    return f"explorer, 8 sides, target edit → next paint, {edits} edits, {settle} ms apart: {edit.line()}"
+
+
+def floor_line(browser: Browser, url: str, edits: int, throttle: float, settle: int) -> str:
+    """The measurement's floor in the explorer: the target's value written with no event."""
+    floor = edit_latency(browser, url + EXPLORER, edits, throttle, EXPLORER_TARGET, settle, event=False)
     return (
-        f"explorer, 8 sides, target edit → next paint, {edits} edits: median {painted:.1f} ms "
-        f"(worst {worst:.1f} ms); handler {handled:.1f} ms"
+        f"explorer, the floor (the value written, no event): median {floor.painted:.1f} ms, wait for the "
+        f"frame {floor.frame - floor.handler:.1f} ms, the frame {floor.painted - floor.frame:.1f} ms"
     )
 
 
-def explorer_only(site: Path | None, edits: int, throttle: float) -> None:
+def explorer_only(site: Path | None, edits: int, throttle: float, settle: int, floor: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if site is None:
             site = Path(tmp) / "site"
@@ -274,7 +340,9 @@ def explorer_only(site: Path | None, edits: int, throttle: float) -> None:
             browser = playwright.chromium.launch(
                 executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-quic"]
             )
-            print(explorer_line(browser, url, edits, throttle))
+            print(explorer_line(browser, url, edits, throttle, settle))
+            if floor:
+                print(floor_line(browser, url, edits, throttle, settle))
             browser.close()
 
 

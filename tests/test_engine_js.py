@@ -79,6 +79,7 @@ EXPORTS = sorted(
         "notMeasuredText",
         "reason",
         "roundHalfUp",
+        "rowClaim",  # cells' winner and claim without the words (the explorer's rows of 3+ sides)
         "sampleXs",
         "sideCell",
         "steffenTangents",

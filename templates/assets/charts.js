@@ -1,7 +1,8 @@
 /* What every chart of the site shares (the comparison pages' and embeds' script, site.js, and the
    explorer's, explore.js): the theme's colours, Plotly text, the themed layout, the toolbar with
-   its titled PNG export, file names, a logarithmic axis's ticks and a target's input. DOM and Plotly work only:
-   every number and word comes from SiteEngine (engine.js, loaded first). */
+   its titled PNG export, file names, a logarithmic axis's ticks, a target's input and a table
+   cell's win mark. DOM and Plotly work only: every number and word comes from SiteEngine
+   (engine.js, loaded first). */
 (function () {
   "use strict";
 
@@ -124,8 +125,26 @@
     return [label, input];
   }
 
+  /* The better value's mark in a table cell, as the build writes it (sections/matched-interactivity.html):
+     a space, "▲" for the eye and " (better)" for a screen reader, appended to the cell's `span`;
+     returns the mark and its words (the explorer shows or hides them as its cells change). */
+  function winMark(span) {
+    var mark = document.createElement("span");
+    mark.className = "win-mark";
+    mark.setAttribute("aria-hidden", "true");
+    mark.textContent = "▲";
+    var words = document.createElement("span");
+    words.className = "visually-hidden";
+    words.textContent = " (better)";
+    span.appendChild(document.createTextNode(" "));
+    span.appendChild(mark);
+    span.appendChild(words);
+    return [mark, words];
+  }
+
   window.SiteCharts = {
     targetInput: targetInput,
+    winMark: winMark,
     readTheme: readTheme,
     plotlyText: plotlyText,
     themedLayout: themedLayout,

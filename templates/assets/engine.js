@@ -706,16 +706,24 @@
      win, measured}, the better value marked when both sides were measured. `results` are the
      sides' metricsAt answers; `page` the page data (its sides, constants and tie). */
   function cells(metric, results, page) {
+    var row = rowClaim(metric, results, page);
+    return results.map(function (m, i) {
+      var cell = claimWords(sideCell(metric, m, page.sides[i], page.constants), row.made, page, i, row.best === i);
+      return { text: cell.text, note: cell.note, win: row.best === i, measured: m.measured };
+    });
+  }
+
+  /* Which of two sides a metric's row marks better (`best`: 0, 1 or null) and what the
+     bracketing knots let it claim (`made`: claim's answer, or null unless both were measured):
+     the numbers behind a row's cells, without their words. */
+  function rowClaim(metric, results, page) {
     var both = results.every(function (m) { return m.measured; });
     var values = results.map(function (m) { return m.measured && isNumber(m.values[metric.key]) ? m.values[metric.key] : null; });
     var best = both ? winner(values[0], values[1], metric.better, page.tie) : null;
     var made = both ? claim(values[0], values[1], (results[0].bounds || {})[metric.key],
       (results[1].bounds || {})[metric.key], metric.better, page.tie, page.spread_limit) : null;
     if (made && made.grade === "undetermined") { best = null; }
-    return results.map(function (m, i) {
-      var cell = claimWords(sideCell(metric, m, page.sides[i], page.constants), made, page, i, best === i);
-      return { text: cell.text, note: cell.note, win: best === i, measured: m.measured };
-    });
+    return { best: best, made: made };
   }
 
   /* A cell with what the bracketing knots let the row claim (present/tables.py _claim_words). */
@@ -986,6 +994,7 @@
     deploymentText: deploymentText,
     reason: reason,
     cells: cells,
+    rowClaim: rowClaim,
     sideCell: sideCell,
     columnSummary: columnSummary,
     measuredPoints: measuredPoints,

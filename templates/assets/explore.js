@@ -278,15 +278,11 @@
      value marked where one side beats every other as cells would mark it against each. */
   function rowCells(metric, results, page) {
     if (results.length === 2) { return E.cells(metric, results, page); }
-    var values = results.map(function (m) { return m.measured && typeof m.values[metric.key] === "number" ? m.values[metric.key] : null; });
     var all = results.length > 1 && results.every(function (m) { return m.measured; });
     return results.map(function (m, i) {
       var cell = E.sideCell(metric, m, page.sides[i], page.constants);
-      var win = all && values.every(function (other, j) {
-        if (j === i) { return true; }
-        var pair = [results[i], results[j]];
-        var sides = { sides: [page.sides[i], page.sides[j]], constants: page.constants, tie: page.tie, spread_limit: page.spread_limit };
-        return E.cells(metric, pair, sides)[0].win;
+      var win = all && results.every(function (other, j) {
+        return j === i || E.rowClaim(metric, [m, other], page).best === 0; // as cells would mark the pair
       });
       return { text: cell.text, note: cell.note, win: win, measured: m.measured };
     });
@@ -484,38 +480,43 @@
     // -- tables --------------------------------------------------------------------------------
 
     /* A cell's parts, made once with its table: the value, the win mark and its words for a
-       screen reader, and the note's words for one. An edit writes their text and shows or hides
-       them (cellContent), so a new target relays the table out without making it again. */
+       screen reader (charts.js winMark), and the note's words for one. An edit writes their
+       text and shows or hides them (cellContent), so a new target relays the table out without
+       making it again. */
     function emptyCell(td, label) {
       var span = document.createElement("span");
       var value = document.createElement("span");
       value.className = "value";
-      var mark = document.createElement("span");
-      mark.className = "win-mark";
-      mark.setAttribute("aria-hidden", "true");
-      mark.textContent = " ▲";
-      var better = document.createElement("span");
-      better.className = "visually-hidden";
-      better.textContent = " (better)";
+      value.appendChild(document.createTextNode(""));
       span.appendChild(value);
-      span.appendChild(mark);
-      span.appendChild(better);
+      C.winMark(span);
       var note = document.createElement("span");
       note.className = "visually-hidden";
+      note.appendChild(document.createTextNode(""));
       td.appendChild(span);
       td.appendChild(note);
       td.setAttribute("data-label", label);
     }
 
+    /* A node's text, an attribute or a part's `hidden` written only where it changes: a part
+       left as it was is not laid out again (a note's words, long and mostly the same from one
+       target to the next, are most of the table's layout). */
+    function setText(textNode, text) { if (textNode.data !== text) { textNode.data = text; } }
+    function setAttr(element, name, value) {
+      if (element.getAttribute(name) !== value) { element.setAttribute(name, value); }
+    }
+    function setHidden(element, hidden) { if (element.hidden !== hidden) { element.hidden = hidden; } }
+
     function cellContent(td, cell, side) {
       var span = td.firstChild, parts = span.childNodes, note = td.lastChild;
-      span.className = "side-value side-" + side + (cell.win ? " win" : "") + (cell.measured ? "" : " not-measured");
-      if (cell.note) { span.title = cell.note; } else { span.removeAttribute("title"); }
-      parts[0].textContent = cell.text;
-      parts[1].hidden = parts[2].hidden = !cell.win;
-      note.textContent = cell.note ? " (" + cell.note + ")" : "";
-      note.hidden = !cell.note;
-      td.setAttribute("data-text", cell.text);
+      setAttr(span, "class", "side-value side-" + side + (cell.win ? " win" : "") + (cell.measured ? "" : " not-measured"));
+      if (cell.note) { setAttr(span, "title", cell.note); } else { span.removeAttribute("title"); }
+      setText(parts[0].firstChild, cell.text);
+      setHidden(parts[2], !cell.win); // the mark (parts[1] is the space before it)
+      setHidden(parts[3], !cell.win); // its words
+      setText(note.firstChild, cell.note ? " (" + cell.note + ")" : "");
+      setHidden(note, !cell.note);
+      setAttr(td, "data-text", cell.text);
     }
 
     function fillTable(table, col) {
@@ -526,7 +527,7 @@
         for (var i = 0; i < cells.length; i += 1) {
           var td = row.cells[i + 1], value = results[i].measured ? results[i].values[metric.key] : null;
           cellContent(td, cells[i], i);
-          td.setAttribute("data-value", typeof value === "number" ? String(value) : "");
+          setAttr(td, "data-value", typeof value === "number" ? String(value) : "");
         }
       });
       table.caption.textContent = "At " + current.targets[col] + " tok/s/user, " + state.seq +

@@ -256,18 +256,7 @@
       span.appendChild(label);
       span.appendChild(document.createTextNode(" "));
       span.appendChild(value);
-      if (cell.win) {
-        var mark = document.createElement("span");
-        mark.className = "win-mark";
-        mark.setAttribute("aria-hidden", "true");
-        mark.textContent = "▲";
-        var hidden = document.createElement("span");
-        hidden.className = "visually-hidden";
-        hidden.textContent = " (better)";
-        span.appendChild(document.createTextNode(" "));
-        span.appendChild(mark);
-        span.appendChild(hidden);
-      }
+      if (cell.win) { C.winMark(span); }
       td.appendChild(span);
     });
   }

@@ -192,3 +192,54 @@ def test_a_model_still_loading_does_not_replace_a_later_choice(page: Page, root_
     page.wait_for_timeout(200)
     assert page.input_value("#explore-model") == "dsr1"
     assert "model=dsr1" in page.url
+
+
+# Four sides on DeepSeek-R1 1k/1k: a row marks a side better only where it beats every other side.
+FOUR_SIDES = "explore/index.html?model=dsr1&seq=1k/1k&" + "&".join(
+    f"side=hardware:{gpu},precision:{precision}"
+    for gpu, precision in (("b200", "fp4"), ("b200", "fp8"), ("h200", "fp8"), ("mi355x", "fp4"))
+)
+# Each shown cell's mark against the comparison pages' rule for two sides (engine.js cells), asked
+# for every pair of sides at the column's target: [marks expected, cells whose mark differs].
+MARKS_AGAINST_PAIRS = """(col) => {
+  const X = window.SiteExplore, E = window.SiteEngine, data = window.siteExplorerData.dsr1;
+  const targets = [...document.querySelectorAll('#explore-targets input')].map(i => Number(i.value));
+  const v = X.view(data, Object.assign(X.parseQuery(location.search), {targets}));
+  const results = X.resultsAt(v, targets[col]), p = v.page;
+  const table = document.querySelector(`table[data-target-index="${col}"]`);
+  let expected = 0;
+  const wrong = [];
+  p.metrics.forEach(metric => {
+    const row = table.querySelector(`tr[data-metric="${metric.key}"]`);
+    results.forEach((r, i) => {
+      const pair = j => ({sides: [p.sides[i], p.sides[j]], constants: p.constants, tie: p.tie,
+                          spread_limit: p.spread_limit});
+      const win = results.every(m => m.measured) &&
+        results.every((other, j) => j === i || E.cells(metric, [r, other], pair(j))[0].win);
+      const span = row.cells[i + 1].querySelector('.side-value');
+      const marked = span.classList.contains('win'), seen = span.querySelector('.win-mark').checkVisibility();
+      expected += win ? 1 : 0;
+      if (marked !== win || seen !== win) { wrong.push([metric.key, i, win, marked, seen]); }
+    });
+  });
+  return [expected, wrong];
+}"""
+
+
+def test_a_side_is_marked_better_only_where_it_beats_every_other_side(page: Page, root_url: str) -> None:
+    page.goto(root_url + FOUR_SIDES)
+    page.wait_for_selector("html[data-ready=true]", timeout=15000)
+    marks = 0
+    for target in (None, "45", "100", "60"):  # the default targets, then column 0 edited by keyboard
+        if target is not None:
+            page.fill("#explore-target-0", target)
+            page.keyboard.press("Tab")
+            page.wait_for_function(
+                "document.querySelector('table[data-target-index=\"0\"] caption')"
+                f".textContent.startsWith('At {target} tok/s/user')"
+            )
+        for col in range(page.locator("#explore-targets input").count()):
+            expected, wrong = page.evaluate(MARKS_AGAINST_PAIRS, col)
+            assert wrong == [], (target, col)
+            marks += expected
+    assert marks > 0  # some side is marked: the test can fail
