@@ -108,7 +108,7 @@ def _said(value: float) -> str:
 
 @pytest.mark.parametrize("folder", sorted(CASES))
 def test_each_client_with_short_outputs_is_warned_once_for_its_folder(folder: str, tmp_path: Path) -> None:
-    copy = _short_copy(folder, tmp_path)
+    _short_copy(folder, tmp_path)
     log = ProblemLog()
     table = load_results(tmp_path, log).table
     assert [str(p) for p in log.errors] == []

@@ -45,6 +45,7 @@ from site_builder.problems import (
     suggest,
 )
 from site_builder.read import evals, formats, metadata, native, serving, telemetry, workloads
+from site_builder.read.copies import without_copies
 from site_builder.read.evals import EvalRun
 from site_builder.read.fields import PointDraft, RecordContext, as_mapping, date_from_stamp, objects
 from site_builder.read.formats import InputFormat, Reader, Source
@@ -96,6 +97,9 @@ class LoadResult:
         if self.parts:
             self.table = PointTable.from_parts(self.parts)
             self.parts = []
+        self.table, copies = without_copies(self.table)
+        for copy, reason in copies:
+            self.log.add(copy, "", "", reason, Severity.WARNING)
         for where, reason in short_outputs(self.table, self.said_under):
             self.log.add(where, "", "osl", reason, Severity.WARNING)
 
