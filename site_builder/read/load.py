@@ -230,11 +230,11 @@ class _FileLoader:
 
     def _metadata_missing(self, problem: Problem) -> bool:
         """Whether a problem of this file's is a field missing that its metadata file must give."""
-        if self._metadata_cache is None or problem.file != self.display:
+        if problem.file != self.display or not problem.reason.startswith("missing"):
             return False
-        return problem.field.startswith(f"{self._metadata_cache[1]}: ") and problem.reason.startswith(
-            "missing"
-        )
+        if problem.field.startswith("_meta.yaml: "):  # a field a format fills from the metadata files
+            return True
+        return self._metadata_cache is not None and problem.field.startswith(f"{self._metadata_cache[1]}: ")
 
     def _load(self) -> None:
         if self._companion():
