@@ -30,7 +30,7 @@ from site_builder.engine.power import WorkloadPower, power_checks
 from site_builder.engine.sweep import TAIL_LATENCIES, Measure, Sla, WorkloadSweep, analyse_workload
 from site_builder.files import NUMBER_FAULTS, excerpt, number_faults
 from site_builder.filters import NARROWING_KEYS, describe
-from site_builder.plan import page_title
+from site_builder.plan import narrow_sides_said, page_title
 from site_builder.problems import ProblemLog, Severity, suggest
 from site_builder.read.evals import EvalRun, SideRuns, runs_for_side
 from site_builder.read.provenance import DatasetInfo
@@ -457,20 +457,20 @@ def sequence_problems(stub: Stub, sides: PageSides, log: ProblemLog) -> None:
 
 
 def unmatched_problem(
-    stub: Stub, workloads: Sequence[Workload], sequences: Sequence[SequenceNumbers], log: ProblemLog
+    stub: Stub, sides: PageSides, sequences: Sequence[SequenceNumbers], log: ProblemLog
 ) -> None:
     """A page showing matched numbers where no target has both sides measured, warned (the plan
     leaves out a generated page whose sides never meet: plan.page_heads)."""
     both_measured = (a.measured and b.measured for s in sequences for a, b in s.results)
     if "matched-interactivity" not in stub.spec.sections or any(both_measured):
         return
-    where = ", ".join(w.name for w in workloads)
+    where = ", ".join(w.name for w in sides.workloads)
     log.add(
         _where(stub),
         "",
         "sides",
         f"no matched numbers: the two sides have no interactivity in common on any workload ({where}); "
-        "the page shows each side's measured range only",
+        f"the page shows each side's measured range only{narrow_sides_said(stub, sides)}",
         Severity.WARNING,
     )
 
@@ -513,7 +513,7 @@ def compute_page(
     )
     if not _derived_values_sane(stub, shown, sequences, log):
         return None
-    unmatched_problem(stub, shown, sequences, log)
+    unmatched_problem(stub, sides, sequences, log)
     varied = varied_keys(stub)
     computed = tuple(
         ComputedSide(side.label, side.filters, narrowing(side, varied), side.hardware, c)

@@ -18,11 +18,12 @@ import numpy as np
 from site_builder.catalog import HardwareCatalog, ModelInfo, hardware_name, model_name
 from site_builder.confounders import CONFOUNDERS
 from site_builder.content import SideSpec, SiteConfig, Stub, StubSpec, resolve_sides
+from site_builder.formatting import fixed
 from site_builder.kinds import KINDS, Found, PageKind, Words
 from site_builder.problems import ProblemLog, Severity
 from site_builder.read.provenance import DatasetInfo
 from site_builder.read.table import PointTable
-from site_builder.sides import PageSides, matched_somewhere, matched_workloads, page_sides
+from site_builder.sides import PageSides, matched_somewhere, matched_workloads, narrow_sides, page_sides
 from site_builder.workload import Workload, labelled, sorted_workloads
 
 
@@ -209,7 +210,7 @@ def page_heads(
                 "",
                 "",
                 f"not published: the two sides have no interactivity in common on any workload ({where}), "
-                "so there is nothing to compare",
+                f"so there is nothing to compare{narrow_sides_said(stub, sides)}",
                 Severity.NOTICE,
             )
             continue
@@ -224,6 +225,38 @@ def page_heads(
     links = related_links(ordered)
     alike = like_for_like_links(list(heads.values()))
     return [PlannedPage(stub, head, links[head.slug], alike[head.slug]) for stub, head in heads.values()]
+
+
+def narrow_sides_said(stub: Stub, sides: PageSides) -> str:
+    """Where a side has one point on a workload (or several at one interactivity), why nothing
+    matches and what to do: '; side 'B200' has only 1 point on 1k/1k (at 42.1 tok/s/user), and
+    a single point has no interactivity range to match: …' ('' where every side has a range)."""
+    found = narrow_sides(sides)
+    if not found:
+        return ""
+    by_side: dict[tuple[str, str], list[str]] = {}  # (side, its points): 'on 1k/1k (at 42.1 tok/s/user)'
+    for narrow in found:
+        label = stub.sides[narrow.side].label
+        points = "only 1 point" if narrow.points == 1 else f"{narrow.points} points all at one interactivity"
+        at = fixed(narrow.interactivity, 1, thousands=True)
+        by_side.setdefault((label, points), []).append(f"on {narrow.workload.name} (at {at} tok/s/user)")
+    said = [f"side '{label}' has {points} {_listed(where)}" for (label, points), where in by_side.items()]
+    single = "a single point" if all(n.points == 1 for n in found) else "a single interactivity"
+    return (
+        "; "
+        + "; ".join(said)
+        + f", and {single} has no interactivity range to match: add runs at more "
+        + (
+            "concurrencies to that side, or widen its filters so it selects more points"
+            if len({n.side for n in found}) == 1
+            else "concurrencies to those sides, or widen their filters so they select more points"
+        )
+    )
+
+
+def _listed(parts: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _warn_if_sides_are_one(stub: Stub, sides: PageSides, log: ProblemLog) -> None:

@@ -116,6 +116,29 @@ def matched_workloads(sides: PageSides) -> list[Workload]:
     ]
 
 
+@dataclass(frozen=True)
+class NarrowSide:
+    """A side whose frontier on a workload is one interactivity (`points` points, most often
+    one): it has no range to match, only a value the other side's range may hold."""
+
+    side: int
+    workload: Workload
+    points: int
+    interactivity: float
+
+
+def narrow_sides(sides: PageSides) -> list[NarrowSide]:
+    """Each side, on each workload it measured (page order), whose frontier spans no range."""
+    found = []
+    for side, groups in enumerate(sides.by_workload):
+        for workload in sides.workloads:
+            rows = groups.get(workload)
+            span = frontier_range(rows) if rows is not None else None
+            if rows is not None and span is not None and span[0] == span[1]:
+                found.append(NarrowSide(side, workload, len(rows), span[0]))
+    return found
+
+
 def matched_somewhere(sides: PageSides) -> bool:
     """Whether the sides' frontiers overlap as a matched range on some workload: a generated page
     without one is not published."""

@@ -226,12 +226,12 @@ def test_inferencex_rows_without_a_model_prefix_take_model_and_lengths_from_the_
     assert (
         said.reason == "model, isl, osl taken from inferencex-agg-no-prefix/_meta.yaml where a row lacks them"
     )
-    # without the metadata: the rows say what to add, and where
+    # without the metadata: the rows say what to add, and where, once (tests/test_inferencex_no_metadata.py)
     shutil.copy(NO_PREFIX / "results.json", tmp_path / "results.json")
     log = ProblemLog()
     assert len(load_results(tmp_path, log).table) == 0
-    unknown = [p for p in log.errors if "unknown model path" in p.reason]
-    assert len(unknown) == 5 and "model: …) in a _meta.yaml beside the file" in unknown[0].reason
+    (missing,) = log.errors
+    assert "add model: …, isl: …, osl: … to a _meta.yaml in the file's folder" in missing.reason
 
 
 def test_a_gpu_without_constants_is_warned_once_for_a_page_whose_sides_share_it(

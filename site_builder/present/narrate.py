@@ -34,7 +34,7 @@ from site_builder.present.schema import (
     SweepSla,
     SweepWorkload,
 )
-from site_builder.read.fields import SEQUENCE_TOLERANCE
+from site_builder.read.fields import short_output_share
 
 
 @dataclass(frozen=True)
@@ -578,14 +578,11 @@ def _drawn_range(label: str, isl: int, osl: int, ratios: Sequence[float]) -> str
 def _short_outputs(sequence: SequenceResult, side: SideResult) -> float | None:
     """How far short of the nominal output length a side's measured mean output falls (a share),
     where it falls below the lowest length it could be drawn from by more than the tolerance
-    the loader allows a stated length (read.fields SEQUENCE_TOLERANCE); else None."""
+    the loader allows a stated length: the loader's own rule (read.fields.short_output_share)."""
     lengths = side.lengths
     if lengths is None or lengths.osl_mean is None or sequence.osl is None:  # None: labelled, no nominal
         return None
-    lowest = _lowest(min([1.0, *lengths.random_range_ratios]), sequence.osl)
-    if lengths.osl_mean >= lowest * (1 - SEQUENCE_TOLERANCE):
-        return None
-    return 1 - lengths.osl_mean / sequence.osl
+    return short_output_share(sequence.osl, lengths.osl_mean, min([1.0, *lengths.random_range_ratios]))
 
 
 def short_output_text(label: str, sequence: SequenceResult, side: SideResult) -> str | None:

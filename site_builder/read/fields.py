@@ -398,10 +398,11 @@ def sequence_length(
     `stated` is the length the client was asked for (its dataset setting), `measured` the mean
     over completed requests (token totals ÷ requests). A metadata value more than
     SEQUENCE_TOLERANCE away from the file is an error, except that a mean output length below the
-    stated OSL is only a warning: outputs may end early (end of sequence) unless the client
-    ignored it. With `range_ratio` (lengths drawn from [ratio × nominal, nominal], as InferenceX's
-    and SGLang's `--random-range-ratio` do) the metadata's value is the nominal length, accepted
-    when the mean falls in that range. A value taken from the means is a notice. The mean and
+    stated OSL is accepted: outputs may end early (end of sequence) unless the client ignored
+    it, which the load says once per folder for every format (read/short_outputs.py). With
+    `range_ratio` (lengths drawn from [ratio × nominal, nominal], as InferenceX's and SGLang's
+    `--random-range-ratio` do) the metadata's value is the nominal length, accepted when the
+    mean falls in that range. A value taken from the means is a notice. The mean and
     the range travel with the point (`isl_mean`, `osl_mean`, `random_range_ratio`): a page says
     where a workload's lengths differ from its nominal label. A run whose metadata names its
     workload (`labelled`: sharegpt) is grouped by that name, so its means need no notice.
@@ -431,6 +432,18 @@ def sequence_length(
             )
 
 
+def short_output_share(nominal: int, mean: float, range_ratio: float | None) -> float | None:
+    """How far short of the nominal output length a measured mean output falls (a share of the
+    nominal), where it falls below the lowest length it could be drawn from ([ratio × nominal,
+    nominal], at least 1 token; the nominal itself without a ratio) by more than
+    SEQUENCE_TOLERANCE; else None. The one rule for a point (read/short_outputs.py) and a side
+    (present/narrate.py)."""
+    lowest = max(1.0, nominal * (1.0 if range_ratio is None else range_ratio))
+    if nominal <= 0 or mean >= lowest * (1 - SEQUENCE_TOLERANCE):
+        return None
+    return 1 - mean / nominal
+
+
 def _fits(
     ours: str,
     nominal: int,
@@ -457,12 +470,7 @@ def _fits(
     if drawn:
         said += f", outside {round(lowest)}–{nominal}, the range of random_range_ratio {range_ratio:g}"
     if stated is None and ours == "osl" and off < 0:
-        ctx.warning(
-            meta_name,
-            f"requests produced fewer output tokens than {nominal} ({said}): "
-            "outputs ended early; was end-of-sequence ignored?",
-        )
-        return True
+        return True  # outputs that stop at end-of-sequence are shorter: said once per folder (short_outputs)
     hint = ""
     if stated is None and off < 0 and range_ratio is None:
         hint = (

@@ -162,7 +162,7 @@ def agg_row(
     ctx: RecordContext,
     file_name: str,
     fills: Mapping[str, tuple[Any, str]] | None = None,
-) -> PointDraft:
+) -> PointDraft | None:
     """An `agg_*.json` object written by InferenceX's process_result (any schema generation);
     `fills`: the model, isl and osl the metadata files give, for a row that lacks them."""
     fills = fills or {}
@@ -172,12 +172,6 @@ def agg_row(
     model_field = "infmax_model_prefix" if prefix else "model"
     if model is None and "model" in fills:
         model, model_field = fills["model"][0], f"{fills['model'][1]}: model"
-    elif model is None and row.get("model"):
-        ctx.error(
-            "model",
-            f"unknown model path {row.get('model')!r} and no infmax_model_prefix: give the model key "
-            "(model: …) in a _meta.yaml beside the file",
-        )
     draft.set("model", model, model_field)
     draft.set("hardware", row.get("hw"), "hw")
     _common(draft, row, ctx)
@@ -190,6 +184,8 @@ def agg_row(
             draft.set("isl", seq[0], "isl")
             draft.set("osl", seq[1], "osl")
             ctx.notice("isl", f"no isl/osl in the row; {seq[0]}/{seq[1]} taken from the file name")
+    if isinstance(draft.values.get("model", ""), str) and not _identified(draft, row, ctx):
+        return None  # (a model that is no text is refused by validation, naming its field)
     if "spec_decoding" in row:
         draft.set("spec_method", row.get("spec_decoding"), "spec_decoding")
     elif row.get("mtp"):
@@ -200,6 +196,28 @@ def agg_row(
     if row.get("power_valid") in (1, True, "1") and row.get("power_metric_schema_version") == 2:
         draft.take(row, POWER_FIELDS)
     return draft
+
+
+def _identified(draft: PointDraft, row: Mapping[str, Any], ctx: RecordContext) -> bool:
+    """Whether the row has its model, isl and osl (its own, the file name's or the metadata's);
+    else one error naming the metadata fields to add, the same for every such row, so the load
+    says it once per folder, naming the files."""
+    missing = [key for key in ("model", "isl", "osl") if key not in draft.values]
+    if not missing:
+        return True
+    named = (
+        " (the rows name the model only by its path, `model`)"
+        if "model" in missing and row.get("model")
+        else ""
+    )
+    ctx.missing(
+        f"_meta.yaml: {', '.join(missing)}",
+        f"missing: InferenceX aggregate rows without infmax_model_prefix, isl and osl take "
+        f"{', '.join(missing)} from the metadata files{named}: add "
+        f"{', '.join(f'{key}: …' for key in missing)} to a _meta.yaml in the file's folder (it applies "
+        "to every file below it; the model key as data/models.yaml names it)",
+    )
+    return False
 
 
 # The dashboard's CSV export (its "Export CSV" button: InferenceX-app `lib/csv-export-helpers.ts`):

@@ -46,10 +46,12 @@ from site_builder.problems import (
     suggest,
 )
 from site_builder.read import evals, formats, metadata, native, serving, telemetry, workloads
+from site_builder.read.copies import without_copies
 from site_builder.read.evals import EvalRun
 from site_builder.read.fields import PointDraft, RecordContext, as_mapping, date_from_stamp, objects
 from site_builder.read.formats import InputFormat, Reader, Source
 from site_builder.read.provenance import DatasetInfo, Provenance
+from site_builder.read.short_outputs import short_outputs
 from site_builder.read.sweeps import SweepRow, looks_sweep, point_row, read_row
 from site_builder.read.table import PointTable
 from site_builder.read.validate_rows import Drafts, Objects, Validated, each_distinct, validate
@@ -83,6 +85,9 @@ class LoadResult:
     # each `_dataset.yaml` read once, for every result file it attributes (None: not readable)
     dataset_files: dict[Path, DatasetInfo | None] = field(default_factory=dict)
     grouped: metadata.Grouped = field(default_factory=metadata.Grouped)  # said once per folder and cause
+    # a file's folder for what is said of its points at the end (short_outputs): its nearest
+    # metadata file's, where it has one (the runs that file describes), else its own
+    said_under: dict[str, str] = field(default_factory=dict)
 
     def finish(self) -> None:
         """The table of every file's rows, each evaluation run with the per-question scores its
@@ -93,6 +98,11 @@ class LoadResult:
         if self.parts:
             self.table = PointTable.from_parts(self.parts)
             self.parts = []
+        self.table, copies = without_copies(self.table)
+        for copy, reason in copies:
+            self.log.add(copy, "", "", reason, Severity.WARNING)
+        for where, reason in short_outputs(self.table, self.said_under):
+            self.log.add(where, "", "osl", reason, Severity.WARNING)
 
         def warn(file: str, reason: str) -> None:
             self.log.add(file, "", "", reason, Severity.WARNING)
@@ -202,6 +212,7 @@ class _FileLoader:
             self._load()
         finally:
             folder = _display(self.path.parent, self.root) + "/"
+            self.result.said_under[self.display] = self._said_under(folder)
             for problem in self.log.ordered():
                 if problem.severity is Severity.NOTICE and problem.file == self.display:
                     # a notice is said once per folder, naming the files it applies to
@@ -222,12 +233,21 @@ class _FileLoader:
                 else:
                     self.result.log.problems.append(problem)
 
+    def _said_under(self, folder: str) -> str:
+        """The folder this file's points are spoken of under: its nearest metadata file's."""
+        nearest = self._metadata_cache[1] if self._metadata_cache else ""
+        described = nearest.endswith(metadata.FOLDER_METADATA) or nearest.endswith(metadata.FILE_METADATA)
+        return nearest.rsplit("/", 1)[0] + "/" if described and "/" in nearest else folder
+
     def _metadata_missing(self, problem: Problem) -> bool:
         """Whether a problem of this file's is a field missing that its metadata file must give
-        (a missing field the reader named after that file)."""
-        if self._metadata_cache is None or problem.file != self.display or problem.cause is not Cause.MISSING:
+        (a missing field the reader named after that file, or after `_meta.yaml` for a field a
+        format fills from the metadata files)."""
+        if problem.file != self.display or problem.cause is not Cause.MISSING:
             return False
-        return problem.field.startswith(f"{self._metadata_cache[1]}: ")
+        if problem.field.startswith("_meta.yaml: "):
+            return True
+        return self._metadata_cache is not None and problem.field.startswith(f"{self._metadata_cache[1]}: ")
 
     def _load(self) -> None:
         if self._companion():

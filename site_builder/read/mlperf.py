@@ -110,6 +110,21 @@ def benchmark_folder(path: PurePath) -> tuple[str, PurePath] | None:
     return None
 
 
+def accuracy_target(source_file: str) -> tuple[str, str, float] | None:
+    """Where a summary lies (as the user knows its path) with its benchmark folder's accuracy
+    target cut ('…/llama2-70b/Server/performance/run_1/mlperf_log_summary.txt'), that folder
+    ('…/llama2-70b-99.9'), and the target (99.9); None outside a benchmark folder with one.
+    Submissions file a run that meets the stricter target under both (-99 and -99.9)."""
+    path = PurePath(source_file)
+    found = benchmark_folder(path)
+    if found is None or found[0] == found[1].name:
+        return None
+    name, folder = found
+    target = float(folder.name[len(name) :].removeprefix("-"))
+    below = path.relative_to(folder).as_posix()
+    return f"{folder.parent.as_posix()}/{name}/{below}", folder.as_posix(), target
+
+
 def _seconds(raw: Mapping[str, Any], key: str) -> float | None:
     """A latency LoadGen writes in nanoseconds, in seconds; None where absent or not a positive
     number. (Nanoseconds exceed the numeric rule's bound, which holds the seconds instead.)"""
