@@ -229,6 +229,8 @@ def test_genai_perf_run_whose_outputs_stopped_early_keeps_its_measured_lengths()
     assert point["interactivity"] == pytest.approx(1000 / 10.781291, rel=1e-12)
     assert (point["isl"], point["osl"], point["concurrency"]) == (200, 100, 8)
     assert point["osl_mean"] == pytest.approx(50.0375, rel=1e-12)
+    (warning,) = log.warnings  # said once, with the share: 1 − 50.0375 ÷ 100
+    assert warning.file.endswith("c8/profile_export_genai_perf.json") and "50% short" in warning.reason
 
 
 def test_genai_perf_config_file_export_equals_a_hand_computation() -> None:
