@@ -139,18 +139,18 @@ def test_a_hidden_stub_is_named_with_the_reason_it_is_skipped(
 
 
 def test_a_link_to_a_folder_outside_the_data_is_named_once(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    project = tmp_path / "project"
-    shutil.copytree(ROOT / "data", project / "data")
-    shutil.copytree(ROOT / "content", project / "content")
-    outside = tmp_path / "elsewhere"
+    """(The conftest's one-page project: what is checked is the loader's walk of data/.)"""
+    outside = project / "elsewhere"
     outside.mkdir()
     shutil.copy(SOURCE, outside / "runs.csv")
     (project / "data" / "results" / "linked").symlink_to(outside, target_is_directory=True)
-    inside = project / "data" / "results" / "example-sweep"
+    inside = project / "data" / "results" / "lab"
+    inside.mkdir()
+    (project / "data" / "results" / "lab.csv").rename(inside / "lab.csv")
     (project / "data" / "again").symlink_to(inside, target_is_directory=True)  # read where it is
-    assert main(["build", "--root", str(project), "-q", "--no-cache", "-o", str(tmp_path / "site")]) == 0
+    assert main(["build", "--root", str(project), "-q", "--no-cache", "-o", str(project / "site")]) == 0
     lines = [line for line in capsys.readouterr().err.splitlines() if "symbolic link" in line]
     assert lines == [
         "warning: data/results/linked: a symbolic link to a folder outside data/: skipped, nothing is "

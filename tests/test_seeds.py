@@ -7,15 +7,14 @@ interpolated throughput, see docs/methodology.md).
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from site_builder.formatting import fixed
-from site_builder.pipeline import run
-from site_builder.present.schema import ComparisonResult
-from site_builder.project import Project
 from tests import outside
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,46 +55,38 @@ def seed_table(text: str) -> dict[str, list[dict[str, float]]]:
 
 
 @pytest.fixture(scope="module")
-def comparisons() -> dict[str, ComparisonResult]:
-    return {p.comparison.slug: p.comparison for p in run(Project.under(ROOT)).pages}
+def comparisons(default_site: Path) -> dict[str, dict[str, Any]]:
+    """The four pages' comparison.json of the default site (the run's shared build)."""
+    return {slug: json.loads((default_site / slug / "comparison.json").read_bytes()) for slug in PAGES}
 
 
 @pytest.mark.parametrize(
     "slug", [pytest.param(slug, marks=outside.needs("seeds", f"{slug}.txt")) for slug in PAGES]
 )
-def test_reproduces_the_published_table(slug: str, comparisons: dict[str, ComparisonResult]) -> None:
+def test_reproduces_the_published_table(slug: str, comparisons: dict[str, dict[str, Any]]) -> None:
     table = seed_table((SEEDS / f"{slug}.txt").read_text())
     page = comparisons[slug]
-    seq = page.sequences[0]
-    assert seq.sequence == "1k/1k" and seq.targets == [float(t) for t in PAGES[slug]]
-    labels = [s.label for s in page.sides]
+    seq = page["sequences"][0]
+    assert seq["sequence"] == "1k/1k" and seq["targets"] == [float(t) for t in PAGES[slug]]
+    labels = [s["label"] for s in page["sides"]]
     checked = 0
-    for column, target in enumerate(seq.results):
-        for label, m in zip(labels, target.sides, strict=True):
-            assert m.measured
-            assert (
-                m.model_dump()["throughput_per_gpu"] is not None
-                and m.model_dump()["cost_per_million_tokens"] is not None
-            )
-            assert m.model_dump()["tokens_per_sec_per_mw"] is not None
-            assert (
-                fixed(m.model_dump()["throughput_per_gpu"], 1) == f"{table['throughput'][column][label]:.1f}"
-            )
-            assert m.model_dump()["concurrency"] == table["concurrency"][column][label]
-            assert m.model_dump()["tokens_per_sec_per_mw"] == pytest.approx(
-                table["per_mw"][column][label], rel=3e-4
-            )
-            assert m.model_dump()["cost_per_million_tokens"] == pytest.approx(
-                table["cost"][column][label], rel=0.03
-            )
+    for column, target in enumerate(seq["results"]):
+        for label, m in zip(labels, target["sides"], strict=True):
+            assert m["measured"]
+            assert m["throughput_per_gpu"] is not None and m["cost_per_million_tokens"] is not None
+            assert m["tokens_per_sec_per_mw"] is not None
+            assert fixed(m["throughput_per_gpu"], 1) == f"{table['throughput'][column][label]:.1f}"
+            assert m["concurrency"] == table["concurrency"][column][label]
+            assert m["tokens_per_sec_per_mw"] == pytest.approx(table["per_mw"][column][label], rel=3e-4)
+            assert m["cost_per_million_tokens"] == pytest.approx(table["cost"][column][label], rel=0.03)
             checked += 1
     assert checked == 6
 
 
-def test_published_values_are_labelled(comparisons: dict[str, ComparisonResult]) -> None:
+def test_published_values_are_labelled(comparisons: dict[str, dict[str, Any]]) -> None:
     page = comparisons["mi355x-fp4-vs-int4-kimi"]
-    (source,) = page.data_sources
-    assert source.published_values and "MI355X: FP4 vs INT4 Precision Comparison" in source.source
-    assert any("published" in n for n in page.notices)
-    knot = page.sequences[0].sides[0].frontier[0]
-    assert knot.configuration == "configuration not published"
+    (source,) = page["data_sources"]
+    assert source["published_values"] and "MI355X: FP4 vs INT4 Precision Comparison" in source["source"]
+    assert any("published" in n for n in page["notices"])
+    knot = page["sequences"][0]["sides"][0]["frontier"][0]
+    assert knot["configuration"] == "configuration not published"

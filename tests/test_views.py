@@ -23,6 +23,7 @@ import pytest
 from site_builder.cli import main
 from site_builder.present.schema import ComparisonResult, SideIdentity
 from site_builder.render.pages import page_data
+from tests.conftest import shared_build
 from tests.factories import Point, SideInput, constants, point, sequence_and_points
 from tests.test_point_columns import decoded
 
@@ -203,15 +204,19 @@ FILTERS = {
 
 @pytest.fixture(scope="module")
 def filtered_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The page built from stubs with each of FILTERS (and the data of the default site)."""
-    project = tmp_path_factory.mktemp("filtered")
-    shutil.copytree(ROOT / "data", project / "data")
-    (project / "content").mkdir()
-    (project / "content" / "site.yaml").write_text("auto_pages: false\n")
-    for name, (_, line) in FILTERS.items():
-        (project / "content" / f"{name}.md").write_text(_stub(name, line))
-    assert main(["build", "--root", str(project), "-q", "--no-cache"]) == 0
-    return project / "site"
+    """The page built from stubs with each of FILTERS (and the data of the default site), built
+    once for the run (`shared_build`)."""
+
+    def build(project: Path) -> Path:
+        shutil.copytree(ROOT / "data", project / "data")
+        (project / "content").mkdir()
+        (project / "content" / "site.yaml").write_text("auto_pages: false\n")
+        for name, (_, line) in FILTERS.items():
+            (project / "content" / f"{name}.md").write_text(_stub(name, line))
+        assert main(["build", "--root", str(project), "-q", "--no-cache"]) == 0
+        return project / "site"
+
+    return shared_build(tmp_path_factory, "filtered", build)
 
 
 def test_a_filtered_view_is_the_page_a_stub_with_that_filter_builds(

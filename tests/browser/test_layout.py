@@ -86,6 +86,7 @@ def test_the_switched_dark_theme_passes_axe_too(page: Page, root_url: str) -> No
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(17, 20, 24)"
 
 
+@pytest.mark.xdist_group("layout-desktop")
 def test_provenance_rows_are_short_and_pages_fit(measured: Measured, built_site: Path) -> None:
     """At 1,400 px: each provenance row under 120 px, each page under 5,000 px with it collapsed
     (7,500 px for a page that adds analyses to the matched table: peak, SLA, latency with its
@@ -105,26 +106,21 @@ def test_provenance_rows_are_short_and_pages_fit(measured: Measured, built_site:
         assert max(rows) < 120, (slug, max(rows))
 
 
-def test_a_phone_reads_every_target_without_scrolling_sideways(
-    browser: Browser, root_url: str, built_site: Path
-) -> None:
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    for slug in slugs(built_site):
-        open_page(page, f"{root_url}{slug}/index.html")
-        assert page.evaluate("document.documentElement.scrollWidth") <= 390, slug
-        for table in page.query_selector_all(".matched-table"):
-            if not table.is_visible():
-                continue
-            box = table.bounding_box()
+@pytest.mark.xdist_group("layout-phone")
+def test_a_phone_reads_every_target_without_scrolling_sideways(measured: Measured, built_site: Path) -> None:
+    """At 390 px no page scrolls sideways, and every visible matched table, every target
+    column's header and every value lie inside the screen with nothing to scroll in their box."""
+    pages = measured(WIDTHS["phone"])
+    assert list(pages) == slugs(built_site)
+    for slug, seen in pages.items():
+        assert seen["scroll_width"] <= 390, slug
+        for table in seen["table_boxes"]:
+            box = table["box"]
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, slug
-            wrap = table.evaluate("t => t.parentElement.scrollWidth - t.parentElement.clientWidth")
-            assert wrap <= 0, slug
+            assert table["wrap"] <= 0, slug
             # every target column's header and values are on screen
-            for cell in table.query_selector_all("td, thead th.target"):
-                cell_box = cell.bounding_box()
-                assert cell_box is not None and cell_box["x"] + cell_box["width"] <= 390 + 0.5, slug
-    context.close()
+            for right in table["cell_rights"]:
+                assert right is not None and right <= 390 + 0.5, slug
 
 
 def test_the_theme_switch_remembers_the_choice(browser: Browser, root_url: str) -> None:
@@ -190,14 +186,21 @@ FIRST_SCREEN = """() => { const e = Array.from(document.querySelectorAll('articl
 
 
 def _seen(page: Page) -> Seen:
-    seen: Seen = {"first": page.evaluate(FIRST_SCREEN), "tables": []}
+    seen: Seen = {"first": page.evaluate(FIRST_SCREEN), "tables": [], "table_boxes": []}
+    seen["scroll_width"] = page.evaluate("document.documentElement.scrollWidth")
     for table in page.query_selector_all(".matched-table"):
         if table.is_visible():
-            seen["tables"].append(
-                (
-                    table.evaluate("t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]"),
-                    table.evaluate("t => t.caption.getBoundingClientRect().toJSON()"),
-                )
+            wrap = table.evaluate("t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]")
+            seen["tables"].append((wrap, table.evaluate("t => t.caption.getBoundingClientRect().toJSON()")))
+            seen["table_boxes"].append(
+                {
+                    "box": table.bounding_box(),
+                    "wrap": wrap[0] - wrap[1],
+                    "cell_rights": table.evaluate(
+                        "t => Array.from(t.querySelectorAll('td, thead th.target'))"
+                        ".map(c => c.getClientRects().length ? c.getBoundingClientRect().right : null)"
+                    ),
+                }
             )
     page.evaluate("document.querySelectorAll('.provenance details').forEach(d => { d.open = false; })")
     seen["latency"] = page.evaluate(
@@ -216,7 +219,8 @@ def _seen(page: Page) -> Seen:
 def measured(browser: Browser, root_url: str, built_site: Path) -> Measured:
     """Every page opened once at a width (1,400 × 900 or 390 × 900), the first time a test asks
     for that width, and read by `_seen` for all the every-page tests (a page's visit costs a
-    second or more; each test opening every page again made this file the suite's slowest)."""
+    second or more; each test opening every page again made this file the suite's slowest).
+    The tests of one width share an xdist group, so one test process makes each width's visit."""
     done: dict[int, dict[str, Seen]] = {}
 
     def at(width: int) -> dict[str, Seen]:
@@ -233,7 +237,9 @@ def measured(browser: Browser, root_url: str, built_site: Path) -> Measured:
     return at
 
 
-@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize(
+    "width", [pytest.param(w, marks=pytest.mark.xdist_group(f"layout-{w}")) for w in WIDTHS]
+)
 def test_the_matched_table_fits_a_desktop_and_its_caption_reads_on_a_phone(
     measured: Measured, built_site: Path, width: str
 ) -> None:
@@ -250,7 +256,9 @@ def test_the_matched_table_fits_a_desktop_and_its_caption_reads_on_a_phone(
     assert checked >= len(slugs(built_site)) - 2  # a page may open on a sequence with no matched range
 
 
-@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize(
+    "width", [pytest.param(w, marks=pytest.mark.xdist_group(f"layout-{w}")) for w in WIDTHS]
+)
 def test_no_number_splits_across_lines(measured: Measured, built_site: Path, width: str) -> None:
     """Every number in every table (matched, sweep, accuracy, provenance) keeps to one line."""
     pages = measured(WIDTHS[width])
@@ -259,6 +267,7 @@ def test_no_number_splits_across_lines(measured: Measured, built_site: Path, wid
         assert seen["split"] == [], slug
 
 
+@pytest.mark.xdist_group("layout-desktop")
 def test_a_desktop_opens_on_numbers(measured: Measured, built_site: Path) -> None:
     """At 1,400 × 900 a comparison page's first screen shows numbers, not only words: the first
     table's header and first row, or the top of the chart where no table comes first."""

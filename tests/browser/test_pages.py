@@ -255,6 +255,7 @@ def every_page(browser: Browser, root_url: str, built_site: Path) -> Iterator[Vi
     context.close()
 
 
+@pytest.mark.xdist_group("every-page")  # one test process makes the visit
 def test_every_page_loads_cleanly_and_draws(
     page: Page, root_url: str, built_site: Path, every_page: Visit
 ) -> None:
@@ -274,6 +275,7 @@ def test_every_page_loads_cleanly_and_draws(
     assert watch.problems == []
 
 
+@pytest.mark.xdist_group("every-page")  # one test process makes the visit
 def test_the_scripts_cells_are_the_builds(built_site: Path, every_page: Visit) -> None:
     """Every cell the script writes (text, note, winner mark, classes) is the build's markup: each
     target moved away and back, on every page, in every sequence, the table reads as built."""

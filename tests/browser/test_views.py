@@ -20,6 +20,7 @@ from tests.browser.conftest import ROOT
 from tests.browser.test_latency import open_latency
 from tests.browser.test_layout import _axe
 from tests.browser.test_pages import open_page
+from tests.conftest import shared_build
 
 SLUG = "mi355x-fp4-vs-fp8-dsr1"  # FP4 vs FP8 on MI355X (DeepSeek-R1): each side pools MTP and none
 DATA = ROOT / "data" / "results" / "inferencex-dsr1.json"
@@ -67,17 +68,20 @@ def _throughput(value: float) -> str:
 @pytest.fixture(scope="module")
 def no_mtp_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site of the page built from its stub with `spec_method: none` added, over the
-    repository's data."""
-    project = tmp_path_factory.mktemp("no-mtp")
-    shutil.copytree(ROOT / "data", project / "data")
-    (project / "content").mkdir()
-    (project / "content" / "site.yaml").write_text("auto_pages: false\n")
-    stub = (ROOT / "content" / f"{SLUG}.md").read_text()
-    (project / "content" / f"{SLUG}.md").write_text(
-        stub.replace("sequence:", "spec_method: none\nsequence:", 1)
-    )
-    assert main(["build", "--root", str(project), "-q", "--no-cache"]) == 0
-    return project / "site"
+    repository's data, built once for the run (`shared_build`)."""
+
+    def build(project: Path) -> Path:
+        shutil.copytree(ROOT / "data", project / "data")
+        (project / "content").mkdir()
+        (project / "content" / "site.yaml").write_text("auto_pages: false\n")
+        stub = (ROOT / "content" / f"{SLUG}.md").read_text()
+        (project / "content" / f"{SLUG}.md").write_text(
+            stub.replace("sequence:", "spec_method: none\nsequence:", 1)
+        )
+        assert main(["build", "--root", str(project), "-q", "--no-cache"]) == 0
+        return project / "site"
+
+    return shared_build(tmp_path_factory, "no-mtp", build)
 
 
 @pytest.fixture(scope="module")
