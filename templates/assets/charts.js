@@ -142,8 +142,24 @@
     return [mark, words];
   }
 
+  /* `work` run in the frame after the next one, once however often it is asked before then: a
+     target edit paints its table in its own frame and the chart's diamonds follow (Plotly's
+     update of a figure takes longer than a frame); edits before then move them once, to where
+     the last one put them. */
+  function inFrameAfter(work) {
+    var asked = false;
+    return function () {
+      if (asked) { return; }
+      asked = true;
+      window.requestAnimationFrame(function () {
+        window.requestAnimationFrame(function () { asked = false; work(); });
+      });
+    };
+  }
+
   window.SiteCharts = {
     targetInput: targetInput,
+    inFrameAfter: inFrameAfter,
     winMark: winMark,
     readTheme: readTheme,
     plotlyText: plotlyText,

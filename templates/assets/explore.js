@@ -737,18 +737,7 @@
       moveTargetsNextFrame();
     }
 
-    /* The diamonds move in the frame after the edit's, so that the frame the edit paints carries
-       its numbers without waiting for Plotly (whose update of the figure takes longer than a
-       frame); edits before then move them once, to where the last one put them. */
-    var moveAsked = false;
-
-    function moveTargetsNextFrame() {
-      if (moveAsked) { return; }
-      moveAsked = true;
-      window.requestAnimationFrame(function () {
-        window.requestAnimationFrame(function () { moveAsked = false; moveTargets(); });
-      });
-    }
+    var moveTargetsNextFrame = C.inFrameAfter(function () { moveTargets(); });
 
     /* A model shown once its data file has loaded, unless the reader asked for another since
        (a file still loading must not replace a later choice). */

@@ -308,8 +308,10 @@
     columns[col] = computeColumn(state.seq, value);
     var panel = panelFor(state.seq);
     if (panel) { renderColumn(panel, col); }
-    moveTargets();
+    moveTargetsNextFrame();
   }
+
+  var moveTargetsNextFrame = C.inFrameAfter(function () { moveTargets(); });
 
   /* What a column says once painted; nothing where the column is gone by then (a sequence
      switched to one with fewer targets before the next frame). */
