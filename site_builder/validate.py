@@ -156,7 +156,7 @@ def implausible_configurations(table: PointTable, catalog: HardwareCatalog | Non
                     Severity.WARNING,
                     file,
                 )
-    for where, record, field_name, reason, severity in grouped.each():
+    for where, record, field_name, reason, severity, _ in grouped.each():
         log.add(where, record, field_name, reason, Severity(severity))
 
 

@@ -92,7 +92,7 @@ class LoadResult:
     def finish(self) -> None:
         """The table of every file's rows, each evaluation run with the per-question scores its
         samples log holds (evals.py), and the messages said once per folder and cause."""
-        for where, record, field_name, reason, severity, cause in self.grouped.each_with_cause():
+        for where, record, field_name, reason, severity, cause in self.grouped.each():
             self.log.add(where, record, field_name, reason, Severity(severity), cause)
         self.grouped = metadata.Grouped()
         if self.parts:
@@ -235,9 +235,8 @@ class _FileLoader:
 
     def _said_under(self, folder: str) -> str:
         """The folder this file's points are spoken of under: its nearest metadata file's."""
-        nearest = self._metadata_cache[1] if self._metadata_cache else ""
-        described = nearest.endswith(metadata.FOLDER_METADATA) or nearest.endswith(metadata.FILE_METADATA)
-        return nearest.rsplit("/", 1)[0] + "/" if described and "/" in nearest else folder
+        nearest = self._nearest_file or ""
+        return nearest.rsplit("/", 1)[0] + "/" if "/" in nearest else folder
 
     def _metadata_missing(self, problem: Problem) -> bool:
         """Whether a problem of this file's is a field missing that its metadata file must give

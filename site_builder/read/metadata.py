@@ -147,13 +147,9 @@ class Grouped:
         if file not in files:
             files.append(file)
 
-    def each(self) -> Iterator[tuple[str, str, str, str, str]]:
-        """(where, record, field, reason, severity) once per cause, naming the files it applies to."""
-        for where, record, field_name, reason, severity, _ in self.each_with_cause():
-            yield where, record, field_name, reason, severity
-
-    def each_with_cause(self) -> Iterator[tuple[str, str, str, str, str, Cause]]:
-        """As `each`, with each one's problems.Cause."""
+    def each(self) -> Iterator[tuple[str, str, str, str, str, Cause]]:
+        """(where, record, field, reason, severity, cause) once per cause, naming the files it
+        applies to."""
         for key, files in self.found.items():
             where, record, field_name, reason, severity = key
             if where.endswith("/") and len(files) == 1:  # a folder's cause met by one file: the file
